@@ -1,0 +1,26 @@
+import type { Db } from './types';
+
+/**
+ * Real PostgreSQL through Bun's built-in SQL client. Chosen over postgres.js by measurement:
+ * postgres.js's pooled queue decays in long-running processes (see README, Storage).
+ */
+export function postgresDb(url: string, max = 10): Db {
+  const sql = new Bun.SQL(url, { max, idleTimeout: 30 });
+  const wrap = (conn: any, inTx: boolean): Db => ({
+    kind: 'postgres',
+    async query(text, params = []) {
+      return (await conn.unsafe(text, params)) as any[];
+    },
+    async transaction(fn) {
+      if (inTx) return fn(this);
+      return sql.begin((tx: any) => fn(wrap(tx, true))) as any;
+    },
+    async exec(text) {
+      await conn.unsafe(text);
+    },
+    async close() {
+      if (!inTx) await sql.close();
+    },
+  });
+  return wrap(sql, false);
+}

@@ -1,0 +1,74 @@
+import type { Db } from '../db/types';
+import type { Clock } from '../clock';
+import { errors } from '../errors';
+
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+const inFlight = new Set<string>();
+const requestHash = (method: string, path: string, body: string) =>
+  new Bun.CryptoHasher('sha256').update(`${method} ${path}\n${body}`).digest('hex');
+
+/** Maps the key to a 64-bit advisory lock id, so processes sharing PostgreSQL see each other's in-flight keys. */
+const lockId = (apiKeyId: string, key: string) => {
+  const h = new Bun.CryptoHasher('sha256').update(`${apiKeyId}:${key}`).digest();
+  return h.readBigInt64BE(0).toString();
+};
+
+/**
+ * Runs `run` under an Idempotency-Key (SPEC 7). The record is written in the same transaction as
+ * the change it guards: a request that fails leaves nothing, and a retry runs again. Only
+ * successful responses are kept (a failed request changed nothing, so repeating it is safe).
+ */
+export async function withIdempotency(
+  db: Db,
+  clock: Clock,
+  opts: { apiKeyId: string; key: string; method: string; path: string; rawBody: string },
+  run: (tx: Db) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  if (opts.key.length > 255) throw errors.validation('Idempotency-Key must be at most 255 characters.', 'Idempotency-Key');
+  const hash = requestHash(opts.method, opts.path, opts.rawBody);
+  const local = `${opts.apiKeyId}:${opts.key}`;
+  if (inFlight.has(local)) throw inFlightError();
+  inFlight.add(local);
+  try {
+    return await db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [lockId(opts.apiKeyId, opts.key)]);
+      if (!locked) throw inFlightError();
+      const [prior] = await tx.query(
+        'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND created_at > $3',
+        [opts.apiKeyId, opts.key, new Date(clock.now().getTime() - RETENTION_MS)],
+      );
+      if (prior) {
+        if (prior.request_hash !== hash)
+          throw errors.badRequest(
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+            'Idempotency-Key',
+          );
+        return { status: prior.response_status, body: prior.response_body, replayed: true };
+      }
+      const res = await run(tx);
+      await tx.query(
+        `INSERT INTO idempotency_keys (api_key_id, key, request_hash, response_status, response_body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = $3, response_status = $4, response_body = $5, created_at = $6`,
+        [opts.apiKeyId, opts.key, hash, res.status, JSON.stringify(res.body), clock.now()],
+      );
+      return { ...res, replayed: false };
+    });
+  } finally {
+    inFlight.delete(local);
+  }
+}
+
+const inFlightError = () =>
+  errors.conflict('A request with this Idempotency-Key is still in progress. Retry after it completes.', 'idempotency_key_in_use', 'Idempotency-Key');
+
+export async function purgeIdempotencyKeys(db: Db, clock: Clock) {
+  await db.query('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(clock.now().getTime() - RETENTION_MS)]);
+}

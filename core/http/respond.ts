@@ -1,0 +1,28 @@
+import { toSvcError } from '../errors';
+import { LATEST } from './versioning';
+
+export const newRequestId = () => `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
+/** The headers every response carries (SPEC 4, 9). */
+export function baseHeaders(requestId: string, version = LATEST.id): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'X-Request-Id': requestId,
+    'X-API-Version': version,
+    'X-API-Latest-Version': LATEST.id,
+  };
+}
+
+export const json = (status: number, body: unknown, headers: Record<string, string>) =>
+  new Response(JSON.stringify(body), { status, headers });
+
+/** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here and answered as a bare 500. */
+export function errorResponse(err: unknown, requestId: string, headers: Record<string, string>): Response {
+  const e = toSvcError(err);
+  if (e !== err) console.error(`[${requestId}] unexpected error:`, err);
+  return json(
+    e.status,
+    { error: { type: e.type, message: e.message, code: e.code, param: e.param, request_id: requestId } },
+    { ...headers, ...e.headers },
+  );
+}

@@ -1,0 +1,90 @@
+import { Value } from '@sinclair/typebox/value';
+import type { ActionDef, Ctx, PluginDef } from '../plugins/contract';
+import { acceptedScopes } from '../plugins/contract';
+import { hasScope, invoke } from '../plugins/invoke';
+import { errors } from '../errors';
+import { readJsonBody } from './body';
+import { withIdempotency } from './idempotency';
+import { baseHeaders, errorResponse, json, newRequestId } from './respond';
+import type { Services } from './services';
+import { downgradeBody, resolveVersion } from './versioning';
+
+export const STORE_PREFIX = '/v1/stores/:storeId';
+
+export interface RestRoute {
+  plugin: PluginDef;
+  actionName: string;
+  action: ActionDef;
+  method: string;
+  /** Full path in Elysia syntax, e.g. /v1/stores/:storeId/products/:id */
+  path: string;
+  status: number;
+}
+
+/** Every REST route, derived from the plugin declarations. */
+export function restRoutes(plugins: PluginDef[]): RestRoute[] {
+  return plugins.flatMap((plugin) =>
+    Object.entries(plugin.actions)
+      .filter(([, a]) => a.rest)
+      .map(([actionName, action]) => ({
+        plugin,
+        actionName,
+        action,
+        method: action.rest!.method,
+        path: STORE_PREFIX + action.rest!.path,
+        status: action.rest!.status ?? 200,
+      })),
+  );
+}
+
+function queryInput(route: RestRoute, url: string): Record<string, unknown> {
+  const q = url.indexOf('?');
+  if (q < 0) return {};
+  const raw = Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+  // Query strings are text: convert "5" to 5 and "true" to true where the schema wants it.
+  return Value.Convert(route.action.input, raw) as Record<string, unknown>;
+}
+
+/**
+ * The REST pipeline, one place for every convention, in order: request id, version, API key,
+ * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
+ */
+export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>): Promise<Response> {
+  const requestId = newRequestId();
+  let headers = baseHeaders(requestId);
+  try {
+    const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
+    headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
+    const { principal, store } = await svc.keys.resolve(request.headers.get('x-api-key'));
+    if (params.storeId !== principal.storeId) throw errors.storeMismatch();
+    const rate = await svc.rateLimiter.check(store.id, store.plan);
+    Object.assign(headers, rate.headers);
+    const accepted = acceptedScopes(route.plugin, route.action.kind);
+    if (!hasScope(principal.scopes, accepted)) throw errors.scope(accepted);
+
+    const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
+    const body = hasBody ? await readJsonBody(request) : { raw: '', value: queryInput(route, request.url) };
+    const { storeId, ...pathParams } = params;
+    const input = { ...(body.value as object), ...pathParams };
+    const ctx: Ctx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
+    const run = async (db = svc.db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
+
+    const idemKey = request.headers.get('idempotency-key');
+    let result: { status: number; body: unknown };
+    if (idemKey && (route.method === 'POST' || route.method === 'PATCH')) {
+      const r = await withIdempotency(
+        svc.db,
+        svc.clock,
+        { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
+        (tx) => run(tx),
+      );
+      if (r.replayed) headers['Idempotent-Replayed'] = 'true';
+      result = r;
+    } else {
+      result = await run();
+    }
+    return json(result.status, downgradeBody(result.body, version.version), headers);
+  } catch (err) {
+    return errorResponse(err, requestId, headers);
+  }
+}

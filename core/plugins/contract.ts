@@ -1,0 +1,70 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Db } from '../db/types';
+import type { Clock } from '../clock';
+import type { Migration } from '../db/migrate';
+
+export type ActionKind = 'read' | 'write' | 'destructive';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Who is calling: today an API key scoped to one store. */
+export interface Principal {
+  kind: 'api_key';
+  keyId: string;
+  storeId: string;
+  scopes: string[];
+  livemode: boolean;
+}
+
+export interface Store {
+  id: string;
+  name: string;
+  plan: 'free' | 'starter' | 'pro' | 'enterprise';
+}
+
+/** Everything a handler may use, passed explicitly. */
+export interface Ctx {
+  db: Db;
+  store: Store;
+  principal: Principal;
+  clock: Clock;
+  requestId: string;
+  /** Base path of this store's REST resources, for `url` fields of lists. */
+  storePath: string;
+}
+
+export interface RestMapping {
+  method: HttpMethod;
+  /** Relative to /v1/stores/:storeId, with `:name` path parameters that become input fields. */
+  path: string;
+  status?: number;
+}
+
+export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+  kind: ActionKind;
+  /** For the model and the docs: what it does and when to use it. */
+  description: string;
+  input: I;
+  output: O;
+  rest?: RestMapping;
+  /** Event types this action emits (webhooks). */
+  emits?: string[];
+  handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
+}
+
+export interface PluginDef {
+  /** The one canonical id: REST segment, MCP tool name, audit `tool`, table prefix. */
+  name: string;
+  category: 'commerce' | 'intelligence' | 'marketing' | 'content' | 'platform' | 'operations';
+  /** Accepted scopes (SPEC 5.4): one of `read` for read actions, one of `write` for the others. */
+  scopes: { read: string[]; write: string[] };
+  actions: Record<string, ActionDef<any, any>>;
+  migrations?: Migration[];
+}
+
+export const definePlugin = <P extends PluginDef>(p: P): P => p;
+export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
+
+/** The scopes that allow an action of this kind. */
+export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
+  return kind === 'read' ? plugin.scopes.read : plugin.scopes.write;
+}

@@ -1,0 +1,56 @@
+import { action, definePlugin } from '../../core/plugins/contract';
+import migration001 from './migrations/001_orders.sql' with { type: 'text' };
+import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
+import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
+
+export default definePlugin({
+  name: 'orders',
+  category: 'commerce',
+  scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
+  migrations: [{ id: 'orders/001_orders', sql: migration001 }],
+  actions: {
+    list_orders: action({
+      kind: 'read',
+      description: 'List orders, newest first, optionally filtered by status.',
+      input: OrderQuery,
+      output: OrderList,
+      rest: { method: 'GET', path: '/orders' },
+      handler: listOrders,
+    }),
+    get_order: action({
+      kind: 'read',
+      description: 'Fetch one order with its line items.',
+      input: OrderId,
+      output: Order,
+      rest: { method: 'GET', path: '/orders/:id' },
+      handler: (ctx, { id }) => getOrder(ctx, id),
+    }),
+    create_order: action({
+      kind: 'write',
+      description: 'Place an order for active products; the total is computed and stock is taken atomically.',
+      input: OrderCreate,
+      output: Order,
+      rest: { method: 'POST', path: '/orders', status: 201 },
+      emits: ['order.created'],
+      handler: createOrder,
+    }),
+    update_order: action({
+      kind: 'write',
+      description: 'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed) or change its payment method.',
+      input: OrderUpdate,
+      output: Order,
+      rest: { method: 'PATCH', path: '/orders/:id' },
+      emits: ['order.updated', 'order.paid', 'order.fulfilled', 'order.cancelled'],
+      handler: updateOrder,
+    }),
+    cancel_order: action({
+      kind: 'destructive',
+      description: 'Cancel an order that is not yet completed and put its stock back.',
+      input: OrderId,
+      output: Order,
+      rest: { method: 'POST', path: '/orders/:id/cancel' },
+      emits: ['order.cancelled'],
+      handler: (ctx, { id }) => cancelOrder(ctx, id),
+    }),
+  },
+});

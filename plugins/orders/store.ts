@@ -1,0 +1,164 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx } from '../../core/plugins/contract';
+import type { Db } from '../../core/db/types';
+import { errors } from '../../core/errors';
+import { fromMinor } from '../../core/money';
+import { page } from '../../core/plugins/pagination';
+import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
+
+type Row = Record<string, any>;
+
+/** The documented order lifecycle (README, Orders). Anything else is a 409. */
+export const TRANSITIONS: Record<string, string[]> = {
+  pending: ['paid', 'fulfilled', 'completed', 'cancelled'],
+  paid: ['fulfilled', 'completed', 'cancelled'],
+  fulfilled: ['completed'],
+  completed: [],
+  cancelled: [],
+};
+
+const iso = (d: unknown) => (d == null ? null : new Date(d as string).toISOString());
+
+function toOrder(r: Row, items: Row[]): Static<typeof Order> {
+  return {
+    object: 'order',
+    id: r.id,
+    order_number: r.order_number,
+    status: r.status,
+    currency: r.currency,
+    total: fromMinor(r.total_minor),
+    customer_id: r.customer_id,
+    payment_method: r.payment_method,
+    line_items: items.map((i) => ({
+      object: 'line_item' as const,
+      id: i.id,
+      product_id: i.product_id,
+      name: i.name,
+      sku: i.sku,
+      quantity: Number(i.quantity),
+      unit_price: fromMinor(i.unit_price_minor),
+      total: fromMinor(i.total_minor),
+    })),
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    cancelled_at: iso(r.cancelled_at),
+  };
+}
+
+async function withItems(db: Db, orders: Row[]) {
+  if (!orders.length) return [];
+  const items = await db.query('SELECT * FROM order_line_items WHERE order_id = ANY($1::uuid[]) ORDER BY position', [orders.map((o) => o.id)]);
+  return orders.map((o) => toOrder(o, items.filter((i) => i.order_id === o.id)));
+}
+
+async function orderRow(db: Db, storeId: string, id: string, forUpdate = false) {
+  const [row] = await db.query(`SELECT * FROM orders WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [storeId, id]);
+  if (!row) throw errors.notFound(`order: '${id}'`, 'id');
+  return row;
+}
+
+export async function getOrder(ctx: Ctx, id: string) {
+  return (await withItems(ctx.db, [await orderRow(ctx.db, ctx.store.id, id)]))[0];
+}
+
+export async function listOrders(ctx: Ctx, input: Static<typeof OrderQuery>) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (input.status) {
+    params.push(input.status);
+    where.push('status = $2');
+  }
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'orders', storeId: ctx.store.id, where, params, input });
+  return { object: 'list' as const, data: await withItems(ctx.db, rows), has_more, url: `${ctx.storePath}/orders` };
+}
+
+/** Merges repeated products and sorts by id, so concurrent orders lock rows in one order (no deadlock). */
+function mergeLines(lines: { product_id: string; quantity: number }[]) {
+  const byProduct = new Map<string, number>();
+  for (const l of lines) {
+    const id = l.product_id.toLowerCase();
+    byProduct.set(id, (byProduct.get(id) ?? 0) + l.quantity);
+  }
+  return [...byProduct].sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+/** Creates the order and takes its stock in one transaction: all or nothing. */
+export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
+  const positions = new Map(input.line_items.map((l, i) => [l.product_id.toLowerCase(), i]));
+  return ctx.db.transaction(async (tx) => {
+    const taken: { product: Row; quantity: number }[] = [];
+    for (const [productId, quantity] of mergeLines(input.line_items)) {
+      const param = `line_items.${positions.get(productId)}.product_id`;
+      const [product] = await tx.query(
+        'SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL FOR UPDATE',
+        [ctx.store.id, productId],
+      );
+      if (!product) throw errors.notFound(`product: '${productId}'`, param);
+      if (product.status !== 'active') throw errors.validation(`Product '${productId}' is not active and cannot be ordered.`, param);
+      if (Number(product.stock_quantity) < quantity)
+        throw errors.conflict(
+          `Insufficient stock for product '${productId}': ${product.stock_quantity} available, ${quantity} requested.`,
+          'insufficient_stock',
+          param,
+        );
+      await tx.query('UPDATE products SET stock_quantity = stock_quantity - $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, productId, quantity]);
+      taken.push({ product, quantity });
+    }
+    const currencies = new Set(taken.map((t) => t.product.currency));
+    if (currencies.size > 1) throw errors.validation('All line items must share one currency.', 'line_items');
+    const now = ctx.clock.now();
+    const [{ n }] = await tx.query<{ n: number }>(
+      'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
+      [ctx.store.id],
+    );
+    const total = taken.reduce((sum, t) => sum + Number(t.product.price_minor) * t.quantity, 0);
+    const [order] = await tx.query(
+      `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7) RETURNING *`,
+      [ctx.store.id, String(n), [...currencies][0], total, input.customer_id ?? null, input.payment_method ?? null, now],
+    );
+    const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
+    for (const [position, t] of ordered.entries()) {
+      await tx.query(
+        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, name, sku, quantity, unit_price_minor, total_minor)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [order.id, ctx.store.id, position, t.product.id, t.product.name, t.product.sku, t.quantity, t.product.price_minor,
+          Number(t.product.price_minor) * t.quantity],
+      );
+    }
+    return (await withItems(tx, [order]))[0];
+  });
+}
+
+async function restock(tx: Db, storeId: string, orderId: string) {
+  await tx.query(
+    `UPDATE products p SET stock_quantity = p.stock_quantity + li.quantity
+     FROM order_line_items li WHERE li.order_id = $2 AND li.product_id = p.id AND p.store_id = $1`,
+    [storeId, orderId],
+  );
+}
+
+/** Moves an order along TRANSITIONS; cancelling puts the stock back. */
+export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
+  return ctx.db.transaction(async (tx) => {
+    const cur = await orderRow(tx, ctx.store.id, input.id, true);
+    const status = input.status ?? cur.status;
+    if (status !== cur.status && !TRANSITIONS[cur.status]?.includes(status))
+      throw errors.conflict(`Cannot move an order from '${cur.status}' to '${status}'.`, 'conflict_error', 'status');
+    if (status === 'cancelled' && cur.status !== 'cancelled') await restock(tx, ctx.store.id, cur.id);
+    const now = ctx.clock.now();
+    const [row] = await tx.query(
+      `UPDATE orders SET status = $3, payment_method = $4, updated_at = $5,
+         cancelled_at = CASE WHEN $3 = 'cancelled' THEN coalesce(cancelled_at, $5) ELSE cancelled_at END
+       WHERE store_id = $1 AND id = $2 RETURNING *`,
+      [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now],
+    );
+    return (await withItems(tx, [row]))[0];
+  });
+}
+
+export async function cancelOrder(ctx: Ctx, id: string) {
+  const cur = await orderRow(ctx.db, ctx.store.id, id);
+  if (cur.status === 'cancelled') throw errors.conflict('This order is already cancelled.', 'conflict_error', 'id');
+  return updateOrder(ctx, { id, status: 'cancelled' });
+}

@@ -1,0 +1,118 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx } from '../../core/plugins/contract';
+import { errors } from '../../core/errors';
+import { fromMinor, toMinor } from '../../core/money';
+import { page } from '../../core/plugins/pagination';
+import { isUniqueViolation } from '../../core/db/pg-errors';
+import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
+
+type ProductRow = Record<string, any>;
+
+export function toProduct(r: ProductRow): Static<typeof Product> {
+  return {
+    object: 'product',
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    sku: r.sku,
+    type: r.type,
+    status: r.status,
+    pricing_data: {
+      retail: fromMinor(r.price_minor),
+      compare_at: r.compare_at_minor == null ? null : fromMinor(r.compare_at_minor),
+      currency: r.currency,
+    },
+    stock_quantity: Number(r.stock_quantity),
+    stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+  };
+}
+
+const duplicateSku = (sku: unknown) =>
+  errors.conflict(`A product with SKU '${sku}' already exists in this store.`, 'duplicate_sku', 'sku');
+
+export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>) {
+  const p = input.pricing_data;
+  const now = ctx.clock.now();
+  try {
+    const [row] = await ctx.db.query(
+      `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
+      [
+        ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
+        p ? toMinor(p.retail, 'pricing_data.retail') : 0,
+        p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
+        p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
+      ],
+    );
+    return toProduct(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateSku(input.sku);
+    throw err;
+  }
+}
+
+export async function getProductRow(ctx: Ctx, id: string, forUpdate = false): Promise<ProductRow> {
+  const [row] = await ctx.db.query(
+    `SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+    [ctx.store.id, id],
+  );
+  if (!row) throw errors.notFound(`product: '${id}'`, 'id');
+  return row;
+}
+
+export async function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>) {
+  const where = [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'];
+  const params: unknown[] = [];
+  if (input.status && input.status !== 'archived') {
+    params.push(input.status);
+    where.push(`status = $${params.length + 1}`);
+  }
+  const { rows, has_more } = await page<ProductRow>(ctx.db, { table: 'products', storeId: ctx.store.id, where, params, input });
+  return { object: 'list' as const, data: rows.map(toProduct), has_more, url: `${ctx.storePath}/products` };
+}
+
+export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate>) {
+  return ctx.db.transaction(async (tx) => {
+    const cur = await getProductRow({ ...ctx, db: tx }, input.id, true);
+    const p = input.pricing_data ?? {};
+    const next = {
+      name: input.name ?? cur.name,
+      description: input.description !== undefined ? input.description : cur.description,
+      sku: input.sku !== undefined ? input.sku : cur.sku,
+      type: input.type ?? cur.type,
+      status: input.status ?? cur.status,
+      price_minor: p.retail !== undefined ? toMinor(p.retail, 'pricing_data.retail') : cur.price_minor,
+      compare_at_minor:
+        p.compare_at === undefined ? cur.compare_at_minor : p.compare_at === null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
+      currency: p.currency ?? cur.currency,
+      stock_quantity: input.stock_quantity ?? cur.stock_quantity,
+    };
+    try {
+      const [row] = await tx.query(
+        `UPDATE products SET name = $3, description = $4, sku = $5, type = $6, status = $7, price_minor = $8,
+           compare_at_minor = $9, currency = $10, stock_quantity = $11, updated_at = $12
+         WHERE store_id = $1 AND id = $2 RETURNING *`,
+        [ctx.store.id, input.id, next.name, next.description, next.sku, next.type, next.status, next.price_minor,
+          next.compare_at_minor, next.currency, next.stock_quantity, ctx.clock.now()],
+      );
+      return toProduct(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateSku(next.sku);
+      throw err;
+    }
+  });
+}
+
+/** Deleting archives: the product leaves lists and lookups, but orders keep referring to it. */
+export async function archiveProduct(ctx: Ctx, id: string) {
+  const now = ctx.clock.now();
+  const rows = await ctx.db.query(
+    `UPDATE products SET status = 'archived', archived_at = $3, updated_at = $3
+     WHERE store_id = $1 AND id = $2 AND archived_at IS NULL RETURNING id`,
+    [ctx.store.id, id, now],
+  );
+  if (!rows.length) throw errors.notFound(`product: '${id}'`, 'id');
+  return { object: 'product' as const, id, deleted: true, status: 'archived' };
+}

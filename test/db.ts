@@ -1,0 +1,55 @@
+import { openDb, type Db } from '../core/db';
+import { migrate } from '../core/db/migrate';
+import { allMigrations } from '../core/migrations';
+import { plugins } from '../plugins';
+
+/**
+ * The test database: an in-memory PGlite, or, when DATABASE_URL is set, a throwaway database
+ * created on that server and dropped when the run ends. One per test process; tests isolate
+ * themselves by creating their own store.
+ */
+const g = globalThis as any;
+
+export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+/** Creates a fresh empty database on the DATABASE_URL server and returns its URL. */
+export async function createThrowawayDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL!;
+  const name = `svc_test_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const admin = new Bun.SQL(base, { max: 1 });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = new Bun.SQL(base, { max: 1 });
+      await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.close();
+    },
+  };
+}
+
+export function sharedDb(): Promise<Db> {
+  g.__svcTestDb ??= (async () => {
+    let db: Db;
+    if (process.env.DATABASE_URL) {
+      const { url, drop } = await createThrowawayDatabase();
+      g.__svcDropDb = drop;
+      db = await openDb({ databaseUrl: url, poolSize: 8 });
+    } else {
+      db = await openDb({});
+    }
+    await migrate(db, allMigrations(plugins));
+    return db;
+  })();
+  return g.__svcTestDb;
+}
+
+export async function closeSharedDb() {
+  if (!g.__svcTestDb) return;
+  const db = await g.__svcTestDb;
+  await db.close();
+  if (g.__svcDropDb) await g.__svcDropDb();
+}

@@ -20,24 +20,20 @@ const lockId = (apiKeyId: string, key: string) => {
 };
 
 /**
- * Runs `run` under an Idempotency-Key (SPEC 7). The record is written in the same transaction as
- * the change it guards: a request that fails leaves nothing, and a retry runs again. Only
- * successful responses are kept (a failed request changed nothing, so repeating it is safe).
+ * Runs `run` under an Idempotency-Key (SPEC 7), inside the caller's transaction `tx`: the record is
+ * written in the same transaction as the change it guards, so a request that fails leaves nothing
+ * and a retry runs again. Only successful responses are kept (a failed request changed nothing,
+ * so repeating it is safe).
  */
 export async function withIdempotency(
-  db: Db,
+  tx: Db,
   clock: Clock,
   opts: { apiKeyId: string; key: string; method: string; path: string; rawBody: string },
   run: (tx: Db) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (opts.key.length > 255) throw errors.validation('Idempotency-Key must be at most 255 characters.', 'Idempotency-Key');
   const hash = requestHash(opts.method, opts.path, opts.rawBody);
-  const local = `${opts.apiKeyId}:${opts.key}`;
-  if (inFlight.has(local)) throw inFlightError();
-  inFlight.add(local);
-  try {
-    return await db.transaction(async (tx) => {
-      const [{ locked }] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [lockId(opts.apiKeyId, opts.key)]);
+  const [{ locked }] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [lockId(opts.apiKeyId, opts.key)]);
       if (!locked) throw inFlightError();
       const [prior] = await tx.query(
         'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND created_at > $3',
@@ -55,15 +51,23 @@ export async function withIdempotency(
       const res = await run(tx);
       await tx.query(
         `INSERT INTO idempotency_keys (api_key_id, key, request_hash, response_status, response_body, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = $3, response_status = $4, response_body = $5, created_at = $6`,
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6)
+         ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = $3, response_status = $4, response_body = $5::text::jsonb, created_at = $6`,
         [opts.apiKeyId, opts.key, hash, res.status, JSON.stringify(res.body), clock.now()],
       );
       return { ...res, replayed: false };
-    });
-  } finally {
-    inFlight.delete(local);
-  }
+}
+
+/**
+ * Marks a key in flight in this process before its transaction starts (on the embedded database a
+ * second request would otherwise queue behind the first's transaction); the advisory lock above
+ * does the same across processes. Returns the release function.
+ */
+export function claimInFlight(apiKeyId: string, key: string): () => void {
+  const local = `${apiKeyId}:${key}`;
+  if (inFlight.has(local)) throw inFlightError();
+  inFlight.add(local);
+  return () => inFlight.delete(local);
 }
 
 const inFlightError = () =>

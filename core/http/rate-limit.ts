@@ -28,40 +28,35 @@ export function parseLimits(spec: string | undefined): Record<string, PlanLimit>
 }
 
 interface StoreWindow {
-  window: number; // minute number since the epoch
-  known: number; // count in the database as of our last write (includes other processes)
-  pending: number; // our requests not yet written
+  minute: number; // minute number since the epoch
+  tokens: number; // requests this process may still admit from its lease
+  used: number; // the shared count as of our last lease (all processes' leases together)
+  exhausted: boolean; // the shared budget of this minute is gone
   second: number;
   inSecond: number;
 }
 
-export interface RateDecision {
-  headers: Record<string, string>;
-}
-
 /**
- * Per-store limits: requests per minute (shared by every process through rate_limit_windows)
- * plus a per-second burst (per process). Below half of the minute's budget a process counts
- * in memory and writes its count every FLUSH_MS; from half on it writes on each request and
- * decides on the shared total, so several processes together never admit more than the limit.
- * Once the limit is reached it rejects without touching the database until the minute ends.
+ * Per-store limits: requests per minute, shared by every API process, plus a per-second burst
+ * per process. Each process leases a slice of the minute's budget from rate_limit_windows
+ * (1/50 of the limit, less when little is left) and admits from it in memory, so the database is
+ * touched once per slice, never per request, and all processes together never admit more than
+ * the limit. A process that goes idle holding a slice can leave at most that slice unused.
  */
 export class RateLimiter {
-  static FLUSH_MS = 250;
   private windows = new Map<string, StoreWindow>();
-  private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private db: Db, private clock: Clock, private limits: Record<string, PlanLimit>) {}
 
-  async check(storeId: string, plan: string): Promise<RateDecision> {
+  async check(storeId: string, plan: string): Promise<{ headers: Record<string, string> }> {
     const limit = this.limits[plan] ?? DEFAULT_LIMITS.free;
     const nowMs = this.clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
     const second = Math.floor(nowMs / 1000);
     let w = this.windows.get(storeId);
-    if (!w || w.window !== minute) {
-      if (w?.pending) void this.write(storeId, w.window, w.pending).catch(() => {});
-      w = { window: minute, known: 0, pending: 0, second, inSecond: 0 };
+    if (!w || w.minute !== minute) {
+      w = { minute, tokens: 0, used: 0, exhausted: false, second, inSecond: 0 };
+      if (this.windows.size > 100_000) this.windows.clear();
       this.windows.set(storeId, w);
     }
     if (w.second !== second) {
@@ -69,56 +64,39 @@ export class RateLimiter {
       w.inSecond = 0;
     }
     const resetAt = (minute + 1) * 60;
-    const headers = (remaining: number) => ({
+    const headers = () => ({
       'X-RateLimit-Limit': String(limit.perMinute),
-      'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+      'X-RateLimit-Remaining': String(Math.max(0, limit.perMinute - w!.used + w!.tokens)),
       'X-RateLimit-Reset': String(resetAt),
     });
     const reject = (retryAfter: number) => {
       const e = errors.rateLimited(retryAfter);
-      Object.assign(e.headers, headers(limit.perMinute - w!.known - w!.pending));
+      Object.assign(e.headers, headers());
       return e;
     };
-    if (w.known + w.pending >= limit.perMinute) throw reject(Math.max(1, resetAt - Math.floor(nowMs / 1000)));
     if (w.inSecond >= limit.burst) throw reject(1);
+    if (w.tokens === 0 && !w.exhausted) await this.lease(storeId, w, limit.perMinute);
+    if (w.tokens === 0) throw reject(Math.max(1, resetAt - second));
+    w.tokens--;
     w.inSecond++;
-    if (w.known + w.pending + 1 > limit.perMinute / 2) {
-      const n = w.pending + 1;
-      w.pending = 0;
-      w.known = await this.write(storeId, minute, n);
-      if (w.known > limit.perMinute) throw reject(Math.max(1, resetAt - Math.floor(nowMs / 1000)));
-    } else {
-      w.pending++;
-      this.timer ??= setInterval(() => void this.flush().catch(() => {}), RateLimiter.FLUSH_MS);
-      this.timer.unref?.();
-    }
-    return { headers: headers(limit.perMinute - w.known - w.pending) };
+    return { headers: headers() };
   }
 
-  /** Writes every process-local count; also learns the other processes' counts. */
-  async flush() {
-    for (const [storeId, w] of this.windows) {
-      if (!w.pending) continue;
-      const n = w.pending;
-      w.pending = 0;
-      const total = await this.write(storeId, w.window, n);
-      if (this.windows.get(storeId) === w) w.known = Math.max(w.known, total);
-    }
-  }
-
-  private async write(storeId: string, minute: number, n: number): Promise<number> {
-    const [row] = await this.db.query<{ count: number }>(
-      `INSERT INTO rate_limit_windows (store_id, window_start, count) VALUES ($1, to_timestamp($2), $3)
-       ON CONFLICT (store_id, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
-       RETURNING count`,
-      [storeId, minute * 60, n],
+  /** Takes a slice of this minute's shared budget in one statement; the row lock orders processes. */
+  private async lease(storeId: string, w: StoreWindow, perMinute: number) {
+    const want = Math.max(1, Math.ceil(perMinute / 50));
+    const [row] = await this.db.query<{ count: number; last_grant: number }>(
+      `INSERT INTO rate_limit_windows AS r (store_id, window_start, count, last_grant)
+       VALUES ($1, to_timestamp($2), LEAST($3::int, $4::int), LEAST($3::int, $4::int))
+       ON CONFLICT (store_id, window_start) DO UPDATE
+         SET last_grant = GREATEST(0, LEAST($3::int, $4::int - r.count)),
+             count = r.count + GREATEST(0, LEAST($3::int, $4::int - r.count))
+       RETURNING count, last_grant`,
+      [storeId, w.minute * 60, want, perMinute],
     );
-    return Number(row.count);
-  }
-
-  stop() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    w.tokens += Number(row.last_grant);
+    w.used = Number(row.count);
+    if (w.used >= perMinute) w.exhausted = true;
   }
 }
 

@@ -1,10 +1,11 @@
 import { Value } from '@sinclair/typebox/value';
+import type { Db } from '../db/types';
 import type { ActionDef, Ctx, PluginDef } from '../plugins/contract';
 import { acceptedScopes } from '../plugins/contract';
 import { hasScope, invoke } from '../plugins/invoke';
 import { errors } from '../errors';
 import { readJsonBody } from './body';
-import { withIdempotency } from './idempotency';
+import { claimInFlight, withIdempotency } from './idempotency';
 import { baseHeaders, errorResponse, json, newRequestId } from './respond';
 import type { Services } from './services';
 import { downgradeBody, resolveVersion } from './versioning';
@@ -67,21 +68,29 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const { storeId, ...pathParams } = params;
     const input = { ...(body.value as object), ...pathParams };
     const ctx: Ctx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
-    const run = async (db = svc.db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
+    const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
 
-    const idemKey = request.headers.get('idempotency-key');
+    // A write is one transaction, with its idempotency record: it happens whole or not at all.
+    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
     let result: { status: number; body: unknown };
-    if (idemKey && (route.method === 'POST' || route.method === 'PATCH')) {
-      const r = await withIdempotency(
-        svc.db,
-        svc.clock,
-        { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
-        (tx) => run(tx),
-      );
-      if (r.replayed) headers['Idempotent-Replayed'] = 'true';
-      result = r;
-    } else {
-      result = await run();
+    if (route.action.kind === 'read') result = await run(svc.db);
+    else {
+      const release = idemKey ? claimInFlight(principal.keyId, idemKey) : () => {};
+      try {
+        result = await svc.db.transaction(async (tx) => {
+          if (!idemKey) return run(tx);
+          const r = await withIdempotency(
+          tx,
+          svc.clock,
+          { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
+          run,
+        );
+          if (r.replayed) headers['Idempotent-Replayed'] = 'true';
+          return r;
+        });
+      } finally {
+        release();
+      }
     }
     return json(result.status, downgradeBody(result.body, version.version), headers);
   } catch (err) {

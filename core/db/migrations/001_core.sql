@@ -31,11 +31,12 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 );
 CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at);
 
--- Per-minute request counters shared by every API process (see core/http/rate-limit.ts).
+-- Per-minute request budgets shared by every API process (see core/http/rate-limit.ts).
 CREATE TABLE IF NOT EXISTS rate_limit_windows (
   store_id uuid NOT NULL,
   window_start timestamptz NOT NULL,
   count integer NOT NULL,
+  last_grant integer NOT NULL,
   PRIMARY KEY (store_id, window_start)
 );
 

@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import { offsetClock, systemClock, type Clock } from './clock';
+import { parseLimits, type PlanLimit } from './http/rate-limit';
+
+export type Role = 'api' | 'worker' | 'all';
+
+/** The one typed configuration: environment first, flags override (README, Configuration). */
+export interface Config {
+  port: number;
+  role: Role;
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize: number;
+  adminToken?: string;
+  clock: Clock;
+  rateLimits: Record<string, PlanLimit>;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined>, flags: { port?: string; role?: string } = {}): Config {
+  const portText = flags.port ?? env.PORT ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new ConfigError(`Invalid port '${portText}': expected a number from 0 to 65535.`);
+  const role = (flags.role ?? 'all') as Role;
+  if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError(`Invalid role '${role}': expected api, worker or all.`);
+  let clock = systemClock;
+  if (env.SVC_NOW) {
+    const start = new Date(env.SVC_NOW);
+    if (Number.isNaN(start.getTime())) throw new ConfigError(`Invalid SVC_NOW '${env.SVC_NOW}': expected an ISO 8601 timestamp.`);
+    clock = offsetClock(start);
+  }
+  const poolSize = Number(env.SVC_DB_POOL ?? 10);
+  if (!Number.isInteger(poolSize) || poolSize < 1) throw new ConfigError(`Invalid SVC_DB_POOL '${env.SVC_DB_POOL}'.`);
+  let rateLimits;
+  try {
+    rateLimits = parseLimits(env.SVC_RATE_LIMITS);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  return {
+    port,
+    role,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.SVC_DATA_DIR ?? './data'),
+    poolSize,
+    adminToken: env.SVC_ADMIN_TOKEN || undefined,
+    clock,
+    rateLimits,
+  };
+}

@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config';
+import { openDb, type Db } from './db';
+import { lockDataDir } from './db/lock';
+import { migrate } from './db/migrate';
+import { allMigrations } from './migrations';
+import { plugins } from '../plugins';
+
+/** An open, migrated database plus how to let go of it (and of the data directory lock). */
+export interface Opened {
+  db: Db;
+  close: () => Promise<void>;
+}
+
+export async function openMigrated(config: Config): Promise<Opened> {
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  try {
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'), poolSize: config.poolSize });
+    await migrate(db, allMigrations(plugins));
+    return {
+      db,
+      close: async () => {
+        await db.close();
+        unlock();
+      },
+    };
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+}
+
+/**
+ * The admin token: SVC_ADMIN_TOKEN, or on the embedded default one generated on first start and
+ * kept in the data directory (mode 0600). `created` tells the caller to print it once.
+ */
+export function adminToken(config: Config): { token?: string; created: boolean; file?: string } {
+  if (config.adminToken) return { token: config.adminToken, created: false };
+  if (config.databaseUrl) return { created: false };
+  const file = join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), created: false, file };
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = `svc_admin_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('hex')}`;
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  return { token, created: true, file };
+}

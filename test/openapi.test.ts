@@ -1,0 +1,186 @@
+import { describe, expect, test } from 'bun:test';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { Type } from '@sinclair/typebox';
+import { buildOpenApi } from '../core/http/openapi';
+import { restRoutes } from '../core/http/rest';
+import { acceptedScopes, action, definePlugin } from '../core/plugins/contract';
+import { Input, Uuid } from '../core/plugins/schema';
+import { setup } from './helpers';
+
+const ERROR_STATUSES = ['400', '401', '403', '404', '409', '429', '500'];
+const toPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
+
+/** Follows a local `#/components/...` reference. */
+const deref = (doc: any, node: any): any => {
+  if (!node?.$ref) return node;
+  return node.$ref.slice(2).split('/').reduce((o: any, k: string) => o[k], doc);
+};
+
+/** The validator annotates the object it is given, so it gets a copy. */
+async function expectValid(doc: unknown) {
+  const result = await validate(structuredClone(doc) as any);
+  if (!result.valid) throw new Error(compileErrors(result));
+  expect(result.valid).toBe(true);
+}
+
+async function served() {
+  const h = await setup();
+  const r = await h.raw('GET', '/openapi.json', undefined, {});
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toContain('application/json');
+  return { h, doc: r.body };
+}
+
+describe('GET /openapi.json', () => {
+  test('is a valid OpenAPI 3.1 document', async () => {
+    const { doc } = await served();
+    expect(doc.openapi).toBe('3.1.0');
+    await expectValid(doc);
+  });
+
+  test('the validator is not a rubber stamp: a path parameter left undeclared fails', async () => {
+    const { doc } = await served();
+    const broken = structuredClone(doc);
+    const op = broken.paths['/v1/stores/{storeId}/products/{id}'].get;
+    op.parameters = op.parameters.filter((p: any) => p.name !== 'id');
+    const result = await validate(broken);
+    expect(result.valid).toBe(false);
+  });
+
+  test('is built once and served identically', async () => {
+    const h = await setup();
+    const a = await h.app.handle(new Request('http://svc.test/openapi.json'));
+    const b = await h.app.handle(new Request('http://svc.test/openapi.json'));
+    expect(await a.text()).toBe(await b.text());
+  });
+
+  test('needs no API key', async () => {
+    const h = await setup();
+    const r = await h.raw('GET', '/openapi.json', undefined, { 'x-api-key': '' });
+    expect(r.status).toBe(200);
+  });
+
+  test('every derived REST route is there with its id, tag, scopes, parameters and responses', async () => {
+    const { h, doc } = await served();
+    const routes = restRoutes(h.svc.plugins);
+    expect(routes.length).toBeGreaterThan(0);
+    const seen = new Set<string>();
+    for (const route of routes) {
+      const op = doc.paths[toPath(route.path)]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      const id = `${route.plugin.name}_${route.actionName}`;
+      expect(op.operationId).toBe(id);
+      expect(seen.has(id)).toBe(false);
+      seen.add(id);
+      expect(op.tags).toEqual([route.plugin.name]);
+      expect(op.description).toContain(route.action.description);
+
+      const scopes = acceptedScopes(route.plugin, route.action.kind);
+      expect(op['x-required-scopes']).toEqual(scopes);
+      for (const s of scopes) expect(op.description).toContain(`\`${s}\``);
+      expect(op.security).toEqual([{ ApiKeyAuth: [] }]);
+
+      const params = op.parameters.map((p: any) => deref(doc, p));
+      const named = (name: string, where: string) => params.find((p: any) => p.name === name && p.in === where);
+      for (const name of route.path.match(/:(\w+)/g)!.map((s) => s.slice(1))) expect(named(name, 'path')?.required).toBe(true);
+      expect(named('X-API-Version', 'header').schema.pattern).toBe('^v\\d{4}-\\d{2}-\\d{2}$');
+      expect(Boolean(named('Idempotency-Key', 'header'))).toBe(route.method === 'POST' || route.method === 'PATCH');
+
+      const inputProps = Object.keys((route.action.input as any).properties ?? {});
+      const pathNames = new Set(route.path.match(/:(\w+)/g)!.map((s) => s.slice(1)));
+      const nonPath = inputProps.filter((k) => !pathNames.has(k));
+      if (route.method === 'GET' || route.method === 'DELETE') {
+        expect(params.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()).toEqual(nonPath.sort());
+        expect(op.requestBody).toBeUndefined();
+      } else if (nonPath.length) {
+        const body = op.requestBody.content['application/json'].schema;
+        expect(Object.keys(body.properties).sort()).toEqual(nonPath.sort());
+        for (const r of body.required ?? []) expect(pathNames.has(r)).toBe(false);
+      }
+
+      const ok = op.responses[String(route.status)];
+      expect(ok, `${id} success ${route.status}`).toBeDefined();
+      expect(Object.keys(ok.content['application/json'].schema.properties).sort()).toEqual(
+        Object.keys((route.action.output as any).properties).sort(),
+      );
+      expect(Object.keys(ok.headers).sort()).toEqual(['X-API-Latest-Version', 'X-API-Version', 'X-Request-Id']);
+      for (const status of ERROR_STATUSES) {
+        const res = deref(doc, op.responses[status]);
+        expect(res?.content['application/json'].schema, `${id} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+    // Nothing else is documented under the store prefix: only derived routes.
+    const storeOps = Object.entries(doc.paths).flatMap(([p, ops]: any) =>
+      Object.values(ops).filter((o: any) => !o.tags.includes('admin')).map(() => p),
+    );
+    expect(storeOps.length).toBe(routes.length);
+  });
+
+  test('the Error schema matches the envelope the server really sends', async () => {
+    const { h, doc } = await served();
+    const schema = doc.components.schemas.Error;
+    expect(schema.required).toEqual(['error']);
+    expect(schema.properties.error.required.sort()).toEqual(['code', 'message', 'param', 'request_id', 'type']);
+    const real = await h.call('GET', '/products', undefined, { 'x-api-key': 'nope' });
+    expect(real.status).toBe(401);
+    expect(Object.keys(real.body).sort()).toEqual(['error']);
+    expect(Object.keys(real.body.error).sort()).toEqual(Object.keys(schema.properties.error.properties).sort());
+    expect(schema.properties.error.properties.type.enum).toContain(real.body.error.type);
+  });
+
+  test('security schemes, and the admin routes with the bearer scheme', async () => {
+    const { doc } = await served();
+    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const admin: [string, string, string][] = [
+      ['post', '/v1/stores', '201'],
+      ['post', '/v1/stores/{storeId}/api-keys', '201'],
+      ['delete', '/v1/stores/{storeId}/api-keys/{keyId}', '200'],
+    ];
+    for (const [method, path, status] of admin) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.security).toEqual([{ AdminToken: [] }]);
+      expect(op.tags).toEqual(['admin']);
+      expect(op.responses[status]).toBeDefined();
+      expect(op['x-required-scopes']).toBeUndefined();
+    }
+  });
+
+  test('the document follows the declarations: a new plugin shows up without touching openapi.ts', async () => {
+    const widgets = definePlugin({
+      name: 'widgets',
+      category: 'operations',
+      scopes: { read: ['widgets:read'], write: ['widgets:write'] },
+      actions: {
+        spin_widget: action({
+          kind: 'write',
+          description: 'Spin a widget. It turns.',
+          input: Input({ widget_id: Uuid(), speed: Type.Integer({ minimum: 1 }), note: Type.Optional(Type.String()) }),
+          output: Type.Object({ object: Type.Literal('widget'), id: Type.String() }),
+          rest: { method: 'PUT', path: '/widgets/:widget_id/spin', status: 202 },
+          handler: async (_ctx, i) => ({ object: 'widget' as const, id: i.widget_id }),
+        }),
+        internal_only: action({
+          kind: 'read',
+          description: 'Has no REST mapping, so it is not documented.',
+          input: Input({}),
+          output: Type.Object({}),
+          handler: async () => ({}),
+        }),
+      },
+    });
+    const doc = buildOpenApi([widgets]);
+    await expectValid(doc);
+    const op = doc.paths['/v1/stores/{storeId}/widgets/{widget_id}/spin'].put;
+    expect(op.operationId).toBe('widgets_spin_widget');
+    expect(op.summary).toBe('Spin a widget.');
+    expect(op['x-required-scopes']).toEqual(['widgets:write']);
+    expect(op.responses['202']).toBeDefined();
+    const body = op.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['speed']);
+    expect(Object.keys(body.properties)).toEqual(['speed', 'note']);
+    expect(op.parameters.some((p: any) => p.name === 'Idempotency-Key')).toBe(false);
+    expect(JSON.stringify(doc)).not.toContain('internal_only');
+  });
+});

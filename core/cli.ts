@@ -95,10 +95,10 @@ async function adminCall(r: { url: string; token: string }, path: string, body: 
       body: JSON.stringify(body),
     });
   } catch (e) {
-    throw new UsageError(`Cannot reach the svc server at ${r.url}: ${(e as Error).message}`);
+    throw new Error(`Cannot reach the svc server at ${r.url}: ${(e as Error).message}`);
   }
   const json: any = await res.json().catch(() => ({}));
-  if (!res.ok) throw new UsageError(`Server answered ${res.status}: ${json?.error?.message ?? res.statusText}`);
+  if (!res.ok) throw new Error(`Server answered ${res.status}: ${json?.error?.message ?? res.statusText}`);
   return json;
 }
 

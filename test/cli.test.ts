@@ -1,0 +1,125 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createThrowawayDatabase } from './db';
+
+const CLI = join(import.meta.dir, '..', 'core', 'cli.ts');
+
+/** Runs `svc ...` as a user would (through Bun on the CLI source), on a fresh data directory. */
+async function svc(args: string[], env: Record<string, string | undefined> = {}) {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: undefined, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-cli-'));
+
+async function waitFor(url: string, ms = 30_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error(`server at ${url} did not come up`);
+}
+
+describe('svc command line', () => {
+  test('--help prints usage and exits 0', async () => {
+    const r = await svc(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('svc serve');
+    expect(r.stdout).toContain('svc keys create');
+  });
+
+  test('bad flags, commands and values exit non-zero with a clear message', async () => {
+    const dir = freshDir();
+    for (const [args, needle] of [
+      [['serve', '--bogus'], "Unknown option '--bogus'"],
+      [['frobnicate'], "Unknown command 'frobnicate'"],
+      [['stores', 'create'], '--name'],
+      [['stores', 'create', '--name', 'X', '--plan', 'gold'], "Invalid --plan 'gold'"],
+      [['serve', '--port', 'abc'], "Invalid port 'abc'"],
+      [['serve', '--role', 'boss'], "Invalid role 'boss'"],
+      [['keys', 'create'], '--store'],
+    ] as [string[], string][]) {
+      const r = await svc(args, { SVC_DATA_DIR: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(needle);
+    }
+  });
+
+  test('stores create and keys create work directly on the embedded database', async () => {
+    const dir = freshDir();
+    const created = await svc(['stores', 'create', '--name', 'Corner Shop', '--plan', 'pro', '--json'], { SVC_DATA_DIR: dir });
+    expect(created.code).toBe(0);
+    const out = JSON.parse(created.stdout);
+    expect(out.store).toMatchObject({ object: 'store', name: 'Corner Shop', plan: 'pro' });
+    expect(out.api_key.key).toMatch(/^svc_test_/);
+    const key = await svc(['keys', 'create', '--store', out.store.id, '--scopes', 'products:read', '--live', '--json'], { SVC_DATA_DIR: dir });
+    expect(key.code).toBe(0);
+    expect(JSON.parse(key.stdout)).toMatchObject({ object: 'api_key', scopes: ['products:read'], livemode: true });
+    expect(JSON.parse(key.stdout).key).toMatch(/^svc_live_/);
+    const missing = await svc(['keys', 'create', '--store', crypto.randomUUID()], { SVC_DATA_DIR: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('No such store');
+  }, 60_000);
+
+  test('while a server holds the embedded database, commands say to go through it, and do so with --url', async () => {
+    const dir = freshDir();
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const server = Bun.spawn([process.execPath, CLI, 'serve', '--port', String(port)], {
+      env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: dir },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    try {
+      await waitFor(`http://127.0.0.1:${port}/health`);
+      const locked = await svc(['stores', 'create', '--name', 'X'], { SVC_DATA_DIR: dir });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr).toContain('in use by another svc process');
+      expect(locked.stderr).toContain('--url');
+      const token = (await Bun.file(join(dir, 'admin-token')).text()).trim();
+      const remote = await svc(['stores', 'create', '--name', 'Remote', '--json', '--url', `http://127.0.0.1:${port}`], {
+        SVC_DATA_DIR: dir,
+        SVC_ADMIN_TOKEN: token,
+      });
+      expect(remote.code).toBe(0);
+      const { store, api_key } = JSON.parse(remote.stdout);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/stores/${store.id}/products`, { headers: { 'x-api-key': api_key.key } });
+      expect(res.status).toBe(200);
+      const wrong = await svc(['stores', 'create', '--name', 'Y', '--url', `http://127.0.0.1:${port}`, '--admin-token', 'nope']);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('401');
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+    // The server released the directory on SIGTERM: direct mode works again.
+    expect((await svc(['stores', 'create', '--name', 'After'], { SVC_DATA_DIR: dir })).code).toBe(0);
+  }, 90_000);
+
+  test('two processes migrating at once both succeed on PostgreSQL, or one is refused cleanly on the embedded database', async () => {
+    if (process.env.DATABASE_URL) {
+      const { url, drop } = await createThrowawayDatabase();
+      try {
+        const [a, b] = await Promise.all([svc(['migrate'], { DATABASE_URL: url }), svc(['migrate'], { DATABASE_URL: url })]);
+        expect([a.code, b.code]).toEqual([0, 0]);
+      } finally {
+        await drop();
+      }
+    } else {
+      const dir = freshDir();
+      const [a, b] = await Promise.all([svc(['migrate'], { SVC_DATA_DIR: dir }), svc(['migrate'], { SVC_DATA_DIR: dir })]);
+      expect([a.code, b.code].sort()).toEqual([0, 1]);
+      expect(a.stderr + b.stderr).toContain('in use by another svc process');
+      expect((await svc(['migrate'], { SVC_DATA_DIR: dir })).code).toBe(0);
+    }
+  }, 60_000);
+});

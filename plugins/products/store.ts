@@ -4,6 +4,7 @@ import { errors } from '../../core/errors';
 import { fromMinor, toMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
 import { isUniqueViolation } from '../../core/db/pg-errors';
+import { initialStock, setTotal } from '../../core/stock';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
 type ProductRow = Record<string, any>;
@@ -36,17 +37,18 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
   const p = input.pricing_data;
   const now = ctx.clock.now();
   try {
-    const [row] = await ctx.db.query(
+    const [created] = await ctx.db.query(
       `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
       [
         ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
         p ? toMinor(p.retail, 'pricing_data.retail') : 0,
         p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-        p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
+        p?.currency ?? 'USD', 0, now,
       ],
     );
-    return toProduct(row);
+    await initialStock(ctx.db, ctx.store.id, created.id, input.stock_quantity ?? 0, now);
+    return toProduct({ ...created, stock_quantity: input.stock_quantity ?? 0 });
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku(input.sku);
     throw err;
@@ -87,15 +89,15 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
       compare_at_minor:
         p.compare_at === undefined ? cur.compare_at_minor : p.compare_at === null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
       currency: p.currency ?? cur.currency,
-      stock_quantity: input.stock_quantity ?? cur.stock_quantity,
     };
+    if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
     try {
       const [row] = await tx.query(
         `UPDATE products SET name = $3, description = $4, sku = $5, type = $6, status = $7, price_minor = $8,
-           compare_at_minor = $9, currency = $10, stock_quantity = $11, updated_at = $12
+           compare_at_minor = $9, currency = $10, updated_at = $11
          WHERE store_id = $1 AND id = $2 RETURNING *`,
         [ctx.store.id, input.id, next.name, next.description, next.sku, next.type, next.status, next.price_minor,
-          next.compare_at_minor, next.currency, next.stock_quantity, ctx.clock.now()],
+          next.compare_at_minor, next.currency, ctx.clock.now()],
       );
       return toProduct(row);
     } catch (err) {

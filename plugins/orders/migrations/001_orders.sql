@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS order_line_items (
   sku text,
   quantity integer NOT NULL CHECK (quantity > 0),
   unit_price_minor bigint NOT NULL,
-  total_minor bigint NOT NULL
+  total_minor bigint NOT NULL,
+  -- where the units were taken from, so cancelling puts them back there: [{location_id, quantity}]
+  allocations jsonb NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS order_line_items_order ON order_line_items (order_id, position);

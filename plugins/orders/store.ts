@@ -4,6 +4,7 @@ import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
 import { fromMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
+import { lockProduct, putBack, take, type Allocation } from '../../core/stock';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 
 type Row = Record<string, any>;
@@ -86,32 +87,24 @@ function mergeLines(lines: { product_id: string; quantity: number }[]) {
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   const positions = new Map(input.line_items.map((l, i) => [l.product_id.toLowerCase(), i]));
   return ctx.db.transaction(async (tx) => {
-    const taken: { product: Row; quantity: number }[] = [];
+    const taken: { product: Row; quantity: number; allocations: Allocation[] }[] = [];
+    const now = ctx.clock.now();
     for (const [productId, quantity] of mergeLines(input.line_items)) {
       const param = `line_items.${positions.get(productId)}.product_id`;
-      const [product] = await tx.query(
-        'SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL FOR UPDATE',
-        [ctx.store.id, productId],
-      );
-      if (!product) throw errors.notFound(`product: '${productId}'`, param);
+      const product = await lockProduct(tx, ctx.store.id, productId, param);
       if (product.status !== 'active') throw errors.validation(`Product '${productId}' is not active and cannot be ordered.`, param);
-      if (Number(product.stock_quantity) < quantity)
-        throw errors.conflict(
-          `Insufficient stock for product '${productId}': ${product.stock_quantity} available, ${quantity} requested.`,
-          'insufficient_stock',
-          param,
-        );
-      await tx.query('UPDATE products SET stock_quantity = stock_quantity - $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, productId, quantity]);
-      taken.push({ product, quantity });
+      const allocations = await take(tx, ctx.store.id, productId, quantity, now, param);
+      taken.push({ product, quantity, allocations });
     }
     const currencies = new Set(taken.map((t) => t.product.currency));
     if (currencies.size > 1) throw errors.validation('All line items must share one currency.', 'line_items');
-    const now = ctx.clock.now();
     const [{ n }] = await tx.query<{ n: number }>(
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
     );
     const total = taken.reduce((sum, t) => sum + Number(t.product.price_minor) * t.quantity, 0);
+    // Beyond 2^53 cents the sum is no longer exact (and soon overflows bigint): refuse, never round.
+    if (!Number.isSafeInteger(total)) throw errors.validation('The order total is too large.', 'line_items');
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7) RETURNING *`,
@@ -120,22 +113,23 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
     for (const [position, t] of ordered.entries()) {
       await tx.query(
-        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, name, sku, quantity, unit_price_minor, total_minor)
-         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, name, sku, quantity, unit_price_minor, total_minor, allocations)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb)`,
         [order.id, ctx.store.id, position, t.product.id, t.product.name, t.product.sku, t.quantity, t.product.price_minor,
-          Number(t.product.price_minor) * t.quantity],
+          Number(t.product.price_minor) * t.quantity, JSON.stringify(t.allocations)],
       );
     }
     return (await withItems(tx, [order]))[0];
   });
 }
 
-async function restock(tx: Db, storeId: string, orderId: string) {
-  await tx.query(
-    `UPDATE products p SET stock_quantity = p.stock_quantity + li.quantity
-     FROM order_line_items li WHERE li.order_id = $2 AND li.product_id = p.id AND p.store_id = $1`,
-    [storeId, orderId],
-  );
+/** Puts every line's units back where they came from, locking products in id order. */
+async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
+  const items = await tx.query('SELECT product_id, allocations FROM order_line_items WHERE order_id = $1 ORDER BY product_id', [orderId]);
+  for (const item of items) {
+    const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [storeId, item.product_id]);
+    if (product) await putBack(tx, storeId, item.product_id, item.allocations, now);
+  }
 }
 
 /** Moves an order along TRANSITIONS; cancelling puts the stock back. */
@@ -145,8 +139,8 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
     const status = input.status ?? cur.status;
     if (status !== cur.status && !TRANSITIONS[cur.status]?.includes(status))
       throw errors.conflict(`Cannot move an order from '${cur.status}' to '${status}'.`, 'conflict_error', 'status');
-    if (status === 'cancelled' && cur.status !== 'cancelled') await restock(tx, ctx.store.id, cur.id);
     const now = ctx.clock.now();
+    if (status === 'cancelled' && cur.status !== 'cancelled') await restock(tx, ctx.store.id, cur.id, now);
     const [row] = await tx.query(
       `UPDATE orders SET status = $3, payment_method = $4, updated_at = $5,
          cancelled_at = CASE WHEN $3 = 'cancelled' THEN coalesce(cancelled_at, $5) ELSE cancelled_at END

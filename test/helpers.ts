@@ -1,7 +1,7 @@
 import { manualClock } from '../core/clock';
 import { createApp } from '../core/http/app';
 import { DEFAULT_LIMITS, type PlanLimit } from '../core/http/rate-limit';
-import { makeServices } from '../core/http/services';
+import { LOCAL_HOSTS, makeServices } from '../core/http/services';
 import { ALL_SCOPES, createKey, createStore } from '../core/keys';
 import type { PluginDef } from '../core/plugins/contract';
 import { plugins as registry } from '../plugins';
@@ -20,7 +20,14 @@ export interface Harness extends Awaited<ReturnType<typeof setup>> {}
 export async function setup(opts: { plugins?: PluginDef[]; limits?: Record<string, PlanLimit>; plan?: string; now?: string } = {}) {
   const db = await sharedDb();
   const clock = manualClock(opts.now ?? '2026-04-01T00:00:00Z');
-  const svc = makeServices({ db, clock, plugins: opts.plugins ?? registry, limits: opts.limits ?? NO_LIMITS, adminToken: ADMIN_TOKEN });
+  const svc = makeServices({
+    db,
+    clock,
+    plugins: opts.plugins ?? registry,
+    limits: opts.limits ?? NO_LIMITS,
+    adminToken: ADMIN_TOKEN,
+    allowedHosts: ['svc.test', ...LOCAL_HOSTS],
+  });
   const app = createApp(svc);
   const store = await createStore(db, clock, { name: 'Test store', plan: opts.plan ?? 'pro' });
   const key = (await createKey(db, clock, { storeId: store.id, scopes: ALL_SCOPES, livemode: false })).key!;

@@ -5,6 +5,7 @@ import { docsRoutes } from './docs';
 import { baseHeaders, errorResponse, newRequestId } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
+import { MCP_PATH, handleMcp } from '../mcp/http';
 
 /** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs. */
 export function createApp(svc: Services) {
@@ -14,6 +15,8 @@ export function createApp(svc: Services) {
   }
   for (const r of adminRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
   for (const r of docsRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
+  for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])
+    app.route(method, MCP_PATH, ({ request }: any) => handleMcp(svc, request), { parse: 'none' } as any);
   app.get('/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }));
   app.onError(({ code, error }) => {
     const requestId = newRequestId();

@@ -55,6 +55,8 @@ export interface PluginDef {
   /** The one canonical id: REST segment, MCP tool name, audit `tool`, table prefix. */
   name: string;
   category: 'commerce' | 'intelligence' | 'marketing' | 'content' | 'platform' | 'operations';
+  /** One sentence for AI clients choosing a tool (MCP, agents). */
+  description?: string;
   /** Accepted scopes (SPEC 5.4): one of `read` for read actions, one of `write` for the others. */
   scopes: { read: string[]; write: string[] };
   actions: Record<string, ActionDef<any, any>>;

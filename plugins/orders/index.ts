@@ -6,6 +6,7 @@ import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './s
 export default definePlugin({
   name: 'orders',
   category: 'commerce',
+  description: "Customer orders: placing them, their lifecycle and cancellation.",
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
   migrations: [{ id: 'orders/001_orders', sql: migration001 }],
   actions: {

@@ -6,6 +6,7 @@ import { archiveProduct, createProduct, getProductRow, listProducts, toProduct, 
 export default definePlugin({
   name: 'products',
   category: 'commerce',
+  description: "The store's product catalog: prices, SKUs and stock.",
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
   migrations: [{ id: 'products/001_products', sql: migration001 }],
   actions: {

@@ -1,0 +1,143 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { toSvcError } from '../errors';
+import type { Services } from '../http/services';
+import { buildMcpServer } from './server';
+import type { McpSession } from './sessions';
+import type { ToolOptions } from './tools';
+
+export const MCP_PATH = '/agent/mcp';
+const MAX_BODY = 4 * 1024 * 1024;
+
+const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
+
+/** Open GET streams of this process, by session: where tools/list_changed notifications go. */
+const liveStreams = new Map<string, { storeId: string; server: Server }>();
+
+/** Tells every connected MCP client of a store that its tool list changed (custom tools). */
+export async function notifyToolsChanged(storeId: string) {
+  await Promise.all(
+    [...liveStreams.values()].filter((s) => s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
+  );
+}
+
+/** DNS-rebinding guard: Host and Origin must name an allowed host (localhost by default). */
+function hostAllowed(svc: Services, request: Request): boolean {
+  const allowed = svc.allowedHosts;
+  if (allowed.includes('*')) return true;
+  const hostOf = (h: string) => h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  const host = request.headers.get('host');
+  if (host && !allowed.includes(hostOf(host))) return false;
+  const origin = request.headers.get('origin');
+  if (origin) {
+    try {
+      if (!allowed.includes(hostOf(new URL(origin).host))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Per-connection tool options from the URL (?toolsets=a,b&readonly=true&tools=flat) or X-MCP-* headers. */
+export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], known: string[]): ToolOptions | string {
+  const url = new URL(request.url);
+  const pick = (q: string, h: string) => url.searchParams.get(q) ?? request.headers.get(h) ?? undefined;
+  const mode = (pick('tools', 'x-mcp-tools') ?? defaultMode) as ToolOptions['mode'];
+  if (mode !== 'flat' && mode !== 'grouped') return `Unknown tools mode '${mode}': use flat or grouped.`;
+  const readOnly = /^(1|true|yes)$/i.test(pick('readonly', 'x-mcp-readonly') ?? '');
+  const list = pick('toolsets', 'x-mcp-toolsets');
+  const toolsets = list ? list.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const unknown = toolsets?.find((t) => !known.includes(t));
+  if (unknown) return `Unknown toolset '${unknown}'. Available: ${known.join(', ')}.`;
+  return { mode, readOnly, toolsets };
+}
+
+/**
+ * POST/GET/DELETE /agent/mcp: MCP Streamable HTTP. Sessions are ours (in the database); each
+ * request gets a fresh SDK server and a stateless SDK transport, which handle the JSON-RPC and
+ * the transport rules (Accept 406, Content-Type 415, parse errors -32700, protocol header).
+ */
+export async function handleMcp(svc: Services, request: Request): Promise<Response> {
+  if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
+  const key = request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
+  let auth;
+  try {
+    auth = await svc.keys.resolve(key);
+    await svc.rateLimiter.check(auth.store.id, auth.store.plan);
+  } catch (err) {
+    const e = toSvcError(err);
+    const headers: Record<string, string> = { ...e.headers };
+    if (e.status === 401) headers['WWW-Authenticate'] = `Bearer realm="svc", error="invalid_token", error_description="${e.message}"`;
+    return rpcError(e.status, -32001, e.message, headers);
+  }
+  const { principal, store } = auth;
+  const sid = request.headers.get('mcp-session-id');
+
+  let session: McpSession | undefined;
+  if (sid) {
+    session = await svc.mcpSessions.get(sid);
+    // A session presented with another credential is as good as unknown.
+    if (!session || session.apiKeyId !== principal.keyId) return rpcError(404, -32001, 'Session not found');
+  }
+
+  if (request.method === 'DELETE') {
+    if (!sid) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    await svc.mcpSessions.delete(sid);
+    return new Response(null, { status: 200 });
+  }
+  if (request.method !== 'POST' && request.method !== 'GET')
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
+      status: 405,
+      headers: { Allow: 'GET, POST, DELETE', 'Content-Type': 'application/json' },
+    });
+
+  let parsedBody: unknown;
+  if (request.method === 'POST') {
+    const text = await request.text();
+    if (text.length > MAX_BODY) return rpcError(413, -32000, 'Request body too large (4 MiB at most).');
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return rpcError(400, -32700, 'Parse error: Invalid JSON');
+    }
+    // JSON-RPC batching was removed from MCP in 2025-06-18; one message per POST.
+    if (Array.isArray(parsedBody)) return rpcError(400, -32600, 'Invalid Request: batches are not supported; send one message per request.');
+  }
+
+  const initializing = request.method === 'POST' && isInitializeRequest(parsedBody);
+  if (initializing && sid) return rpcError(400, -32600, 'Invalid Request: initialize must not carry an Mcp-Session-Id');
+  if (!initializing && !session) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+
+  if (initializing) {
+    const opts = toolOptions(request, svc.mcpToolsMode, svc.plugins.map((p) => p.name));
+    if (typeof opts === 'string') return rpcError(400, -32602, opts);
+    const requested = (parsedBody as any).params?.protocolVersion;
+    session = await svc.mcpSessions.create({
+      apiKeyId: principal.keyId,
+      storeId: store.id,
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      options: opts,
+    });
+  }
+
+  const server = buildMcpServer(svc.plugins, { db: svc.db, clock: svc.clock, principal, store }, session!.options);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  const response = await transport.handleRequest(request, { parsedBody });
+
+  if (request.method === 'GET' && response.ok) {
+    liveStreams.set(session!.id, { storeId: store.id, server });
+    transport.onclose = () => liveStreams.delete(session!.id);
+  } else if (!response.body || response.headers.get('content-type')?.includes('application/json')) {
+    void server.close();
+  }
+  const headers = new Headers(response.headers);
+  headers.set('Mcp-Session-Id', session!.id);
+  return new Response(response.body, { status: response.status, headers });
+}

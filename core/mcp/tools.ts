@@ -1,0 +1,129 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { acceptedScopes, type ActionDef, type PluginDef, type Principal } from '../plugins/contract';
+import { hasScope } from '../plugins/invoke';
+
+/** How a connection sees the catalog (SPEC 4.10): chosen per connection, kept in its session. */
+export interface ToolOptions {
+  /** `grouped`: one tool per category with an `action` argument; `flat`: one tool per action. */
+  mode: 'grouped' | 'flat';
+  /** Only these categories (undefined: all). */
+  toolsets?: string[];
+  /** List and allow read actions only. */
+  readOnly: boolean;
+}
+
+export const DISCOVER_TOOLS = 'discover_tools';
+const MAX_NAME = 64;
+
+/** Strips TypeBox's symbol keys: MCP clients get plain JSON Schema. */
+const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema));
+
+export const flatName = (plugin: PluginDef, actionName: string) => `${plugin.name}_${actionName}`;
+
+/** The actions this principal may call under these options, by plugin. */
+export function visibleActions(plugins: PluginDef[], principal: Principal, opts: ToolOptions) {
+  return plugins
+    .filter((p) => !opts.toolsets || opts.toolsets.includes(p.name))
+    .map((plugin) => ({
+      plugin,
+      actions: Object.entries(plugin.actions).filter(
+        ([, a]) => (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
+      ),
+    }))
+    .filter((g) => g.actions.length > 0);
+}
+
+function annotations(actions: ActionDef[]) {
+  const readOnly = actions.every((a) => a.kind === 'read');
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && actions.some((a) => a.kind === 'destructive'),
+    idempotentHint: readOnly,
+    openWorldHint: false,
+  };
+}
+
+/** tools/list: grouped or flat, always with discover_tools; deterministic order. */
+export function listTools(plugins: PluginDef[], principal: Principal, opts: ToolOptions): Tool[] {
+  const groups = visibleActions(plugins, principal, opts);
+  const tools: Tool[] = [];
+  for (const { plugin, actions } of groups) {
+    if (opts.mode === 'flat') {
+      for (const [name, a] of actions) {
+        const input = plain(a.input);
+        tools.push({
+          name: flatName(plugin, name).slice(0, MAX_NAME),
+          description: a.description,
+          inputSchema: { ...input, type: 'object' },
+          outputSchema: { ...plain(a.output), type: 'object' },
+          annotations: { title: `${plugin.name}: ${name}`, ...annotations([a]) },
+        });
+      }
+      continue;
+    }
+    const names = actions.map(([n]) => n);
+    tools.push({
+      name: plugin.name,
+      description:
+        `${plugin.description ?? plugin.name} Actions: ` +
+        actions.map(([n, a]) => `${n} (${a.description})`).join('; ') +
+        ` Pass the action's arguments beside "action"; ${DISCOVER_TOOLS} gives each action's full input schema.`,
+      inputSchema: {
+        type: 'object',
+        properties: { action: { type: 'string', enum: names, description: 'Which action to run.' } },
+        required: ['action'],
+        additionalProperties: true,
+      },
+      annotations: { title: plugin.name, ...annotations(actions.map(([, a]) => a)) },
+    });
+  }
+  tools.push({
+    name: DISCOVER_TOOLS,
+    description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
+    inputSchema: {
+      type: 'object',
+      properties: { tool_name: { type: 'string', description: 'A tool name from tools/list, e.g. products.' } },
+      additionalProperties: false,
+    },
+    annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  });
+  return tools;
+}
+
+/** discover_tools: the actions of one tool with full schemas, or an index of all tools. */
+export function discover(plugins: PluginDef[], principal: Principal, opts: ToolOptions, toolName?: string) {
+  const groups = visibleActions(plugins, principal, opts);
+  if (!toolName)
+    return { tools: groups.map(({ plugin, actions }) => ({ name: plugin.name, category: plugin.category, actions: actions.map(([n]) => n) })) };
+  const group = groups.find((g) => g.plugin.name === toolName);
+  if (!group) return undefined;
+  return {
+    tool: group.plugin.name,
+    category: group.plugin.category,
+    actions: group.actions.map(([name, a]) => ({
+      action: name,
+      flat_name: flatName(group.plugin, name),
+      kind: a.kind,
+      description: a.description,
+      input_schema: plain(a.input),
+      required_scopes: acceptedScopes(group.plugin, a.kind),
+    })),
+  };
+}
+
+/**
+ * Resolves a tools/call name and arguments to one plugin action and its input: the grouped form
+ * `{name: "products", arguments: {action: "get_product", id}}` or the flat `products_get_product`.
+ * Undefined when no such tool exists (a protocol error, -32602).
+ */
+export function resolveCall(plugins: PluginDef[], name: string, args: Record<string, unknown>) {
+  const grouped = plugins.find((p) => p.name === name);
+  if (grouped) {
+    const { action, ...input } = args;
+    return { plugin: grouped, actionName: typeof action === 'string' ? action : undefined, input };
+  }
+  for (const plugin of plugins)
+    for (const actionName of Object.keys(plugin.actions))
+      if (flatName(plugin, actionName) === name) return { plugin, actionName, input: args };
+  return undefined;
+}

@@ -1,0 +1,19 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Harness } from '../helpers';
+
+/** An SDK MCP client talking to the in-process app (no port), as a real client would. */
+export async function mcpClient(h: Harness, opts: { key?: string; query?: string; apps?: { handle: (r: Request) => Promise<Response> }[] } = {}) {
+  const apps = opts.apps ?? [h.app];
+  let turn = 0;
+  // Each request may land on a different app: several API processes sharing one database.
+  const fetchVia = (input: string | URL | Request, init?: RequestInit) =>
+    apps[turn++ % apps.length].handle(new Request(input, init));
+  const transport = new StreamableHTTPClientTransport(new URL(`http://svc.test/agent/mcp${opts.query ?? ''}`), {
+    fetch: fetchVia as typeof fetch,
+    requestInit: { headers: { 'x-api-key': opts.key ?? h.key } },
+  });
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}

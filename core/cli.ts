@@ -7,15 +7,20 @@ import { openMigrated } from './runtime';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from './server';
+import { McpUsageError, login, mcp } from './mcp/cli';
 import pkg from '../package.json';
 
 const HELP = `svc ${pkg.version}: self-hosted commerce platform with AI-driven operations
 
 Usage:
-  svc serve [--role api|worker|all] [--port N]   start the server (PORT, default 3000)
+  svc serve [--role api|worker|all] [--port N] [--tools grouped|flat]
+                                                 start the server (PORT, default 3000)
   svc migrate                                    apply database migrations and exit
   svc stores create --name NAME [--plan free|starter|pro|enterprise] [--json]
   svc keys create --store ID [--scopes a,b] [--live] [--expires-at ISO] [--json]
+  svc login --url URL --key KEY                  keep a server URL and API key in ~/.svc/session.json
+  svc mcp --store ID [--transport stdio|sse] [--port N] [--toolsets a,b] [--read-only] [--tools flat|grouped]
+                                                 MCP for AI clients, bridged to the server at --url / SVC_URL
   svc --help | --version
 
 Storage: DATABASE_URL selects PostgreSQL; otherwise the embedded database in SVC_DATA_DIR (./data).
@@ -46,12 +51,17 @@ async function main(argv: string[]): Promise<number> {
       'expires-at': { type: 'string' },
       url: { type: 'string' },
       'admin-token': { type: 'string' },
+      key: { type: 'string' },
+      transport: { type: 'string' },
+      toolsets: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      tools: { type: 'string' },
     },
   });
   const [command, sub, ...extra] = positionals;
   if (values.version) return out(pkg.version), 0;
   if (values.help || !command || command === 'help') return out(HELP), command || values.help ? 0 : 2;
-  const config = loadConfig(process.env, { port: values.port, role: values.role });
+  const config = loadConfig(process.env, { port: values.port, role: values.role, tools: command === 'serve' ? values.tools : undefined });
 
   if (command === 'serve') {
     if (sub) throw new UsageError(`Unexpected argument '${sub}'.`);
@@ -71,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (extra.length) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
+  if (command === 'mcp') return await mcp(values), 0;
+  if (command === 'login') return out(`Saved to ${await login(values)}.`), 0;
   if (command === 'stores' && sub === 'create') return storesCreate(config, values);
   if (command === 'keys' && sub === 'create') return keysCreate(config, values);
   throw new UsageError(`Unknown command '${positionals.join(' ')}'.`);
@@ -170,7 +182,7 @@ server, or send the command through it: add --url http://127.0.0.1:${process.env
 admin token${existsSync(tokenFile) ? ` (kept in ${tokenFile})` : ''} with --admin-token or SVC_ADMIN_TOKEN.`);
       process.exit(1);
     }
-    if (e instanceof UsageError || e instanceof ConfigError || (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (e as any)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (e instanceof UsageError || e instanceof McpUsageError || e instanceof ConfigError || (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (e as any)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
       err(`svc: ${e.message}\nRun 'svc --help' for usage.`);
       process.exit(2);
     }

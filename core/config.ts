@@ -14,11 +14,15 @@ export interface Config {
   adminToken?: string;
   clock: Clock;
   rateLimits: Record<string, PlanLimit>;
+  /** MCP tools listing: one tool per category (grouped) or per action (flat). */
+  mcpTools: 'grouped' | 'flat';
+  /** Hosts the MCP endpoint answers for (DNS-rebinding guard). */
+  allowedHosts: string[];
 }
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: Record<string, string | undefined>, flags: { port?: string; role?: string } = {}): Config {
+export function loadConfig(env: Record<string, string | undefined>, flags: { port?: string; role?: string; tools?: string } = {}): Config {
   const portText = flags.port ?? env.PORT ?? '3000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new ConfigError(`Invalid port '${portText}': expected a number from 0 to 65535.`);
@@ -38,7 +42,12 @@ export function loadConfig(env: Record<string, string | undefined>, flags: { por
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  const mcpTools = (flags.tools ?? env.SVC_MCP_TOOLS ?? 'grouped') as Config['mcpTools'];
+  if (mcpTools !== 'grouped' && mcpTools !== 'flat') throw new ConfigError(`Invalid tools mode '${mcpTools}': expected grouped or flat.`);
+  const allowedHosts = ['localhost', '127.0.0.1', '::1', ...(env.SVC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)];
   return {
+    mcpTools,
+    allowedHosts,
     port,
     role,
     databaseUrl: env.DATABASE_URL || undefined,

@@ -2,6 +2,7 @@ import type { Config } from './config';
 import { createApp } from './http/app';
 import { purgeIdempotencyKeys } from './http/idempotency';
 import { purgeRateWindows } from './http/rate-limit';
+import { purgeMcpSessions } from './mcp/sessions';
 import { makeServices } from './http/services';
 import { adminToken, openMigrated } from './runtime';
 import { plugins } from '../plugins';
@@ -14,7 +15,15 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
   const admin = adminToken(config);
   if (admin.created) log(`Admin token (shown once, also kept in ${admin.file}): ${admin.token}`);
   if (!admin.token) log('Admin API disabled: set SVC_ADMIN_TOKEN to create stores over HTTP.');
-  const svc = makeServices({ db: opened.db, clock: config.clock, plugins, limits: config.rateLimits, adminToken: admin.token });
+  const svc = makeServices({
+    db: opened.db,
+    clock: config.clock,
+    plugins,
+    limits: config.rateLimits,
+    adminToken: admin.token,
+    mcpToolsMode: config.mcpTools,
+    allowedHosts: config.allowedHosts,
+  });
 
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | undefined;
   if (config.role !== 'worker') {
@@ -24,6 +33,7 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
   const maintenance = async () => {
     await purgeIdempotencyKeys(opened.db, config.clock).catch((e) => log(`idempotency purge failed: ${e.message}`));
     await purgeRateWindows(opened.db, config.clock).catch((e) => log(`rate window purge failed: ${e.message}`));
+    await purgeMcpSessions(opened.db, config.clock).catch((e) => log(`MCP session purge failed: ${e.message}`));
   };
   const timer = setInterval(maintenance, MAINTENANCE_MS);
   void maintenance();

@@ -77,6 +77,9 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     return rpcError(e.status, -32001, e.message, headers);
   }
   const { principal, store } = auth;
+  // Local bridges name the store they were started for; it must be the key's store.
+  const wanted = new URL(request.url).searchParams.get('store');
+  if (wanted && wanted !== store.id) return rpcError(403, -32001, `store_mismatch: this API key belongs to another store than ${wanted}.`);
   const sid = request.headers.get('mcp-session-id');
 
   let session: McpSession | undefined;

@@ -1,0 +1,73 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { INSTRUCTIONS, SERVER_INFO } from './server';
+import { MCP_PATH } from './http';
+
+export interface Upstream {
+  /** Base URL of a running svc server, e.g. http://127.0.0.1:3000 */
+  url: string;
+  apiKey: string;
+  storeId: string;
+  /** Connection options passed on as the hosted endpoint's query (toolsets, readonly, tools). */
+  query: URLSearchParams;
+}
+
+/**
+ * A local MCP server (stdio or legacy SSE) that forwards tools/list and tools/call to a running svc
+ * server's /agent/mcp. So the local transports work while that server holds the embedded
+ * database, and against a remote server alike; the tool logic exists once, on the server.
+ */
+export function bridgeServer(upstream: Upstream, log: (line: string) => void): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  let client: Promise<Client> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const connect = async () => {
+    const url = new URL(MCP_PATH, upstream.url);
+    url.search = new URLSearchParams({ ...Object.fromEntries(upstream.query), store: upstream.storeId }).toString();
+    const c = new Client({ name: 'svc-bridge', version: SERVER_INFO.version });
+    c.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());
+    await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${upstream.apiKey}` } } }));
+    return c;
+  };
+
+  /** Calls are serialized: one upstream request at a time, in the order they arrived. */
+  const forward = <T>(fn: (c: Client) => Promise<T>): Promise<T> => {
+    const run = queue.then(async () => {
+      try {
+        client ??= connect();
+        return await fn(await client);
+      } catch (err) {
+        if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) throw err;
+        client = undefined; // reconnect on the next call
+        throw explain(err, upstream.url, log);
+      }
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, (request) => forward((c) => c.listTools(request.params)));
+  server.setRequestHandler(CallToolRequestSchema, (request) => forward((c) => c.callTool(request.params)) as any);
+  return server;
+}
+
+/** Turns a failed upstream call into a JSON-RPC error a person can act on. */
+function explain(err: unknown, url: string, log: (line: string) => void): McpError {
+  const status = (err as { code?: number }).code;
+  const message = (err as Error)?.message ?? String(err);
+  log(`svc mcp: upstream ${url} failed: ${message}`);
+  if (status === 401 || /\b401\b/.test(message))
+    return new McpError(ErrorCode.InvalidRequest, `The svc server at ${url} refused the API key (401). Check SVC_API_KEY or run svc login.`);
+  if (status === 403 || /\b403\b/.test(message))
+    return new McpError(ErrorCode.InvalidRequest, `The svc server at ${url} refused this store for this API key (403): ${message}`);
+  return new McpError(ErrorCode.InternalError, `Cannot reach the svc server at ${url}: ${message}`);
+}

@@ -129,7 +129,11 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     });
   }
 
-  const server = buildMcpServer(svc.plugins, { db: svc.db, clock: svc.clock, principal, store }, session!.options);
+  const current = session!;
+  const server = buildMcpServer(svc.plugins, { db: svc.db, clock: svc.clock, principal, store }, current.options, {
+    logLevel: current.options.logLevel,
+    setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody });

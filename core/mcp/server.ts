@@ -1,5 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+  McpError,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { PluginDef } from '../plugins/contract';
 import { callTool, type ToolCaller } from '../tools/call';
 import { DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools';
@@ -14,14 +24,34 @@ const textResult = (value: unknown, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : { structuredContent: value as Record<string, unknown> }),
 });
 
+// One validator for every per-request server: building an Ajv instance per request is costly.
+const validator = new AjvJsonSchemaValidator();
+const LEVELS = LoggingLevelSchema.options;
+
+export interface SessionHooks {
+  /** The level set by logging/setLevel, kept in the session. */
+  logLevel?: LoggingLevel;
+  setLogLevel: (level: LoggingLevel) => Promise<void>;
+}
+
 /**
  * An MCP server (the SDK's low-level Server: it takes our TypeBox JSON Schemas as they are)
  * whose tools are derived from the plugin registry for one caller.
  */
-export function buildMcpServer(plugins: PluginDef[], caller: ToolCaller, opts: ToolOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+export function buildMcpServer(plugins: PluginDef[], caller: ToolCaller, opts: ToolOptions, hooks?: SessionHooks): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
+  });
+  // The level lives in the session, not in this per-request server.
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    await hooks?.setLogLevel(request.params.level);
+    return {};
+  });
+  const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(plugins, caller.principal, opts) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
@@ -35,6 +65,13 @@ export function buildMcpServer(plugins: PluginDef[], caller: ToolCaller, opts: T
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly }, target.plugin, target.actionName, target.input);
     if (outcome.ok) return textResult(outcome.result);
     const e = outcome.error;
+    if (logs('warning'))
+      await extra
+        .sendNotification({
+          method: 'notifications/message',
+          params: { level: 'warning', logger: 'svc', data: { tool: name, code: e.code, message: e.message } },
+        })
+        .catch(() => {});
     return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
   });
   return server;

@@ -60,6 +60,12 @@ export class McpSessions {
     return session;
   }
 
+  async setOptions(id: string, options: ToolOptions) {
+    await this.db.query('UPDATE mcp_sessions SET options = $2::text::jsonb WHERE id = $1', [id, JSON.stringify(options)]);
+    const cached = this.cache.get(id);
+    if (cached?.session) cached.session = { ...cached.session, options };
+  }
+
   async delete(id: string): Promise<boolean> {
     this.cache.delete(id);
     const rows = await this.db.query('DELETE FROM mcp_sessions WHERE id = $1 RETURNING id', [id]);

@@ -10,6 +10,8 @@ export interface ToolOptions {
   toolsets?: string[];
   /** List and allow read actions only. */
   readOnly: boolean;
+  /** Set by logging/setLevel: the least severe log notification this connection wants. */
+  logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 }
 
 export const DISCOVER_TOOLS = 'discover_tools';

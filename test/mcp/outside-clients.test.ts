@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { product, setup, type Harness } from '../helpers';
+import { keyProxy } from './key-proxy';
+
+const ROOT = join(import.meta.dir, '..', '..');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+let h: Harness;
+let server: ReturnType<typeof Bun.serve>;
+let url: string;
+
+beforeAll(async () => {
+  h = await setup();
+  server = Bun.serve({ port: 0, hostname: '127.0.0.1', idleTimeout: 0, fetch: (r) => h.app.handle(r) });
+  url = `http://127.0.0.1:${server.port}/agent/mcp`;
+});
+afterAll(() => server.stop(true));
+
+async function run(cmd: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(cmd, { cwd: mkdtempSync(join(tmpdir(), 'svc-mcp-')), env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+describe('outside MCP clients', () => {
+  test('the MCP Inspector CLI lists and calls tools over Streamable HTTP', async () => {
+    const p = await h.call('POST', '/products', product({ name: 'Inspected' }));
+    const env = { MCP_CATALOG_PATH: join(mkdtempSync(join(tmpdir(), 'svc-insp-')), 'mcp.json') };
+    const common = ['--cli', url, '--transport', 'http', '--header', `x-api-key: ${h.key}`];
+    const list = await run([bin('mcp-inspector'), ...common, '--method', 'tools/list'], env);
+    expect(list.code).toBe(0);
+    const names = JSON.parse(list.stdout).tools.map((t: any) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['products', 'orders', 'discover_tools']));
+    const call = await run(
+      [bin('mcp-inspector'), ...common, '--method', 'tools/call', '--tool-name', 'products', '--tool-arg', 'action=get_product', '--tool-arg', `id=${p.body.id}`],
+      env,
+    );
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout).structuredContent.name).toBe('Inspected');
+  }, 120_000);
+
+  test('the official conformance suite passes every 2025-11-25 check but the fixture-only scenarios', async () => {
+    // The suite sends no credentials; a loopback proxy adds the key and leaves Host/Origin alone.
+    const proxy = keyProxy(`http://127.0.0.1:${server.port}`, h.key);
+    try {
+      const r = await run([
+        process.execPath,
+        '--bun',
+        bin('conformance'),
+        'server',
+        '--url',
+        `http://127.0.0.1:${proxy.port}/agent/mcp`,
+        '--requirements',
+        '2025-11-25',
+        '--expected-failures',
+        join(import.meta.dir, 'conformance-expected-failures.yml'),
+      ]);
+      const summary = r.stdout.slice(r.stdout.indexOf('=== SUMMARY ==='));
+      expect(summary).toContain('✓ server-initialize');
+      expect(summary).toContain('✓ tools-list');
+      expect(summary).toContain('✓ dns-rebinding-protection');
+      expect(summary).toContain('✓ server-session-lifecycle');
+      if (r.code !== 0) console.error(summary);
+      expect(r.stdout).toContain('Baseline check passed');
+      expect(r.code).toBe(0);
+    } finally {
+      proxy.stop(true);
+    }
+  }, 300_000);
+});

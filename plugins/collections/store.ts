@@ -1,0 +1,130 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx } from '../../core/plugins/contract';
+import type { Db } from '../../core/db/types';
+import { errors } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db/pg-errors';
+import { page } from '../../core/plugins/pagination';
+import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery } from './schemas';
+
+type Row = Record<string, any>;
+
+const iso = (d: unknown) => new Date(d as string).toISOString();
+
+function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
+  return {
+    object: 'collection',
+    id: r.id,
+    title: r.title,
+    handle: r.handle,
+    description: r.description,
+    product_count: productIds.length,
+    product_ids: productIds,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/**
+ * The live products of each collection, in the order they were added. Archived (deleted) products
+ * stay in collection_products but are hidden here, as they are from every other lookup.
+ */
+async function membersOf(db: Db, storeId: string, collectionIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(collectionIds.map((id) => [id, []]));
+  if (!collectionIds.length) return out;
+  const rows = await db.query(
+    `SELECT cp.collection_id, cp.product_id FROM collection_products cp
+     JOIN products p ON p.id = cp.product_id AND p.store_id = cp.store_id AND p.archived_at IS NULL
+     WHERE cp.store_id = $1 AND cp.collection_id = ANY($2::uuid[])
+     ORDER BY cp.collection_id, cp.position`,
+    [storeId, collectionIds],
+  );
+  for (const r of rows) out.get(r.collection_id)?.push(r.product_id);
+  return out;
+}
+
+async function withMembers(db: Db, storeId: string, rows: Row[]) {
+  const members = await membersOf(db, storeId, rows.map((r) => r.id));
+  return rows.map((r) => toCollection(r, members.get(r.id) ?? []));
+}
+
+/**
+ * "Été 2026 — Sale!" -> "ete-2026-sale": accents folded, anything else between words becomes one
+ * hyphen. A title with no ASCII letter or digit (e.g. all CJK) yields '' and the caller falls back.
+ */
+export function slugify(title: string): string {
+  return title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, HANDLE_MAX)
+    .replace(/-+$/, '');
+}
+
+export async function createCollection(ctx: Ctx, input: Static<typeof CollectionCreate>) {
+  if (!input.title.trim()) throw errors.validation('Invalid title: it must not be blank.', 'title');
+  const id = crypto.randomUUID();
+  const handle = input.handle ?? (slugify(input.title) || `collection-${id.slice(0, 8)}`);
+  const now = ctx.clock.now();
+  try {
+    const [row] = await ctx.db.query(
+      `INSERT INTO collections (id, store_id, title, handle, description, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+      [id, ctx.store.id, input.title, handle, input.description ?? null, now],
+    );
+    return toCollection(row, []);
+  } catch (err) {
+    // Also for a handle derived from the title: silently suffixing (-2) would hide an accidental duplicate.
+    if (isUniqueViolation(err))
+      throw errors.conflict(
+        `A collection with handle '${handle}' already exists in this store${input.handle ? '' : ' (derived from the title; pass a distinct handle)'}.`,
+        'duplicate_handle',
+        'handle',
+      );
+    throw err;
+  }
+}
+
+export async function listCollections(ctx: Ctx, input: Static<typeof CollectionQuery>) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (input.handle !== undefined) {
+    params.push(input.handle);
+    where.push('handle = $2');
+  }
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'collections', storeId: ctx.store.id, where, params, input });
+  return { object: 'list' as const, data: await withMembers(ctx.db, ctx.store.id, rows), has_more, url: `${ctx.storePath}/collections` };
+}
+
+/**
+ * All or nothing: every id must be a live product of this store, or the call is a 404 naming the
+ * first bad one (`product_ids.N`) and adds nothing. Ids already in the collection are skipped.
+ */
+export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
+  // The row lock serializes concurrent adds to one collection; ctx.db is the action's transaction.
+  const [collection] = await ctx.db.query('SELECT * FROM collections WHERE store_id = $1 AND id = $2 FOR UPDATE', [ctx.store.id, input.id]);
+  if (!collection) throw errors.notFound(`collection: '${input.id}'`, 'id');
+
+  const wanted = [...new Set(input.product_ids.map((p) => p.toLowerCase()))];
+  const live = await ctx.db.query<{ id: string }>(
+    'SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL',
+    [ctx.store.id, wanted],
+  );
+  const found = new Set(live.map((r) => String(r.id).toLowerCase()));
+  const missing = input.product_ids.findIndex((p) => !found.has(p.toLowerCase()));
+  if (missing >= 0) throw errors.notFound(`product: '${input.product_ids[missing]}'`, `product_ids.${missing}`);
+
+  const now = ctx.clock.now();
+  // ORDER BY the request position, so `position` (a sequence) records the order they were given in.
+  const added = await ctx.db.query(
+    `INSERT INTO collection_products (collection_id, product_id, store_id, added_at)
+     SELECT $1, t.product_id, $2, $4 FROM unnest($3::uuid[]) WITH ORDINALITY AS t(product_id, n) ORDER BY t.n
+     ON CONFLICT (collection_id, product_id) DO NOTHING RETURNING product_id`,
+    [collection.id, ctx.store.id, wanted, now],
+  );
+  let row = collection;
+  if (added.length)
+    [row] = await ctx.db.query('UPDATE collections SET updated_at = $3 WHERE store_id = $1 AND id = $2 RETURNING *', [ctx.store.id, collection.id, now]);
+  return (await withMembers(ctx.db, ctx.store.id, [row]))[0];
+}

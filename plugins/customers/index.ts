@@ -1,0 +1,61 @@
+import { action, definePlugin } from '../../core/plugins/contract';
+import migration001 from './migrations/001_customers.sql' with { type: 'text' };
+import { Customer, CustomerCreate, CustomerId, CustomerList, CustomerQuery, CustomerUpdate } from './schemas';
+import { createCustomer, customerRow, listCustomers, toCustomer, updateCustomer } from './store';
+import { enrichCustomer } from './enrich';
+
+export default definePlugin({
+  name: 'customers',
+  category: 'commerce',
+  // SPEC 5.4 accepts `crm` for the customers tool; as a bare scope it grants read and write.
+  scopes: { read: ['customers', 'customers:read', 'crm'], write: ['customers', 'customers:write', 'crm'] },
+  migrations: [{ id: 'customers/001_customers', sql: migration001 }],
+  actions: {
+    list_customers: action({
+      kind: 'read',
+      description: 'List the store\'s customers, newest first. Pass email to look one up by address (case-insensitive). Paginate with starting_after.',
+      input: CustomerQuery,
+      output: CustomerList,
+      rest: { method: 'GET', path: '/customers' },
+      handler: listCustomers,
+    }),
+    get_customer: action({
+      kind: 'read',
+      description: 'Fetch one customer by id, with tags, metadata, addresses and the last enrichment.',
+      input: CustomerId,
+      output: Customer,
+      rest: { method: 'GET', path: '/customers/:id' },
+      handler: async (ctx, { id }) => toCustomer(await customerRow(ctx, id)),
+    }),
+    create_customer: action({
+      kind: 'write',
+      description: 'Create a customer. Only email is required; it must be unique in the store (case-insensitive).',
+      input: CustomerCreate,
+      output: Customer,
+      rest: { method: 'POST', path: '/customers', status: 201 },
+      emits: ['customer.created'],
+      handler: createCustomer,
+    }),
+    update_customer: action({
+      kind: 'write',
+      description: 'Change a customer\'s fields; fields left out keep their value, null clears a name or phone, metadata keys merge.',
+      input: CustomerUpdate,
+      output: Customer,
+      rest: { method: 'PATCH', path: '/customers/:id' },
+      emits: ['customer.updated'],
+      handler: updateCustomer,
+    }),
+    enrich_customer: action({
+      kind: 'write',
+      description:
+        'Recompute a customer\'s order statistics (count, total spent, average order value, first and last order; cancelled orders excluded) ' +
+        'and segment hints (prospect, new, repeat, vip, lapsed) from this store\'s orders, store them on the customer and return it. ' +
+        'Uses no outside data provider.',
+      input: CustomerId,
+      output: Customer,
+      rest: { method: 'POST', path: '/customers/:id/enrich' },
+      emits: ['customer.updated'],
+      handler: (ctx, { id }) => enrichCustomer(ctx, id),
+    }),
+  },
+});

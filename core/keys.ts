@@ -2,12 +2,21 @@ import type { Db } from './db/types';
 import type { Clock } from './clock';
 import type { Store } from './plugins/contract';
 import { errors } from './errors';
+import { plugins } from '../plugins';
 
-/** Every scope a key can hold (SPEC 5.1); a new store's first key holds them all. */
-export const ALL_SCOPES = [
+/** The key scopes of SPEC 5.1. */
+const SPEC_SCOPES = [
   'products:read', 'products:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write',
   'inventory:read', 'inventory:write', 'ai:read', 'ai:write', 'media:read', 'media:write', 'analytics:read',
   'webhooks:read', 'webhooks:write',
+];
+
+/**
+ * Every `resource:action` scope a key can hold: SPEC 5.1's plus those the registered plugins accept
+ * (SPEC 5.4, e.g. catalog:write). A new store's first key holds them all.
+ */
+export const ALL_SCOPES = [
+  ...new Set([...SPEC_SCOPES, ...plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write]).filter((s) => s.includes(':'))]),
 ];
 export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
 

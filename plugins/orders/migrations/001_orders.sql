@@ -15,6 +15,8 @@ CREATE TABLE IF NOT EXISTS orders (
 );
 CREATE INDEX IF NOT EXISTS orders_store_seq ON orders (store_id, seq);
 CREATE INDEX IF NOT EXISTS orders_store_status_seq ON orders (store_id, status, seq);
+-- customer enrichment adds up a customer's orders
+CREATE INDEX IF NOT EXISTS orders_store_customer ON orders (store_id, lower(customer_id));
 
 CREATE TABLE IF NOT EXISTS order_line_items (
   id uuid PRIMARY KEY,

@@ -106,9 +106,21 @@ export async function take(tx: Db, storeId: string, productId: string, quantity:
   return taken;
 }
 
-/** Puts units back where they were taken from (order cancellation). */
+/**
+ * Puts units back where they were taken from (order cancellation). A location closed since then
+ * gets nothing: its units go to the default location, where they can be sold again.
+ */
 export async function putBack(tx: Db, storeId: string, productId: string, allocations: Allocation[], now: Date) {
-  for (const a of allocations) await addAt(tx, storeId, productId, a.location_id, a.quantity, now);
+  const active = new Set(
+    (await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[])', [
+      storeId,
+      allocations.map((a) => a.location_id),
+    ])).map((r) => r.id),
+  );
+  for (const a of allocations) {
+    const to = active.has(a.location_id) ? a.location_id : await defaultLocation(tx, storeId, now);
+    await addAt(tx, storeId, productId, to, a.quantity, now);
+  }
   await syncTotal(tx, storeId, productId);
 }
 

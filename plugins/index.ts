@@ -1,6 +1,10 @@
 import type { PluginDef } from '../core/plugins/contract';
 import products from './products';
 import orders from './orders';
+import customers from './customers';
+import collections from './collections';
+import inventory from './inventory';
+import locations from './locations';
 
 /** The static plugin registry: the compiled binary needs static imports. Add new plugins here. */
-export const plugins: PluginDef[] = [products, orders];
+export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections];

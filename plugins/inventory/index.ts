@@ -1,0 +1,59 @@
+import { action, definePlugin } from '../../core/plugins/contract';
+import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
+import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
+import { adjustStock, getInventory, listInventory, transferStock } from './store';
+
+/**
+ * Stock per product and location, over the core ledger (core/stock.ts). Orders take and return
+ * stock themselves; this plugin is for people and agents counting, receiving and moving units.
+ */
+export default definePlugin({
+  name: 'inventory',
+  category: 'commerce',
+  scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
+  migrations: [{ id: 'inventory/001_inventory', sql: migration001 }],
+  actions: {
+    list_inventory: action({
+      kind: 'read',
+      description:
+        'List stock for the store\'s products (newest product first): each item has the total and the quantity at each location. ' +
+        'Filter by product_id or location_id (what is stocked at one location). Paginate with starting_after (a product id).',
+      input: InventoryQuery,
+      output: InventoryList,
+      rest: { method: 'GET', path: '/inventory' },
+      handler: listInventory,
+    }),
+    get_inventory: action({
+      kind: 'read',
+      description:
+        'Fetch one product\'s stock: the total and the quantity at each location. ' +
+        'Set include_adjustments to see the recent manual adjustments and transfers (why stock changed).',
+      input: InventoryGet,
+      output: InventoryItem,
+      rest: { method: 'GET', path: '/inventory/:product_id' },
+      handler: getInventory,
+    }),
+    adjust_stock: action({
+      kind: 'write',
+      description:
+        'Add or remove units of a product at one location (the default location when location_id is left out), e.g. goods received, ' +
+        'damage or a stock count correction. Stock never goes below zero: removing more than is there fails with insufficient_stock.',
+      input: StockAdjust,
+      output: InventoryItem,
+      rest: { method: 'POST', path: '/inventory/adjust' },
+      emits: ['inventory.adjusted'],
+      handler: adjustStock,
+    }),
+    transfer_stock: action({
+      kind: 'write',
+      description:
+        'Move units of a product from one location to another; the product\'s total does not change. ' +
+        'Fails with insufficient_stock, moving nothing, when the source holds fewer units than asked.',
+      input: StockTransfer,
+      output: InventoryItem,
+      rest: { method: 'POST', path: '/inventory/transfer' },
+      emits: ['inventory.transferred'],
+      handler: transferStock,
+    }),
+  },
+});

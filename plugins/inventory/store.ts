@@ -1,0 +1,190 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx } from '../../core/plugins/contract';
+import type { Db } from '../../core/db/types';
+import { errors } from '../../core/errors';
+import { page } from '../../core/plugins/pagination';
+import { adjust, defaultLocation, lockProduct } from '../../core/stock';
+import {
+  MAX_STOCK,
+  type InventoryAdjustment,
+  type InventoryGet,
+  type InventoryItem,
+  type InventoryLevel,
+  type InventoryQuery,
+  type StockAdjust,
+  type StockTransfer,
+} from './schemas';
+
+type Row = Record<string, any>;
+type Item = Static<typeof InventoryItem>;
+
+const iso = (d: unknown) => new Date(d as string).toISOString();
+const RECENT_ADJUSTMENTS = 50;
+
+/**
+ * Items for the given products, in the given order. Totals and levels come from one statement,
+ * so a concurrent change can never show a total that disagrees with the levels beside it.
+ */
+async function itemsFor(db: Db, storeId: string, products: Row[], locationId?: string): Promise<Item[]> {
+  if (!products.length) return [];
+  const params: unknown[] = [storeId, products.map((p) => p.id)];
+  if (locationId) params.push(locationId);
+  const rows = await db.query(
+    `SELECT p.id AS product_id, p.stock_quantity AS total, l.location_id, loc.name AS location_name, l.quantity, l.updated_at
+     FROM products p
+     LEFT JOIN inventory_levels l ON l.product_id = p.id${locationId ? ' AND l.location_id = $3' : ''}
+     LEFT JOIN locations loc ON loc.id = l.location_id
+     WHERE p.store_id = $1 AND p.id = ANY($2::uuid[])
+     ORDER BY loc.is_default DESC, loc.seq`,
+    params,
+  );
+  const totals = new Map<string, number>();
+  const levels = new Map<string, Static<typeof InventoryLevel>[]>();
+  for (const r of rows) {
+    totals.set(r.product_id, Number(r.total));
+    if (r.location_id == null) continue;
+    const list = levels.get(r.product_id) ?? [];
+    list.push({
+      object: 'inventory_level',
+      location_id: r.location_id,
+      location_name: r.location_name,
+      quantity: Number(r.quantity),
+      updated_at: iso(r.updated_at),
+    });
+    levels.set(r.product_id, list);
+  }
+  return products.map((p) => ({
+    object: 'inventory_item' as const,
+    product_id: p.id,
+    sku: p.sku,
+    name: p.name,
+    total: totals.get(p.id) ?? Number(p.stock_quantity),
+    levels: levels.get(p.id) ?? [],
+  }));
+}
+
+function toAdjustment(r: Row): Static<typeof InventoryAdjustment> {
+  return {
+    object: 'inventory_adjustment',
+    id: r.id,
+    product_id: r.product_id,
+    location_id: r.location_id,
+    type: r.type,
+    delta: Number(r.delta),
+    quantity_after: Number(r.quantity_after),
+    reason: r.reason,
+    transfer_id: r.transfer_id,
+    created_at: iso(r.created_at),
+  };
+}
+
+/** A live (not archived) product of this store, or 404 naming `param`. */
+async function liveProduct(db: Db, storeId: string, id: string, param: string): Promise<Row> {
+  const [row] = await db.query('SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL', [storeId, id]);
+  if (!row) throw errors.notFound(`product: '${id}'`, param);
+  return row;
+}
+
+async function itemOf(db: Db, storeId: string, productId: string, withAdjustments = false): Promise<Item> {
+  const [item] = await itemsFor(db, storeId, [await liveProduct(db, storeId, productId, 'product_id')]);
+  if (!withAdjustments) return item;
+  const rows = await db.query(
+    'SELECT * FROM inventory_adjustments WHERE store_id = $1 AND product_id = $2 ORDER BY seq DESC LIMIT $3',
+    [storeId, productId, RECENT_ADJUSTMENTS],
+  );
+  return { ...item, adjustments: rows.map(toAdjustment) };
+}
+
+export async function listInventory(ctx: Ctx, input: Static<typeof InventoryQuery>) {
+  const storeId = ctx.store.id;
+  const where = ['archived_at IS NULL'];
+  const params: unknown[] = [];
+  // A filter naming something that is not this store's is a mistake worth a 404, as on Stripe.
+  if (input.product_id) {
+    await liveProduct(ctx.db, storeId, input.product_id, 'product_id');
+    params.push(input.product_id);
+    where.push(`id = $${params.length + 1}`);
+  }
+  if (input.location_id) {
+    const [loc] = await ctx.db.query('SELECT id FROM locations WHERE store_id = $1 AND id = $2', [storeId, input.location_id]);
+    if (!loc) throw errors.notFound(`location: '${input.location_id}'`, 'location_id');
+    params.push(input.location_id);
+    where.push(`EXISTS (SELECT 1 FROM inventory_levels l WHERE l.product_id = products.id AND l.location_id = $${params.length + 1})`);
+  }
+  // Paginate over products (newest first, like list_products), so cursors are product ids.
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'products', storeId, where, params, input });
+  return {
+    object: 'list' as const,
+    data: await itemsFor(ctx.db, storeId, rows, input.location_id),
+    has_more,
+    url: `${ctx.storePath}/inventory`,
+  };
+}
+
+export const getInventory = (ctx: Ctx, input: Static<typeof InventoryGet>) =>
+  itemOf(ctx.db, ctx.store.id, input.product_id, input.include_adjustments ?? false);
+
+/**
+ * A location of this store that stock may move at. Holding the row FOR SHARE until commit is the
+ * other half of update_location's FOR UPDATE: a location cannot be deactivated while a movement
+ * into it is under way. Inactive locations may still give stock (so stranded units can be moved
+ * out or written off) but never receive it.
+ */
+async function stockLocation(tx: Db, storeId: string, id: string, param: string, receiving: boolean) {
+  const [loc] = await tx.query<{ id: string; name: string; active: boolean }>(
+    'SELECT id, name, active FROM locations WHERE store_id = $1 AND id = $2 FOR SHARE',
+    [storeId, id],
+  );
+  if (!loc) throw errors.notFound(`location: '${id}'`, param);
+  if (receiving && !loc.active) throw errors.validation(`Location '${loc.name}' is inactive and cannot receive stock.`, param);
+  return loc;
+}
+
+async function record(
+  tx: Db,
+  ctx: Ctx,
+  r: { productId: string; locationId: string; type: 'adjustment' | 'transfer'; delta: number; after: number; reason?: string; transferId?: string },
+) {
+  await tx.query(
+    `INSERT INTO inventory_adjustments (id, store_id, product_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, ctx.principal.keyId, ctx.clock.now()],
+  );
+}
+
+/** Runs inside invoke's transaction: the level, the product total and the history row change together. */
+export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
+  if (input.delta === 0) throw errors.validation('Invalid delta: must not be zero.', 'delta');
+  const tx = ctx.db;
+  const storeId = ctx.store.id;
+  const now = ctx.clock.now();
+  // The product lock comes first, always (core/stock.ts): adjustments of one product queue up here.
+  const product = await lockProduct(tx, storeId, input.product_id);
+  if (Number(product.stock_quantity) + input.delta > MAX_STOCK)
+    throw errors.validation(`Invalid delta: the product's total would exceed ${MAX_STOCK}.`, 'delta');
+  const locationId = input.location_id ?? (await defaultLocation(tx, storeId, now));
+  await stockLocation(tx, storeId, locationId, 'location_id', input.delta > 0);
+  const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta');
+  await record(tx, ctx, { productId: product.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason });
+  return itemOf(tx, storeId, product.id);
+}
+
+export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer>) {
+  const from = input.from_location_id.toLowerCase();
+  const to = input.to_location_id.toLowerCase();
+  if (from === to) throw errors.validation('Invalid to_location_id: must differ from from_location_id.', 'to_location_id');
+  const tx = ctx.db;
+  const storeId = ctx.store.id;
+  const now = ctx.clock.now();
+  const product = await lockProduct(tx, storeId, input.product_id);
+  await stockLocation(tx, storeId, from, 'from_location_id', false);
+  await stockLocation(tx, storeId, to, 'to_location_id', true);
+  // Out first: short stock at the source throws before anything arrives, and the transaction undoes the rest.
+  const out = await adjust(tx, storeId, product.id, from, -input.quantity, now, 'quantity');
+  const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity');
+  const transferId = crypto.randomUUID();
+  const base = { productId: product.id, type: 'transfer' as const, transferId };
+  await record(tx, ctx, { ...base, locationId: from, delta: -input.quantity, after: out.location_quantity });
+  await record(tx, ctx, { ...base, locationId: to, delta: input.quantity, after: into.location_quantity });
+  return itemOf(tx, storeId, product.id);
+}

@@ -1,0 +1,46 @@
+import { action, definePlugin } from '../../core/plugins/contract';
+import { Location, LocationCreate, LocationList, LocationQuery, LocationUpdate } from './schemas';
+import { createLocation, listLocations, updateLocation } from './store';
+
+/**
+ * The places stock is kept (warehouses, shops). The table is core's (core/db/migrations/002_stock.sql)
+ * because the stock ledger needs it; this plugin is how people and agents manage it, so it has no
+ * migrations of its own.
+ */
+export default definePlugin({
+  name: 'locations',
+  category: 'operations',
+  // SPEC 5.4 lists inventory and inventory:write; the read/write split of the contract adds
+  // inventory:read for the one read action, so read-only inventory keys can see where stock is.
+  scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
+  actions: {
+    list_locations: action({
+      kind: 'read',
+      description:
+        'List the store\'s stock locations, newest first; the default location (created with the store\'s first stock) is always there. ' +
+        'Filter with active. Use a location id with inventory adjust_stock and transfer_stock.',
+      input: LocationQuery,
+      output: LocationList,
+      rest: { method: 'GET', path: '/locations' },
+      handler: listLocations,
+    }),
+    create_location: action({
+      kind: 'write',
+      description: 'Add a stock location (warehouse, shop). The name must be unique in the store, ignoring case; the address is optional.',
+      input: LocationCreate,
+      output: Location,
+      rest: { method: 'POST', path: '/locations', status: 201 },
+      handler: createLocation,
+    }),
+    update_location: action({
+      kind: 'write',
+      description:
+        'Rename a location, change or clear its address, or (de)activate it. The default location and a location still ' +
+        'holding stock cannot be deactivated: move its stock away first with inventory transfer_stock.',
+      input: LocationUpdate,
+      output: Location,
+      rest: { method: 'PATCH', path: '/locations/:id' },
+      handler: updateLocation,
+    }),
+  },
+});

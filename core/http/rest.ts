@@ -1,4 +1,3 @@
-import { Value } from '@sinclair/typebox/value';
 import type { Db } from '../db/types';
 import type { ActionDef, Ctx, PluginDef } from '../plugins/contract';
 import { acceptedScopes } from '../plugins/contract';
@@ -38,12 +37,30 @@ export function restRoutes(plugins: PluginDef[]): RestRoute[] {
   );
 }
 
+/**
+ * Query strings are text: turn "5" into 5 and "true" into true where the schema wants a number or
+ * boolean, strictly ("2.5" stays a number the integer check refuses; "1e1", "0x10" stay text).
+ */
 function queryInput(route: RestRoute, url: string): Record<string, unknown> {
   const q = url.indexOf('?');
   if (q < 0) return {};
-  const raw = Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
-  // Query strings are text: convert "5" to 5 and "true" to true where the schema wants it.
-  return Value.Convert(route.action.input, raw) as Record<string, unknown>;
+  const props = (route.action.input as any).properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
+    const type = props[k]?.type;
+    if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(v)) out[k] = Number(v);
+    else if (type === 'boolean' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** A malformed id in the path names no resource: 404, as for an unknown id (SPEC 7). */
+function checkPathParams(route: RestRoute, pathParams: Record<string, string>) {
+  for (const [name, value] of Object.entries(pathParams)) {
+    const schema = (route.action.input as any).properties?.[name];
+    if (schema?.pattern && !new RegExp(schema.pattern).test(value)) throw errors.notFound(`${route.plugin.name.replace(/s$/, '')}: '${value}'`, name);
+  }
 }
 
 /**
@@ -67,6 +84,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const body = hasBody ? await readJsonBody(request) : { raw: '', value: queryInput(route, request.url) };
     const { storeId, ...pathParams } = params;
     const input = { ...(body.value as object), ...pathParams };
+    checkPathParams(route, pathParams);
     const ctx: Ctx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
     const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
 

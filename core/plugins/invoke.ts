@@ -11,13 +11,38 @@ function checkerFor(schema: TSchema) {
   return c;
 }
 
-/** `/pricing_data/retail` -> `pricing_data.retail`; `/line_items/0/quantity` -> `line_items.0.quantity`. */
-const pointerToParam = (path: string) => path.replace(/^\//, '').replaceAll('/', '.') || null;
+/**
+ * A JSON pointer as a param name: `/pricing_data/retail` -> `pricing_data.retail`,
+ * `/line_items/0/quantity` -> `line_items.0.quantity`; the root is null. Segments are unescaped
+ * (`~1` is `/`, `~0` is `~`), so a field is named as it was sent.
+ */
+const pointerToParam = (path: string) =>
+  path === '' ? null : path.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+
+// PostgreSQL text and jsonb cannot hold U+0000, and a lone UTF-16 surrogate is not text at all.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string (value or key) the database cannot store, if any. */
+function unstorable(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (UNSTORABLE.test(k)) return path; // name the object: the key itself cannot be shown
+      const found = unstorable(v, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
 
 /** Validates input against the action's schema; the first failure becomes a 400 naming the field. */
 export function validateInput(schema: TSchema, input: unknown): void {
   const checker = checkerFor(schema);
-  if (checker.Check(input)) return;
+  if (checker.Check(input)) {
+    const bad = unstorable(input);
+    if (bad) throw errors.validation(`Invalid ${bad.join('.')}: text may not contain NUL characters or unpaired surrogates.`, bad.join('.'));
+    return;
+  }
   const first = checker.Errors(input).First();
   if (!first) throw errors.validation('Invalid request.');
   const param = pointerToParam(first.path);

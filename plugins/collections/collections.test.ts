@@ -230,8 +230,8 @@ describe('scopes (SPEC 5.4: catalog, catalog:write; catalog:read for reads)', ()
     const writer = await as(['catalog:write']);
     expect((await s.h.call('POST', '/collections', { title: 'By writer' }, writer)).status).toBe(201);
     expect((await s.h.call('POST', `/collections/${c.id}/products`, { product_ids: [p] }, writer)).status).toBe(200);
-    // The store's first key holds every SPEC 5.1 scope, none of which is catalog.
-    expectError(await s.h.call('GET', '/collections'), 403, 'permission_error', 'insufficient_scope', null);
+    // A key with only SPEC 5.1 scopes (none of which is catalog) cannot read collections.
+    expectError(await s.h.call('GET', '/collections', undefined, await as(['products:read', 'orders:read'])), 403, 'permission_error', 'insufficient_scope', null);
     expectError(await s.h.call('POST', '/collections', { title: 'X' }, await as(['customers', 'products'])), 403, 'permission_error', 'insufficient_scope', null);
   });
 });

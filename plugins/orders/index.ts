@@ -46,7 +46,7 @@ export default definePlugin({
     }),
     cancel_order: action({
       kind: 'destructive',
-      description: 'Cancel an order that is not yet completed and put its stock back.',
+      description: 'Cancel a pending or paid order and put its stock back.',
       input: OrderId,
       output: Order,
       rest: { method: 'POST', path: '/orders/:id/cancel' },

@@ -152,7 +152,8 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
 }
 
 export async function cancelOrder(ctx: Ctx, id: string) {
-  const cur = await orderRow(ctx.db, ctx.store.id, id);
+  // Check under the row lock (ctx.db is the action's transaction): parallel cancels see each other.
+  const cur = await orderRow(ctx.db, ctx.store.id, id, true);
   if (cur.status === 'cancelled') throw errors.conflict('This order is already cancelled.', 'conflict_error', 'id');
   return updateOrder(ctx, { id, status: 'cancelled' });
 }

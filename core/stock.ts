@@ -50,12 +50,6 @@ async function syncTotal(tx: Db, storeId: string, productId: string) {
   return Number(row?.total ?? 0);
 }
 
-/** A product's first stock goes to the default location. */
-export async function initialStock(tx: Db, storeId: string, productId: string, quantity: number, now: Date) {
-  if (quantity > 0) await addAt(tx, storeId, productId, await defaultLocation(tx, storeId, now), quantity, now);
-  await syncTotal(tx, storeId, productId);
-}
-
 /** Sets the product's total by changing the default location's level (PATCH stock_quantity). */
 export async function setTotal(tx: Db, storeId: string, productId: string, total: number, now: Date) {
   const [{ current, elsewhere }] = await tx.query<{ current: number; elsewhere: number }>(

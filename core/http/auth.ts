@@ -9,6 +9,7 @@ interface CachedKey {
   store: Store;
   expiresAt: number | null;
   revoked: boolean;
+  hash: string;
   cachedAt: number;
 }
 
@@ -26,24 +27,26 @@ export class KeyResolver {
   async resolve(key: string | null): Promise<{ principal: Principal; store: Store }> {
     if (!key) throw errors.auth('No API key provided. Pass it in the x-api-key header.');
     if (!isWellFormedKey(key)) throw errors.auth('Invalid API key format.');
-    const hash = hashKey(key);
     const now = this.clock.now().getTime();
-    let entry = this.cache.get(hash);
+    // Cached by the key itself (it is in memory for the request anyway): a hit needs no hashing.
+    let entry = this.cache.get(key);
     if (!entry || performance.now() - entry.cachedAt > KeyResolver.CACHE_MS) {
-      entry = await this.load(hash);
+      entry = await this.load(key);
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, entry);
+      this.cache.set(key, entry);
     }
     if (entry.revoked) throw errors.auth('This API key has been revoked.');
     if (entry.expiresAt !== null && entry.expiresAt <= now) throw errors.auth('This API key has expired.');
     return entry;
   }
 
+  /** Drops a revoked key from the cache, found by its stored hash. */
   forget(hash: string) {
-    this.cache.delete(hash);
+    for (const [key, entry] of this.cache) if (entry.hash === hash) this.cache.delete(key);
   }
 
-  private async load(hash: string): Promise<CachedKey> {
+  private async load(key: string): Promise<CachedKey> {
+    const hash = hashKey(key);
     const [row] = await this.db.query(
       `SELECT k.id, k.store_id, k.scopes, k.livemode, k.expires_at, k.revoked_at, s.name, s.plan
        FROM api_keys k JOIN stores s ON s.id = k.store_id WHERE k.key_hash = $1`,
@@ -55,6 +58,7 @@ export class KeyResolver {
       store: { id: row.store_id, name: row.name, plan: row.plan },
       expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
       revoked: row.revoked_at != null,
+      hash,
       cachedAt: performance.now(),
     };
   }

@@ -19,6 +19,8 @@ export interface RestRoute {
   /** Full path in Elysia syntax, e.g. /v1/stores/:storeId/products/:id */
   path: string;
   status: number;
+  /** Path parameters with the pattern their value must match (ids), compiled once. */
+  pathChecks: [string, RegExp][];
 }
 
 /** Every REST route, derived from the plugin declarations. */
@@ -33,6 +35,10 @@ export function restRoutes(plugins: PluginDef[]): RestRoute[] {
         method: action.rest!.method,
         path: STORE_PREFIX + action.rest!.path,
         status: action.rest!.status ?? 200,
+        pathChecks: [...action.rest!.path.matchAll(/:([a-z_]+)/g)]
+          .map(([, name]) => [name, (action.input as any).properties?.[name]?.pattern] as const)
+          .filter(([, pattern]) => pattern)
+          .map(([name, pattern]) => [name, new RegExp(pattern)] as [string, RegExp]),
       })),
   );
 }
@@ -57,10 +63,8 @@ function queryInput(route: RestRoute, url: string): Record<string, unknown> {
 
 /** A malformed id in the path names no resource: 404, as for an unknown id (SPEC 7). */
 function checkPathParams(route: RestRoute, pathParams: Record<string, string>) {
-  for (const [name, value] of Object.entries(pathParams)) {
-    const schema = (route.action.input as any).properties?.[name];
-    if (schema?.pattern && !new RegExp(schema.pattern).test(value)) throw errors.notFound(`${route.plugin.name.replace(/s$/, '')}: '${value}'`, name);
-  }
+  for (const [name, pattern] of route.pathChecks)
+    if (!pattern.test(pathParams[name])) throw errors.notFound(`${route.plugin.name.replace(/s$/, '')}: '${pathParams[name]}'`, name);
 }
 
 /**
@@ -91,7 +95,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
     let result: { status: number; body: unknown };
-    if (route.action.kind === 'read') result = await run(svc.db);
+    if (route.action.kind === 'read' || (route.action.atomic && !idemKey)) result = await run(svc.db);
     else {
       const release = idemKey ? claimInFlight(principal.keyId, idemKey) : () => {};
       try {

@@ -134,7 +134,9 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
+  // choose); a session that asked for log messages gets SSE, which can carry them.
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !current.options.logLevel });
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody });
 
@@ -144,7 +146,6 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   } else if (!response.body || response.headers.get('content-type')?.includes('application/json')) {
     void server.close();
   }
-  const headers = new Headers(response.headers);
-  headers.set('Mcp-Session-Id', session!.id);
-  return new Response(response.body, { status: response.status, headers });
+  response.headers.set('Mcp-Session-Id', current.id);
+  return response;
 }

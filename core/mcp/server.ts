@@ -19,8 +19,9 @@ export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
+// The text mirror is for clients that ignore structuredContent; compact, since it is sent twice.
 const textResult = (value: unknown, isError = false): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  content: [{ type: 'text', text: JSON.stringify(value) }],
   ...(isError ? { isError: true } : { structuredContent: value as Record<string, unknown> }),
 });
 

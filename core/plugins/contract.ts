@@ -48,6 +48,11 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   rest?: RestMapping;
   /** Event types this action emits (webhooks). */
   emits?: string[];
+  /**
+   * The write handler runs exactly one SQL statement, which PostgreSQL applies atomically, so
+   * invoke need not wrap it in a transaction (two round trips saved on the hottest writes).
+   */
+  atomic?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
 }
 

@@ -67,7 +67,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, ctx: Ctx, inp
   const accepted = acceptedScopes(plugin, action.kind);
   if (!hasScope(ctx.principal.scopes, accepted)) throw errors.scope(accepted);
   validateInput(action.input, input);
-  if (action.kind === 'read') return action.handler(ctx, input as any);
+  if (action.kind === 'read' || action.atomic) return action.handler(ctx, input as any);
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
   return ctx.db.transaction((tx) => action.handler({ ...ctx, db: tx }, input as any));
 }

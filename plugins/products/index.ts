@@ -33,6 +33,7 @@ export default definePlugin({
       output: Product,
       rest: { method: 'POST', path: '/products', status: 201 },
       emits: ['product.created'],
+      atomic: true,
       handler: createProduct,
     }),
     update_product: action({

@@ -4,7 +4,7 @@ import { errors } from '../../core/errors';
 import { fromMinor, toMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
 import { isUniqueViolation } from '../../core/db/pg-errors';
-import { initialStock, setTotal } from '../../core/stock';
+import { setTotal } from '../../core/stock';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
 type ProductRow = Record<string, any>;
@@ -37,18 +37,34 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
   const p = input.pricing_data;
   const now = ctx.clock.now();
   try {
+    // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
+    // action is declared `atomic`): the product, and its first stock as the default location's
+    // level (creating that location if the store has none yet), keeping the stock ledger's rule
+    // that stock_quantity is the sum of the levels.
     const [created] = await ctx.db.query(
-      `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
+      `WITH p AS (
+         INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *
+       ), made AS (
+         INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'Default', true, $11, $11
+         WHERE $10::int > 0 AND NOT EXISTS (SELECT 1 FROM locations WHERE store_id = $1 AND is_default)
+         ON CONFLICT DO NOTHING RETURNING id
+       ), home AS (
+         SELECT id FROM made UNION ALL SELECT id FROM locations WHERE store_id = $1 AND is_default
+       ), level AS (
+         INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
+         SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), p.stock_quantity, p.created_at FROM p WHERE p.stock_quantity > 0
+       )
+       SELECT * FROM p`,
       [
         ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
         p ? toMinor(p.retail, 'pricing_data.retail') : 0,
         p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-        p?.currency ?? 'USD', 0, now,
+        p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
       ],
     );
-    await initialStock(ctx.db, ctx.store.id, created.id, input.stock_quantity ?? 0, now);
-    return toProduct({ ...created, stock_quantity: input.stock_quantity ?? 0 });
+    return toProduct(created);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku(input.sku);
     throw err;

@@ -1,0 +1,252 @@
+/**
+ * `bun run bench`: REST throughput of svc against two baselines on real PostgreSQL.
+ * Prints figures (a markdown table for the README); it is not a test and asserts nothing.
+ *
+ *   BENCH_SECONDS     length of each measurement (default 10)
+ *   BENCH_WARMUP      unmeasured warm-up before each measurement, seconds (default 3)
+ *   BENCH_ROUNDS      repeat the whole set and report each row's median run (default 1); worth
+ *                     raising on a machine other work is using, where single runs swing widely
+ *   BENCH_DECAY_RUNS  back-to-back svc GET runs for the decay check (default 6, i.e. >= 60 s)
+ *   BENCH_POOL        database pool size of both the bare Elysia and svc servers (default 10,
+ *                     svc's own default SVC_DB_POOL)
+ *   DATABASE_URL      server to create the throwaway database on
+ *                     (default postgres://postgres@127.0.0.1:5432/postgres)
+ */
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { checksTable, decayTable, p99Under, ratio, resultsTable } from './report';
+import { createBenchDb, type BenchDb } from './seed';
+import { cpuMs } from './proc-cpu';
+import { killAll, startServer, type Child } from './servers';
+import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
+
+const wrk = requireWrk();
+process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+const DECAY_RUNS = Number(process.env.BENCH_DECAY_RUNS ?? 6);
+const POOL = Number(process.env.BENCH_POOL ?? 10);
+const CONNECTIONS = 32;
+const THREADS = 2;
+const PRODUCTS = 300;
+
+const GET_SCRIPT = join(import.meta.dir, 'get-rotate.lua');
+const POST_SCRIPT = join(import.meta.dir, 'post-create.lua');
+const MCP_SCRIPT = join(import.meta.dir, 'mcp-call.lua');
+const log = (line: string) => console.error(line);
+
+let db: BenchDb | undefined;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+/** Idempotent, and every caller awaits the same promise, so the database is dropped before exit. */
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    killWrk();
+    killAll();
+    await db?.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
+  })());
+const onSignal = (code: number) => () => {
+  interrupted = true;
+  void cleanup().then(() => process.exit(code));
+};
+process.on('SIGINT', onSignal(130));
+process.on('SIGTERM', onSignal(143));
+
+/** One request by hand before wrk, so a broken endpoint fails loudly instead of benchmarking 4xx. */
+async function expectStatus(url: string, init: RequestInit, status: number) {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${status}, got ${res.status}: ${text.slice(0, 300)}`);
+}
+
+/** Opens an MCP session (initialize + initialized) and returns the headers every call then carries. */
+async function mcpSession(base: string, auth: Record<string, string>) {
+  const headers = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(`${base}/agent/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  await init.text();
+  const sid = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !sid) throw new Error(`MCP initialize failed: ${init.status}`);
+  const session = { accept: headers.accept, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  await fetch(`${base}/agent/mcp`, { method: 'POST', headers: { ...headers, ...session }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  return session;
+}
+
+/** A wrk run; scriptArgs is a function because some scripts need fresh arguments every run. */
+type Spec = Omit<WrkRun, 'seconds' | 'connections' | 'threads' | 'scriptArgs'> & { scriptArgs?: () => string[] };
+
+/** One wrk run against `server`, with the server process's CPU time per request. */
+async function wrkOnce(server: Child, spec: Spec, seconds: number): Promise<WrkResult> {
+  const before = cpuMs(server.pid);
+  const r = await runWrk(wrk, { ...spec, scriptArgs: spec.scriptArgs?.(), seconds, connections: CONNECTIONS, threads: THREADS });
+  const after = cpuMs(server.pid);
+  if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
+  return r;
+}
+
+// The load average on each progress line tells a run disturbed by other work from a real change.
+const describe = (r: WrkResult) =>
+  `${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  `${r.serverCpuUs === undefined ? '' : `  server ${r.serverCpuUs.toFixed(1)} µs/req`}` +
+  `  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`;
+
+function cpuRatio(label: string, base: WrkResult, other: WrkResult) {
+  if (base.serverCpuUs === undefined || other.serverCpuUs === undefined) return [];
+  return [ratio(label, base.serverCpuUs, other.serverCpuUs)];
+}
+
+/** The run with the median req/s, reported whole so its latencies belong to the same run. */
+function median(runs: WrkResult[]): WrkResult {
+  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor((runs.length - 1) / 2)];
+}
+
+async function main() {
+  // Anything else busy on the machine competes with wrk, the servers and PostgreSQL for the cores.
+  const loadBefore = loadavg()[0];
+  const pgUrl = new URL(process.env.DATABASE_URL!);
+  log(`Creating a throwaway database on ${pgUrl.host} and seeding ${PRODUCTS} products...`);
+  db = await createBenchDb(PRODUCTS);
+  const env = { BENCH_DB_URL: db.url, BENCH_POOL: String(POOL) };
+  const storePath = `/v1/stores/${db.storeId}`;
+  const auth = { 'x-api-key': db.apiKey };
+  const json = { 'content-type': 'application/json' };
+  const firstId = (await Bun.file(db.idsFile).text()).split('\n')[0];
+  const createBody = JSON.stringify({ name: 'Probe', pricing_data: { retail: 1 } });
+
+  // All servers stay up for the whole run (idle, they cost nothing) so each svc figure is taken
+  // right after its baseline: adjacent runs see the same background load on a shared machine.
+  const serve = await startServer('server-bare-serve.ts', env);
+  const bare = await startServer('server-bare-elysia.ts', env);
+  const svc = await startServer('server-svc.ts', env);
+  await expectStatus(serve.base + '/', {}, 200);
+  await expectStatus(`${bare.base}${storePath}/products/${firstId}`, {}, 200);
+  await expectStatus(`${bare.base}${storePath}/products`, { method: 'POST', headers: json, body: createBody }, 201);
+  await expectStatus(`${bare.base}/tx${storePath}/products`, { method: 'POST', headers: json, body: createBody }, 201);
+  await expectStatus(`${svc.base}${storePath}/products/${firstId}`, { headers: auth }, 200);
+  await expectStatus(`${svc.base}${storePath}/products?limit=10`, { headers: auth }, 200);
+  await expectStatus(`${svc.base}${storePath}/products`, { method: 'POST', headers: { ...auth, ...json }, body: createBody }, 201);
+
+  const rotate = () => [`${storePath}/products/`, db!.idsFile];
+  const mcpHeaders = { ...auth, ...json, ...(await mcpSession(svc.base, auth)) };
+  const probe = await fetch(`${svc.base}/agent/mcp`, {
+    method: 'POST',
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products_get_product', arguments: { id: firstId } } }),
+  });
+  const probeText = await probe.text();
+  if (!probeText.includes('structuredContent') || probeText.includes('"isError"')) throw new Error(`MCP tools/call probe failed: ${probeText.slice(0, 300)}`);
+  // Every wrk invocation (warm-up included) restarts the Lua counter, so each gets its own SKU tag.
+  const runTag = Date.now().toString(36);
+  let wrkRuns = 0;
+  const freshSkus = () => [`B${runTag}x${++wrkRuns}`];
+  const svcGet: Spec = { url: svc.base, headers: auth, script: GET_SCRIPT, scriptArgs: rotate };
+
+  const plan: { key: string; label: string; server: Child; spec: Spec }[] = [
+    { key: 'serve', label: 'bare `Bun.serve`, static JSON', server: serve, spec: { url: serve.base + '/' } },
+    { key: 'bareGet', label: 'bare Elysia route, 1 PK SELECT', server: bare, spec: { url: bare.base, script: GET_SCRIPT, scriptArgs: rotate } },
+    { key: 'svcGet', label: 'svc `GET /v1/stores/:storeId/products/:id`', server: svc, spec: svcGet },
+    { key: 'svcList', label: 'svc `GET .../products?limit=10`', server: svc, spec: { url: `${svc.base}${storePath}/products?limit=10`, headers: auth } },
+    {
+      key: 'bareInsert',
+      label: 'bare Elysia route, 1 INSERT',
+      server: bare,
+      spec: { url: `${bare.base}${storePath}/products`, headers: json, script: POST_SCRIPT, scriptArgs: freshSkus },
+    },
+    {
+      key: 'bareTx',
+      label: '(extra) bare Elysia route, BEGIN + INSERT + COMMIT',
+      server: bare,
+      spec: { url: `${bare.base}/tx${storePath}/products`, headers: json, script: POST_SCRIPT, scriptArgs: freshSkus },
+    },
+    {
+      key: 'svcCreate',
+      label: 'svc `POST .../products`',
+      server: svc,
+      spec: { url: `${svc.base}${storePath}/products`, headers: { ...auth, ...json }, script: POST_SCRIPT, scriptArgs: freshSkus },
+    },
+    {
+      key: 'mcpGet',
+      label: 'svc MCP `tools/call` products_get_product (Streamable HTTP)',
+      server: svc,
+      spec: { url: `${svc.base}/agent/mcp`, headers: mcpHeaders, script: MCP_SCRIPT, scriptArgs: () => [db!.idsFile] },
+    },
+  ];
+
+  const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    if (ROUNDS > 1) log(`round ${round} of ${ROUNDS}`);
+    for (const { key, label, server, spec } of plan) {
+      if (WARMUP > 0) await wrkOnce(server, spec, WARMUP); // JIT, pool connections, key cache
+      const r = await wrkOnce(server, spec, SECONDS);
+      log(`  ${label.replaceAll('`', '').padEnd(52)} ${describe(r)}`);
+      runs.get(key)!.push(r);
+    }
+  }
+  const m = (key: string) => median(runs.get(key)!);
+  await serve.stop();
+  await bare.stop();
+
+  // Decay: the same svc process, GET back to back with no pause; a leak or a degrading pool shows
+  // as falling req/s from run to run.
+  log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
+  const decay: WrkResult[] = [];
+  for (let i = 0; i < DECAY_RUNS; i++) {
+    const r = await wrkOnce(svc, svcGet, SECONDS);
+    log(`  run ${i + 1}: ${describe(r)}`);
+    decay.push(r);
+  }
+  await svc.stop();
+
+  const checks = [
+    ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
+    ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
+    ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
+    ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
+    ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.5),
+    // The server process is the busiest single thread here, so this is roughly where the req/s
+    // ratio settles when nothing else disturbs the run.
+    ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
+    p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
+    p99Under('svc list p99 at 32 connections', m('svcList'), 10),
+    p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
+  ];
+  if (decay.length >= 2) {
+    const d = decay[decay.length - 1].rps / decay[0].rps;
+    checks.push({ label: `decay: svc GET last / first of ${decay.length} runs`, value: `${(d * 100).toFixed(1)}%`, target: '>= 90.0% (no decay)', ok: d >= 0.9 });
+  }
+
+  const pg = new Bun.SQL(process.env.DATABASE_URL!, { max: 1 });
+  const [{ server_version }] = await pg.unsafe('SHOW server_version');
+  await pg.close();
+  const all = [...[...runs.values()].flat(), ...decay];
+  const totalErrors = all.reduce((a, r) => a + r.errors, 0);
+
+  console.log(`\n### REST benchmark (${new Date().toISOString().slice(0, 10)})\n`);
+  console.log(
+    `Bun ${Bun.version}, PostgreSQL ${server_version.split(' ')[0]} on ${pgUrl.host}, ${availableParallelism()} cores shared by wrk, the server and PostgreSQL; ` +
+      `wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP} s warm-up` +
+      `${ROUNDS > 1 ? `, median of ${ROUNDS} rounds` : ''}; pool size ${POOL}; GETs rotate over ${db.productCount} seeded products; ` +
+      `creates send name, unique SKU and price.\n`,
+  );
+  if (loadBefore > 1) console.log(`Note: load average was ${loadBefore.toFixed(2)} when the run started; other work on this machine skews these figures.\n`);
+  console.log(resultsTable(plan.map((p) => ({ label: p.label, result: m(p.key) }))));
+  console.log();
+  console.log(checksTable(checks));
+  console.log();
+  console.log(decayTable(decay));
+  if (totalErrors) console.log(`\n**Warning:** ${totalErrors} non-2xx responses or socket errors; these figures are not valid.`);
+}
+
+try {
+  await main();
+} catch (e) {
+  // After Ctrl-C the killed wrk makes main fail; that is the interruption, not an error to show.
+  if (!interrupted) throw e;
+} finally {
+  await cleanup();
+}

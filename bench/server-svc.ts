@@ -1,0 +1,21 @@
+/**
+ * svc itself, built the way `svc serve` builds it (makeServices + createApp) over the benchmark
+ * database, with every convention on. Rate limits are set so high that the limiter does all its
+ * bookkeeping (leases, headers) but never rejects, otherwise we would be measuring 429s.
+ */
+import { systemClock } from '../core/clock';
+import { openDb } from '../core/db';
+import { createApp } from '../core/http/app';
+import { DEFAULT_LIMITS, type PlanLimit } from '../core/http/rate-limit';
+import { makeServices } from '../core/http/services';
+import { plugins } from '../plugins';
+import { announce, requireEnv } from './child';
+
+const HIGH: Record<string, PlanLimit> = Object.fromEntries(
+  Object.keys(DEFAULT_LIMITS).map((plan) => [plan, { perMinute: 1_000_000_000, burst: 1_000_000_000 }]),
+);
+
+const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Number(requireEnv('BENCH_POOL')) });
+const svc = makeServices({ db, clock: systemClock, plugins, limits: HIGH });
+const app = createApp(svc).listen({ hostname: '127.0.0.1', port: 0 });
+announce(app.server!.port!);

@@ -25,6 +25,7 @@ export async function pgliteDb(dataDir?: string): Promise<Db> {
   const pg = await PGlite.create({ dataDir, ...(await loadAssets()) });
   const wrap = (conn: any, inTx: boolean): Db => ({
     kind: 'pglite',
+    native: { pglite: pg },
     async query(text, params = []) {
       return (await conn.query(text, params)).rows;
     },

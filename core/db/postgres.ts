@@ -8,6 +8,7 @@ export function postgresDb(url: string, max = 10): Db {
   const sql = new Bun.SQL(url, { max, idleTimeout: 30 });
   const wrap = (conn: any, inTx: boolean): Db => ({
     kind: 'postgres',
+    native: { sql },
     async query(text, params = []) {
       return (await conn.unsafe(text, params)) as any[];
     },

@@ -8,4 +8,6 @@ export interface Db {
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(text: string): Promise<void>;
   close(): Promise<void>;
+  /** The driver underneath, for libraries that bring their own adapter (pg-boss). */
+  readonly native: { pglite: unknown } | { sql: unknown };
 }

@@ -1,0 +1,21 @@
+import { PgBoss, fromBunSql, fromPglite } from 'pg-boss';
+import type { Db } from '../db/types';
+
+/**
+ * pg-boss on svc's own database (embedded PGlite or PostgreSQL), through pg-boss's adapters for
+ * the drivers we already hold. Measured: with default polling a worker waits a full interval after
+ * every fetch (2 jobs/s at batch size 1), so workers poll every half second and fetch in batches.
+ */
+export function createBoss(db: Db, opts: { supervise: boolean }): PgBoss {
+  const native = db.native as { pglite?: any; sql?: any };
+  const adapter = native.pglite ? fromPglite(native.pglite) : fromBunSql(native.sql);
+  return new PgBoss({
+    db: adapter,
+    ...(native.pglite ? { backend: 'pglite' as const } : {}),
+    schema: 'pgboss',
+    supervise: opts.supervise,
+    schedule: false,
+  });
+}
+
+export const WORK_DEFAULTS = { pollingIntervalSeconds: 0.5, batchSize: 50 };

@@ -65,13 +65,16 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'serve') {
     if (sub) throw new UsageError(`Unexpected argument '${sub}'.`);
-    const server = await serve(config);
+    // Signals are handled from the start: a SIGTERM during start-up stops the server once it is up.
+    let starting: ReturnType<typeof serve> | undefined;
     const shutdown = async () => {
-      await server.stop();
+      await (await starting)?.stop();
       process.exit(0);
     };
     process.on('SIGTERM', shutdown);
     process.on('SIGINT', shutdown);
+    starting = serve(config);
+    await starting;
     return new Promise(() => {}); // runs until a signal
   }
   if (command === 'migrate') {

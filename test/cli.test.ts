@@ -105,6 +105,33 @@ describe('svc command line', () => {
     expect((await svc(['stores', 'create', '--name', 'After'], { SVC_DATA_DIR: dir })).code).toBe(0);
   }, 90_000);
 
+  test('serve --role worker runs the job handlers and no HTTP; --role api the reverse; SIGTERM stops either cleanly', async () => {
+    for (const [role, expected, absent] of [
+      ['worker', 'workers: core.maintenance', 'listening'],
+      ['api', 'listening', 'workers:'],
+    ]) {
+      const dir = freshDir();
+      const proc = Bun.spawn([process.execPath, CLI, 'serve', '--role', role, '--port', '0'], {
+        env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: dir },
+        stderr: 'pipe',
+        stdout: 'pipe',
+      });
+      const reader = proc.stderr.getReader();
+      let log = '';
+      const until = Date.now() + 30_000;
+      while (!log.includes(expected) && Date.now() < until) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        log += new TextDecoder().decode(value);
+      }
+      expect(log).toContain(expected);
+      expect(log).not.toContain(absent);
+      proc.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+      expect(await Bun.file(join(dir, 'svc.lock')).exists()).toBe(false);
+    }
+  }, 90_000);
+
   test('two processes migrating at once both succeed on PostgreSQL, or one is refused cleanly on the embedded database', async () => {
     if (process.env.DATABASE_URL) {
       const { url, drop } = await createThrowawayDatabase();

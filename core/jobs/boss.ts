@@ -6,7 +6,7 @@ import type { Db } from '../db/types';
  * the drivers we already hold. Measured: with default polling a worker waits a full interval after
  * every fetch (2 jobs/s at batch size 1), so workers poll every half second and fetch in batches.
  */
-export function createBoss(db: Db, opts: { supervise: boolean }): PgBoss {
+export function createBoss(db: Db, opts: { supervise: boolean; schedule?: boolean }): PgBoss {
   const native = db.native as { pglite?: any; sql?: any };
   const adapter = native.pglite ? fromPglite(native.pglite) : fromBunSql(native.sql);
   return new PgBoss({
@@ -14,7 +14,7 @@ export function createBoss(db: Db, opts: { supervise: boolean }): PgBoss {
     ...(native.pglite ? { backend: 'pglite' as const } : {}),
     schema: 'pgboss',
     supervise: opts.supervise,
-    schedule: false,
+    schedule: opts.schedule ?? false,
   });
 }
 

@@ -1,0 +1,16 @@
+import type { Clock } from '../core/clock';
+import type { Db } from '../core/db/types';
+import { purgeIdempotencyKeys } from '../core/http/idempotency';
+import { purgeRateWindows } from '../core/http/rate-limit';
+import { purgeMcpSessions } from '../core/mcp/sessions';
+
+export const MAINTENANCE_QUEUE = 'core.maintenance';
+/** Every 10 minutes, once for the whole cluster (a pg-boss schedule), on some worker. */
+export const MAINTENANCE_CRON = '*/10 * * * *';
+
+/** Deletes what has expired: idempotency records (24 h), rate-limit windows, idle MCP sessions. */
+export async function runMaintenance(db: Db, clock: Clock) {
+  await purgeIdempotencyKeys(db, clock);
+  await purgeRateWindows(db, clock);
+  await purgeMcpSessions(db, clock);
+}

@@ -1,0 +1,68 @@
+import { describe, expect, test } from 'bun:test';
+import { manualClock } from '../core/clock';
+import { startWorkers } from '../core/jobs/workers';
+import { setup } from '../test/helpers';
+import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
+
+const countKeys = async (h: Awaited<ReturnType<typeof setup>>) =>
+  Number(
+    (await h.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE api_key_id IN (SELECT id FROM api_keys WHERE store_id = $1)', [h.store.id]))[0].n,
+  );
+
+describe('workers (pg-boss on the same database)', () => {
+  test('maintenance forgets idempotency records older than 24 hours and keeps newer ones', async () => {
+    const h = await setup();
+    await h.call('POST', '/products', { name: 'A' }, { 'Idempotency-Key': 'old' });
+    h.clock.advance(23 * 3600_000);
+    await h.call('POST', '/products', { name: 'B' }, { 'Idempotency-Key': 'new' });
+    h.clock.advance(2 * 3600_000);
+    await runMaintenance(h.db, h.clock);
+    expect(await countKeys(h)).toBe(1);
+  });
+
+  test('a worker runs queued jobs, and a graceful stop lets the job in hand finish', async () => {
+    const h = await setup();
+    const done: string[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const workers = await startWorkers(
+      h.db,
+      [
+        {
+          queue: `test.slow.${h.store.id}`,
+          run: async (batch) => {
+            started();
+            await Bun.sleep(300);
+            done.push(...batch.map((d: any) => d.n));
+          },
+        },
+      ],
+      () => {},
+    );
+    await workers.boss.send(`test.slow.${h.store.id}`, { n: 'first' });
+    await running;
+    await workers.stop();
+    expect(done).toEqual(['first']);
+  }, 30_000);
+
+  test('the maintenance queue is served by a started worker', async () => {
+    const h = await setup({ now: new Date().toISOString() });
+    await h.call('POST', '/products', { name: 'A' }, { 'Idempotency-Key': 'stale' });
+    // Run maintenance as if a day had passed, through the real queue.
+    const later = manualClock(new Date(Date.now() + 25 * 3600_000));
+    let ran = 0;
+    const workers = await startWorkers(
+      h.db,
+      [{ queue: MAINTENANCE_QUEUE, run: async () => void (await runMaintenance(h.db, later), ran++) }],
+      () => {},
+    );
+    try {
+      await workers.boss.send(MAINTENANCE_QUEUE, {});
+      for (let i = 0; i < 100 && !ran; i++) await Bun.sleep(100);
+      expect(ran).toBeGreaterThan(0);
+      expect(await countKeys(h)).toBe(0);
+    } finally {
+      await workers.stop();
+    }
+  }, 30_000);
+});

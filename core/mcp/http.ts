@@ -140,11 +140,12 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody });
 
+  // A GET stream stays open for notifications. Everything else is done once answered; the server is
+  // left to the garbage collector rather than closed, since closing aborts its (finished) requests
+  // with errors whose stack traces cost more than the call itself.
   if (request.method === 'GET' && response.ok) {
-    liveStreams.set(session!.id, { storeId: store.id, server });
-    transport.onclose = () => liveStreams.delete(session!.id);
-  } else if (!response.body || response.headers.get('content-type')?.includes('application/json')) {
-    void server.close();
+    liveStreams.set(current.id, { storeId: store.id, server });
+    transport.onclose = () => liveStreams.delete(current.id);
   }
   response.headers.set('Mcp-Session-Id', current.id);
   return response;

@@ -5,6 +5,7 @@ import { openDb, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
 import { allMigrations } from './migrations';
+import { installJobs } from './jobs/workers';
 import { plugins } from '../plugins';
 
 /** An open, migrated database plus how to let go of it (and of the data directory lock). */
@@ -18,6 +19,8 @@ export async function openMigrated(config: Config): Promise<Opened> {
   try {
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'), poolSize: config.poolSize });
     await migrate(db, allMigrations(plugins));
+    // pg-boss's schema and the core queues: writes enqueue webhook deliveries in any role.
+    await installJobs(db);
     return {
       db,
       close: async () => {

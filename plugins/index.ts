@@ -5,6 +5,7 @@ import customers from './customers';
 import collections from './collections';
 import inventory from './inventory';
 import locations from './locations';
+import webhooks_mgmt from './webhooks_mgmt';
 
 /** The static plugin registry: the compiled binary needs static imports. Add new plugins here. */
-export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections];
+export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections, webhooks_mgmt];

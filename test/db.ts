@@ -1,6 +1,7 @@
 import { openDb, type Db } from '../core/db';
 import { migrate } from '../core/db/migrate';
 import { allMigrations } from '../core/migrations';
+import { installJobs } from '../core/jobs/workers';
 import { plugins } from '../plugins';
 
 /**
@@ -37,14 +38,22 @@ export function sharedDb(): Promise<Db> {
     if (process.env.DATABASE_URL) {
       const { url, drop } = await createThrowawayDatabase();
       g.__svcDropDb = drop;
+      g.__svcTestDbUrl = url;
       db = await openDb({ databaseUrl: url, poolSize: 8 });
     } else {
       db = await openDb({});
     }
     await migrate(db, allMigrations(plugins));
+    await installJobs(db);
     return db;
   })();
   return g.__svcTestDb;
+}
+
+/** The shared test database's URL on PostgreSQL (for child processes); undefined on PGlite. */
+export async function sharedDbUrl(): Promise<string | undefined> {
+  await sharedDb();
+  return g.__svcTestDbUrl;
 }
 
 export async function closeSharedDb() {

@@ -3,14 +3,16 @@ import type { Db } from '../core/db/types';
 import { purgeIdempotencyKeys } from '../core/http/idempotency';
 import { purgeRateWindows } from '../core/http/rate-limit';
 import { purgeMcpSessions } from '../core/mcp/sessions';
+import { purgeWebhookLog } from './webhook-state';
 
 export const MAINTENANCE_QUEUE = 'core.maintenance';
 /** Every 10 minutes, once for the whole cluster (a pg-boss schedule), on some worker. */
 export const MAINTENANCE_CRON = '*/10 * * * *';
 
-/** Deletes what has expired: idempotency records (24 h), rate-limit windows, idle MCP sessions. */
+/** Deletes what has expired: idempotency records (24 h), rate-limit windows, idle MCP sessions, old webhook events (30 days). */
 export async function runMaintenance(db: Db, clock: Clock) {
   await purgeIdempotencyKeys(db, clock);
   await purgeRateWindows(db, clock);
   await purgeMcpSessions(db, clock);
+  await purgeWebhookLog(db, clock);
 }

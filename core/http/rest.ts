@@ -1,5 +1,5 @@
 import type { Db } from '../db/types';
-import type { ActionDef, Ctx, PluginDef } from '../plugins/contract';
+import type { ActionDef, CallerCtx, PluginDef } from '../plugins/contract';
 import { acceptedScopes } from '../plugins/contract';
 import { hasScope, invoke } from '../plugins/invoke';
 import { errors } from '../errors';
@@ -89,7 +89,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const { storeId, ...pathParams } = params;
     const input = { ...(body.value as object), ...pathParams };
     checkPathParams(route, pathParams);
-    const ctx: Ctx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
+    const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
     const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
 
     // A write is one transaction, with its idempotency record: it happens whole or not at all.

@@ -1,18 +1,46 @@
+import type { QueueOptions, WorkOptions } from 'pg-boss';
 import type { Clock } from '../clock';
+import { systemClock } from '../clock';
 import type { Db } from '../db/types';
 import { createBoss, WORK_DEFAULTS } from './boss';
 import { MAINTENANCE_CRON, MAINTENANCE_QUEUE, runMaintenance } from '../../workers/maintenance';
+import { webhookJob, type DeliveryOptions } from '../../workers/webhooks';
 
 export interface JobDef {
   queue: string;
   /** Runs a batch; a throw fails the batch's jobs, which pg-boss retries. */
   run: (data: unknown[]) => Promise<void>;
   cron?: string;
+  /** Queue settings (expiry, retries), applied when the queue is installed. */
+  options?: QueueOptions;
+  /** Overrides WORK_DEFAULTS for this queue (batch size, polling). */
+  work?: Partial<WorkOptions>;
 }
 
-/** The core's jobs; plugins' jobs join this list as they arrive (webhook delivery next). */
-export function coreJobs(db: Db, clock: Clock): JobDef[] {
-  return [{ queue: MAINTENANCE_QUEUE, cron: MAINTENANCE_CRON, run: () => runMaintenance(db, clock) }];
+/** The core's jobs; plugins' jobs join this list as they arrive. */
+export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOptions } = {}): JobDef[] {
+  return [
+    { queue: MAINTENANCE_QUEUE, cron: MAINTENANCE_CRON, run: () => runMaintenance(db, clock) },
+    webhookJob(db, clock, opts.delivery),
+  ];
+}
+
+/**
+ * Creates pg-boss's schema and the core queues if missing, and brings queue settings up to date.
+ * Every process that opens the database runs it (after migrations): an API-only process enqueues
+ * webhook deliveries in its transactions, so the queues must exist before any worker has started.
+ */
+export async function installJobs(db: Db): Promise<void> {
+  const boss = createBoss(db, { supervise: false });
+  await boss.start();
+  try {
+    for (const job of coreJobs(db, systemClock)) {
+      await boss.createQueue(job.queue, job.options);
+      if (job.options) await boss.updateQueue(job.queue, job.options);
+    }
+  } finally {
+    await boss.stop({ close: false, graceful: false });
+  }
 }
 
 /**
@@ -25,8 +53,8 @@ export async function startWorkers(db: Db, jobs: JobDef[], log: (line: string) =
   boss.on('error', (e: Error) => log(`jobs: ${e.message}`));
   await boss.start();
   for (const job of jobs) {
-    await boss.createQueue(job.queue);
-    await boss.work(job.queue, WORK_DEFAULTS, async (batch) => job.run(batch.map((j) => j.data)));
+    await boss.createQueue(job.queue, job.options);
+    await boss.work(job.queue, { ...WORK_DEFAULTS, ...job.work }, async (batch) => job.run(batch.map((j) => j.data)));
     if (job.cron) await boss.schedule(job.queue, job.cron);
   }
   log(`workers: ${jobs.map((j) => j.queue).join(', ')}`);

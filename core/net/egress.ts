@@ -54,6 +54,11 @@ export interface EgressInit {
   maxBytes?: number;
   /** Default 5. */
   maxRedirects?: number;
+  /**
+   * false: a 3xx is returned as the response instead of followed (webhooks: a redirected POST
+   * would turn into a body-less GET and look delivered). Default true.
+   */
+  followRedirects?: boolean;
   resolver?: Resolver;
   /** Replaces SVC_EGRESS_ALLOW for this request (host names, IPs, CIDRs). */
   allow?: readonly string[] | AllowList;
@@ -259,7 +264,7 @@ export async function egressFetch(url: string, init: EgressInit = {}): Promise<E
     const addresses = await resolveChecked(current, ctx, hop === 0 ? `${what} host` : `${what} redirect target`);
     const { res, address } = await sendHop(current, addresses, attempt, ctx);
     const location = res.headers.get('location');
-    if (!REDIRECTS.has(res.status) || location === null) {
+    if (!REDIRECTS.has(res.status) || location === null || init.followRedirects === false) {
       const host = normalizeHost(current.hostname);
       const { body, truncated } = await readCapped(res, maxBytes, ctx, host);
       return {

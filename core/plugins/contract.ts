@@ -30,7 +30,16 @@ export interface Ctx {
   requestId: string;
   /** Base path of this store's REST resources, for `url` fields of lists. */
   storePath: string;
+  /**
+   * Records a domain event (SPEC 6.1) caused by this change: call it in the handler, with the
+   * resource as the API returns it. invoke writes it in the same transaction, so it exists exactly
+   * when the change commits. Only types the action declares in `emits` may be emitted.
+   */
+  emit(type: string, data: object): void;
 }
+
+/** What a caller (REST, MCP, jobs) hands to invoke: invoke adds `emit`. */
+export type CallerCtx = Omit<Ctx, 'emit'>;
 
 export interface RestMapping {
   method: HttpMethod;
@@ -46,11 +55,13 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   input: I;
   output: O;
   rest?: RestMapping;
-  /** Event types this action emits (webhooks). */
+  /** Event types this action may emit with ctx.emit (SPEC 6.1 names). */
   emits?: string[];
   /**
    * The write handler runs exactly one SQL statement, which PostgreSQL applies atomically, so
    * invoke need not wrap it in a transaction (two round trips saved on the hottest writes).
+   * When the store subscribes to one of its `emits`, invoke runs it in a transaction after all,
+   * so the event is written atomically with the change.
    */
   atomic?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;

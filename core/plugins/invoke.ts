@@ -1,7 +1,10 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { errors } from '../errors';
-import { acceptedScopes, type ActionDef, type Ctx, type PluginDef } from './contract';
+import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef } from './contract';
+import { subscribedTypes } from '../events/subscriptions';
+import { writeEvents } from '../events/outbox';
+import type { PendingEvent } from '../events/types';
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -59,15 +62,42 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
   return accepted.some((s) => granted.includes(s));
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * ctx.emit for one action call: refuses undeclared types (a declaration that lies would break the
+ * atomic decision below and the docs), keeps only types the store subscribes to (the rest are not
+ * stored at all), and holds them until the transaction writes them.
+ */
+function collector(plugin: PluginDef, action: ActionDef, subscribed: ReadonlySet<string>, ctx: CallerCtx) {
+  const pending: PendingEvent[] = [];
+  const emit = (type: string, data: object) => {
+    if (!action.emits?.includes(type)) throw new Error(`${plugin.name}: emit('${type}') is not declared in the action's emits`);
+    if (subscribed.has(type)) pending.push({ type, data, at: ctx.clock.now() });
+  };
+  return { pending, emit };
+}
+
 /**
  * The one choke point every caller (REST, MCP, agents, jobs) goes through:
- * check scope, validate input, run the handler with an explicit ctx.
+ * check scope, validate input, run the handler with an explicit ctx; a write runs in one
+ * transaction together with the events it emitted.
  */
-export async function invoke(plugin: PluginDef, action: ActionDef, ctx: Ctx, input: unknown): Promise<unknown> {
+export async function invoke(plugin: PluginDef, action: ActionDef, ctx: CallerCtx, input: unknown): Promise<unknown> {
   const accepted = acceptedScopes(plugin, action.kind);
   if (!hasScope(ctx.principal.scopes, accepted)) throw errors.scope(accepted);
   validateInput(action.input, input);
-  if (action.kind === 'read' || action.atomic) return action.handler(ctx, input as any);
+  const subscribed = action.kind !== 'read' && action.emits?.length ? await subscribedTypes(ctx.db, ctx.store.id) : NONE;
+  const events = collector(plugin, action, subscribed, ctx);
+  const run = (c: Ctx) => action.handler(c, input as any);
+  if (action.kind === 'read') return run({ ...ctx, emit: events.emit });
+  // An atomic (one-statement) write stays outside a transaction unless one of its events must be
+  // written with it.
+  if (action.atomic && !action.emits?.some((t) => subscribed.has(t))) return run({ ...ctx, emit: events.emit });
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
-  return ctx.db.transaction((tx) => action.handler({ ...ctx, db: tx }, input as any));
+  return ctx.db.transaction(async (tx) => {
+    const out = await run({ ...ctx, db: tx, emit: events.emit });
+    if (events.pending.length) await writeEvents(tx, ctx.store.id, events.pending.splice(0));
+    return out;
+  });
 }

@@ -109,5 +109,7 @@ export async function enrichCustomer(ctx: Ctx, id: string) {
     'UPDATE customers SET enrichment = $3::text::jsonb, updated_at = $4 WHERE store_id = $1 AND id = $2 RETURNING *',
     [ctx.store.id, cur.id, JSON.stringify(enrichment), now],
   );
-  return toCustomer(row);
+  const customer = toCustomer(row);
+  ctx.emit('customer.updated', customer);
+  return customer;
 }

@@ -64,7 +64,9 @@ export async function createCustomer(ctx: Ctx, input: Static<typeof CustomerCrea
         input.accepts_marketing ?? false, asJson(uniqueTags(input.tags ?? [])), asJson(metadata), asJson(input.addresses ?? []), now,
       ],
     );
-    return toCustomer(row);
+    const customer = toCustomer(row);
+    ctx.emit('customer.created', customer);
+    return customer;
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateEmail(input.email);
     throw err;
@@ -114,7 +116,9 @@ export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpda
         asJson(input.tags ? uniqueTags(input.tags) : cur.tags), asJson(metadata), asJson(input.addresses ?? cur.addresses), ctx.clock.now(),
       ],
     );
-    return toCustomer(row);
+    const customer = toCustomer(row);
+    ctx.emit('customer.updated', customer);
+    return customer;
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateEmail(email);
     throw err;

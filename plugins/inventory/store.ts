@@ -145,11 +145,12 @@ async function record(
   ctx: Ctx,
   r: { productId: string; locationId: string; type: 'adjustment' | 'transfer'; delta: number; after: number; reason?: string; transferId?: string },
 ) {
-  await tx.query(
+  const [row] = await tx.query(
     `INSERT INTO inventory_adjustments (id, store_id, product_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
     [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, ctx.principal.keyId, ctx.clock.now()],
   );
+  return toAdjustment(row);
 }
 
 /** Runs inside invoke's transaction: the level, the product total and the history row change together. */
@@ -165,8 +166,13 @@ export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
   const locationId = input.location_id ?? (await defaultLocation(tx, storeId, now));
   await stockLocation(tx, storeId, locationId, 'location_id', input.delta > 0);
   const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta');
-  await record(tx, ctx, { productId: product.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason });
-  return itemOf(tx, storeId, product.id);
+  const adjustment = await record(tx, ctx, {
+    productId: product.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason,
+  });
+  const item = await itemOf(tx, storeId, product.id);
+  // The adjustment is the resource this event is about (it has the id); `total` is the product's new total.
+  ctx.emit('inventory.adjusted', { ...adjustment, total: item.total });
+  return item;
 }
 
 export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer>) {
@@ -184,7 +190,20 @@ export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer
   const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity');
   const transferId = crypto.randomUUID();
   const base = { productId: product.id, type: 'transfer' as const, transferId };
-  await record(tx, ctx, { ...base, locationId: from, delta: -input.quantity, after: out.location_quantity });
+  const taken = await record(tx, ctx, { ...base, locationId: from, delta: -input.quantity, after: out.location_quantity });
   await record(tx, ctx, { ...base, locationId: to, delta: input.quantity, after: into.location_quantity });
-  return itemOf(tx, storeId, product.id);
+  const item = await itemOf(tx, storeId, product.id);
+  ctx.emit('inventory.transferred', {
+    object: 'inventory_transfer',
+    id: transferId,
+    product_id: product.id,
+    from_location_id: from,
+    to_location_id: to,
+    quantity: input.quantity,
+    from_quantity_after: out.location_quantity,
+    to_quantity_after: into.location_quantity,
+    total: item.total,
+    created_at: taken.created_at,
+  });
+  return item;
 }

@@ -50,7 +50,7 @@ export default definePlugin({
       input: OrderId,
       output: Order,
       rest: { method: 'POST', path: '/orders/:id/cancel' },
-      emits: ['order.cancelled'],
+      emits: ['order.updated', 'order.cancelled'],
       handler: (ctx, { id }) => cancelOrder(ctx, id),
     }),
   },

@@ -119,7 +119,9 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
           Number(t.product.price_minor) * t.quantity, JSON.stringify(t.allocations)],
       );
     }
-    return (await withItems(tx, [order]))[0];
+    const created = (await withItems(tx, [order]))[0];
+    ctx.emit('order.created', created);
+    return created;
   });
 }
 
@@ -130,6 +132,16 @@ async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
     const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [storeId, item.product_id]);
     if (product) await putBack(tx, storeId, item.product_id, item.allocations, now);
   }
+}
+
+/** Status transitions that have their own event besides order.updated (SPEC 6.1). */
+const STATUS_EVENTS: Record<string, string> = { paid: 'order.paid', fulfilled: 'order.fulfilled', cancelled: 'order.cancelled' };
+
+/** order.updated when the status or payment changed, plus order.paid/fulfilled/cancelled on entering those. */
+function emitChanges(ctx: Ctx, before: Row, after: Static<typeof Order>) {
+  if (after.status === before.status && after.payment_method === before.payment_method) return;
+  ctx.emit('order.updated', after);
+  if (after.status !== before.status && STATUS_EVENTS[after.status]) ctx.emit(STATUS_EVENTS[after.status], after);
 }
 
 /** Moves an order along TRANSITIONS; cancelling puts the stock back. */
@@ -147,7 +159,9 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
        WHERE store_id = $1 AND id = $2 RETURNING *`,
       [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now],
     );
-    return (await withItems(tx, [row]))[0];
+    const order = (await withItems(tx, [row]))[0];
+    emitChanges(ctx, cur, order);
+    return order;
   });
 }
 

@@ -64,7 +64,9 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
         p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
       ],
     );
-    return toProduct(created);
+    const product = toProduct(created);
+    ctx.emit('product.created', product);
+    return product;
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku(input.sku);
     throw err;
@@ -115,7 +117,9 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
         [ctx.store.id, input.id, next.name, next.description, next.sku, next.type, next.status, next.price_minor,
           next.compare_at_minor, next.currency, ctx.clock.now()],
       );
-      return toProduct(row);
+      const product = toProduct(row);
+      ctx.emit('product.updated', product);
+      return product;
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateSku(next.sku);
       throw err;
@@ -132,5 +136,7 @@ export async function archiveProduct(ctx: Ctx, id: string) {
     [ctx.store.id, id, now],
   );
   if (!rows.length) throw errors.notFound(`product: '${id}'`, 'id');
-  return { object: 'product' as const, id, deleted: true, status: 'archived' };
+  const deleted = { object: 'product' as const, id, deleted: true, status: 'archived' };
+  ctx.emit('product.deleted', deleted);
+  return deleted;
 }

@@ -1,0 +1,51 @@
+import type { JobInsert } from 'pg-boss';
+import type { Db } from '../db/types';
+import { enqueue } from '../jobs/send';
+import { eventBody, newEventId, type PendingEvent } from './types';
+
+/** The pg-boss queue of webhook deliveries (worker: workers/webhooks.ts). */
+export const WEBHOOK_QUEUE = 'core.webhooks';
+
+/** One job is one attempt: `attempt` is the number of attempts made before it, so a stale job is a no-op. */
+export interface DeliveryJob {
+  delivery_id: string;
+  attempt: number;
+}
+
+export const deliveryJob = (deliveryId: string, attempt: number, delaySeconds?: number): JobInsert<DeliveryJob> => ({
+  data: { delivery_id: deliveryId, attempt },
+  // Seconds from the database's now (pg-boss's own time), so the schedule holds whatever the
+  // process clock says; next_retry_at records the same moment in svc's clock.
+  ...(delaySeconds ? { startAfter: delaySeconds } : {}),
+});
+
+/**
+ * Writes events and fans each out, in the caller's transaction, to one delivery per active
+ * endpoint subscribed to its type (or to `endpointId` alone: the test ping), with one job each.
+ * Returns the deliveries' ids. Runs before the commit: a rolled-back change leaves nothing behind.
+ */
+export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[], opts: { endpointId?: string } = {}): Promise<string[]> {
+  if (!events.length) return [];
+  const rows = events.map((e) => {
+    const id = newEventId();
+    return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString() };
+  });
+  const match = opts.endpointId ? 'e.id = $3' : 'e.is_active AND ev.type = ANY(e.events)';
+  // One statement for all of it: the events, and the deliveries joined from the endpoints as the
+  // transaction sees them (never from the per-process subscription cache).
+  const deliveries = await tx.query<{ id: string }>(
+    `WITH ev AS (
+       INSERT INTO events (id, store_id, type, body, created_at)
+       SELECT x.id, $1, x.type, x.body, x.created_at
+       FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, type text, body text, created_at timestamptz)
+       RETURNING id, type, created_at
+     )
+     INSERT INTO webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, status, created_at, updated_at)
+     SELECT gen_random_uuid(), $1, e.id, ev.id, ev.type, 'pending', ev.created_at, ev.created_at
+     FROM ev JOIN webhook_endpoints e ON e.store_id = $1 AND ${match}
+     RETURNING id`,
+    opts.endpointId ? [storeId, JSON.stringify(rows), opts.endpointId] : [storeId, JSON.stringify(rows)],
+  );
+  await enqueue(tx, WEBHOOK_QUEUE, deliveries.map((d) => deliveryJob(d.id, 0)));
+  return deliveries.map((d) => d.id);
+}

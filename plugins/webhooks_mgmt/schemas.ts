@@ -1,0 +1,92 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../core/events/types';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+
+// `enum` documents the choices (OpenAPI, MCP); the handler checks them, naming the bad entry
+// (`events.2`) with the list of valid types rather than a bare "expected union value".
+const EventType = Type.String({ enum: [...EVENT_TYPES], description: 'An event type of SPEC 6.1, e.g. order.created.' });
+const Events = Type.Array(EventType, { minItems: 1, maxItems: 50, description: 'Event types to receive.' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL receiving the POSTs.' });
+const Description = Type.String({ maxLength: 500 });
+
+export const WebhookEndpoint = Type.Object({
+  object: Type.Literal('outbound_webhook_endpoint'),
+  id: Uuid(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Type.Union([Type.String(), Type.Null()]),
+  signing_secret: Type.Optional(Type.String({ description: 'Returned by create only: keep it to verify deliveries.' })),
+  is_active: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()]),
+  total_delivered: Type.Integer(),
+  total_failed: Type.Integer(),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+export const WebhookCreate = Input({
+  url: Url,
+  events: Events,
+  description: Type.Optional(Description),
+  secret: Type.Optional(
+    Type.String({
+      minLength: 16,
+      maxLength: 200,
+      pattern: '^[!-~]+$',
+      description: 'Your own signing secret (16-200 visible ASCII characters); by default one is generated (whsec_...).',
+    }),
+  ),
+});
+
+export const WebhookUpdate = Input({
+  id: Uuid(),
+  url: Type.Optional(Url),
+  events: Type.Optional(Events),
+  description: Type.Optional(Type.Union([Description, Type.Null()])),
+  is_active: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled after failures or a 410.' })),
+});
+
+export const WebhookId = Input({ id: Uuid('Webhook endpoint id') });
+export const WebhookQuery = Input({ ...ListParams });
+export const WebhookList = ListOf(WebhookEndpoint);
+export const WebhookDeleted = Type.Object({ object: Type.Literal('outbound_webhook_endpoint'), id: Uuid(), deleted: Type.Boolean() });
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const DeliveryAttempt = Type.Object({
+  object: Type.Literal('webhook_delivery_attempt'),
+  attempt: Type.Integer({ description: '1 for the first request, counting every retry and resend.' }),
+  succeeded: Type.Boolean(),
+  status_code: Nullable(Type.Integer()),
+  duration_ms: Type.Integer(),
+  response: Nullable(Type.String({ description: 'The first 500 characters of the answer.' })),
+  error: Nullable(Type.String()),
+  created_at: Timestamp(),
+});
+
+export const Delivery = Type.Object({
+  object: Type.Literal('webhook_delivery'),
+  id: Uuid(),
+  endpoint_id: Uuid(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempt: Type.Integer({ description: 'Attempts made so far.' }),
+  status_code: Nullable(Type.Integer()),
+  duration_ms: Nullable(Type.Integer()),
+  response: Nullable(Type.String()),
+  error: Nullable(Type.String()),
+  next_retry_at: Nullable(Timestamp()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+  attempts: Type.Array(DeliveryAttempt),
+});
+
+export const DeliveryQuery = Input({
+  id: Uuid('Webhook endpoint id'),
+  ...ListParams,
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
+});
+export const DeliveryList = ListOf(Delivery);
+export const DeliveryRef = Input({ id: Uuid('Webhook endpoint id'), delivery_id: Uuid('Delivery id') });
+export const Replayed = Type.Object({ object: Type.Literal('webhook_replay'), endpoint_id: Uuid(), replayed: Type.Integer() });

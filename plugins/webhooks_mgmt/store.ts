@@ -1,0 +1,111 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx } from '../../core/plugins/contract';
+import { errors } from '../../core/errors';
+import { page } from '../../core/plugins/pagination';
+import { EVENT_TYPES } from '../../core/events/types';
+import { invalidateSubscriptions } from '../../core/events/subscriptions';
+import { checkUrl, EgressError } from '../../core/net/egress';
+import { generateSecret } from '../../core/webhooks/sign';
+import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from './schemas';
+
+type Row = Record<string, any>;
+
+const iso = (d: unknown) => new Date(d as string).toISOString();
+
+/** The API view. The secret is never part of it: create adds signing_secret to its own answer. */
+export function toEndpoint(r: Row): Static<typeof WebhookEndpoint> {
+  return {
+    object: 'outbound_webhook_endpoint',
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    description: r.description,
+    is_active: r.is_active,
+    disabled_reason: r.disabled_reason,
+    total_delivered: Number(r.total_delivered),
+    total_failed: Number(r.total_failed),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+const KNOWN = new Set<string>(EVENT_TYPES);
+
+/** Known SPEC 6.1 types only, each once, in the order given. */
+function checkEvents(events: string[]): string[] {
+  events.forEach((e, i) => {
+    if (!KNOWN.has(e)) throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected one of ${EVENT_TYPES.join(', ')}.`, `events.${i}`);
+  });
+  return [...new Set(events)];
+}
+
+/**
+ * HTTPS only (SPEC 6.1 rule 4) and the egress guard's registration checks (no credentials in the
+ * URL, no private or loopback IP literal unless SVC_EGRESS_ALLOW allows it). Host names are checked
+ * again at every delivery, when they are resolved.
+ */
+function checkWebhookUrl(url: string): string {
+  try {
+    checkUrl(url, { httpsOnly: true, purpose: 'webhook' });
+    return url;
+  } catch (err) {
+    if (err instanceof EgressError) throw errors.validation(`Invalid url: ${err.message}`, 'url');
+    throw err;
+  }
+}
+
+export async function endpointRow(ctx: Ctx, id: string, forUpdate = false): Promise<Row> {
+  const [row] = await ctx.db.query(`SELECT * FROM webhook_endpoints WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+    ctx.store.id,
+    id,
+  ]);
+  if (!row) throw errors.notFound(`webhook endpoint: '${id}'`, 'id');
+  return row;
+}
+
+export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreate>) {
+  const url = checkWebhookUrl(input.url);
+  const events = checkEvents(input.events);
+  const secret = input.secret ?? generateSecret();
+  const now = ctx.clock.now();
+  const [row] = await ctx.db.query(
+    `INSERT INTO webhook_endpoints (id, store_id, url, events, description, secret, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+    [ctx.store.id, url, events, input.description ?? null, secret, now],
+  );
+  invalidateSubscriptions(ctx.store.id);
+  return { ...toEndpoint(row), signing_secret: secret };
+}
+
+export async function listEndpoints(ctx: Ctx, input: Static<typeof WebhookQuery>) {
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'webhook_endpoints', storeId: ctx.store.id, input });
+  return { object: 'list' as const, data: rows.map(toEndpoint), has_more, url: `${ctx.storePath}/webhooks` };
+}
+
+export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdate>) {
+  const cur = await endpointRow(ctx, input.id, true);
+  const enable = input.is_active === true && !cur.is_active;
+  const disable = input.is_active === false && cur.is_active;
+  const [row] = await ctx.db.query(
+    `UPDATE webhook_endpoints SET url = $3, events = $4, description = $5, is_active = $6,
+       disabled_reason = CASE WHEN $7 THEN NULL WHEN $8 THEN 'Disabled by request.' ELSE disabled_reason END,
+       failing_since = CASE WHEN $7 THEN NULL ELSE failing_since END, updated_at = $9
+     WHERE store_id = $1 AND id = $2 RETURNING *`,
+    [
+      ctx.store.id, cur.id, input.url !== undefined ? checkWebhookUrl(input.url) : cur.url,
+      input.events !== undefined ? checkEvents(input.events) : cur.events,
+      input.description !== undefined ? input.description : cur.description,
+      input.is_active ?? cur.is_active, enable, disable, ctx.clock.now(),
+    ],
+  );
+  invalidateSubscriptions(ctx.store.id);
+  return toEndpoint(row);
+}
+
+/** Deleting removes the endpoint and its delivery log; its queued jobs find nothing and end. */
+export async function deleteEndpoint(ctx: Ctx, id: string) {
+  const rows = await ctx.db.query('DELETE FROM webhook_endpoints WHERE store_id = $1 AND id = $2 RETURNING id', [ctx.store.id, id]);
+  if (!rows.length) throw errors.notFound(`webhook endpoint: '${id}'`, 'id');
+  invalidateSubscriptions(ctx.store.id);
+  return { object: 'outbound_webhook_endpoint' as const, id, deleted: true };
+}

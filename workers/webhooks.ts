@@ -1,0 +1,107 @@
+import type { Clock } from '../core/clock';
+import type { Db } from '../core/db/types';
+import { WEBHOOK_QUEUE, type DeliveryJob } from '../core/events/outbox';
+import { invalidateSubscriptions } from '../core/events/subscriptions';
+import type { JobDef } from '../core/jobs/workers';
+import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
+import { deliveryHeaders } from '../core/webhooks/sign';
+import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Recorded } from './webhook-state';
+
+/** Kept of each response for the delivery log. */
+export const RESPONSE_EXCERPT = 500;
+/** Whole-request budget of one attempt (resolution, connect, TLS, answer). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Egress settings a deployment or a test may set: trust anchors, allow list, resolver, timeout. */
+export type DeliveryOptions = Pick<EgressInit, 'ca' | 'allow' | 'resolver' | 'timeoutMs'>;
+
+/** One POST through the egress guard; any answer or failure becomes an AttemptResult, never a throw. */
+async function attempt(url: string, body: string, headers: Record<string, string>, opts: DeliveryOptions): Promise<AttemptResult> {
+  const started = performance.now();
+  const duration = () => Math.round(performance.now() - started);
+  try {
+    const res = await egressFetch(url, {
+      method: 'POST',
+      body,
+      headers,
+      httpsOnly: true,
+      purpose: 'webhook',
+      // A redirected POST may come back as a body-less GET that "succeeds": a 3xx is a failure.
+      followRedirects: false,
+      maxBytes: 4096,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      ...opts,
+    });
+    const ok = res.status >= 200 && res.status < 300;
+    return {
+      statusCode: res.status,
+      durationMs: duration(),
+      response: res.text().slice(0, RESPONSE_EXCERPT),
+      error: ok ? null : `The endpoint answered ${res.status}.`,
+    };
+  } catch (err) {
+    // Refusals (a URL that now resolves to a private address) and network failures alike are
+    // failed attempts, retried on the schedule: DNS may be fixed, the receiver may come back.
+    const message = err instanceof EgressError ? err.message : `Delivery failed: ${(err as Error)?.message ?? String(err)}`;
+    return { statusCode: null, durationMs: duration(), response: null, error: message.slice(0, RESPONSE_EXCERPT) };
+  }
+}
+
+/**
+ * Makes one attempt of a delivery and records it. The job passes the attempt number it was made
+ * for; tests call this directly with a manual clock (and `attempt` left out) to walk the retry
+ * schedule without waiting. Times written (attempt time, next_retry_at, the signed timestamp) come
+ * from `clock`.
+ */
+export async function deliver(
+  db: Db,
+  clock: Clock,
+  deliveryId: string,
+  opts: DeliveryOptions = {},
+  attemptNo?: number,
+): Promise<Recorded> {
+  const claimed = await claim(db, deliveryId, attemptNo, clock.now());
+  if (!claimed) return { outcome: 'skipped', disabled: false, nextRetryAt: null };
+  let result: Recorded;
+  if (!claimed.is_active) {
+    // Disabled after the delivery was queued (410, 5 days of failures, PATCH): fail it without a
+    // request; replay-failed sends it once the endpoint is enabled again.
+    const refused = { statusCode: null, durationMs: 0, response: null, error: 'The endpoint is disabled.' };
+    result = await record(db, claimed, refused, clock.now(), false);
+  } else {
+    const at = clock.now();
+    const headers = deliveryHeaders({
+      secret: claimed.secret,
+      body: claimed.body,
+      eventId: claimed.event_id,
+      eventType: claimed.event_type,
+      deliveryId: claimed.id,
+      timestamp: Math.floor(at.getTime() / 1000),
+    });
+    const outcome = await attempt(claimed.url, claimed.body, headers, opts);
+    result = await record(db, claimed, outcome, clock.now());
+  }
+  if (result.disabled) invalidateSubscriptions(claimed.store_id);
+  return result;
+}
+
+/**
+ * The delivery queue: one job per attempt. Jobs of a batch run concurrently (they wait on the
+ * network, not the CPU). A job whose worker died is released after JOB_EXPIRY_S and retried; the
+ * delivery's lease and attempt number make that, and any duplicate, safe.
+ */
+export function webhookJob(db: Db, clock: Clock, opts: DeliveryOptions = {}): JobDef {
+  return {
+    queue: WEBHOOK_QUEUE,
+    options: { expireInSeconds: JOB_EXPIRY_S, retryLimit: 20, retryDelay: 5, deleteAfterSeconds: 24 * 3600 },
+    work: { batchSize: 100, burstWhenBatchFull: true, localConcurrency: 2 },
+    run: async (batch) => {
+      const results = await Promise.allSettled(
+        (batch as DeliveryJob[]).map((job) => deliver(db, clock, job.delivery_id, opts, job.attempt)),
+      );
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      // Failing the batch retries its jobs; the settled ones then find their attempt done and skip.
+      if (failed.length) throw new AggregateError(failed.map((f) => f.reason), `${failed.length} webhook deliveries could not be processed`);
+    },
+  };
+}

@@ -20,3 +20,7 @@ export function manualClock(start: Date | string) {
     advance: (ms: number) => void (t += ms),
   };
 }
+
+/** A timestamp from the database as the API writes it: ISO 8601 UTC. */
+export const iso = (d: unknown) => new Date(d as string).toISOString();
+export const isoOrNull = (d: unknown) => (d == null ? null : iso(d));

@@ -20,7 +20,7 @@ export async function openMigrated(config: Config): Promise<Opened> {
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'), poolSize: config.poolSize });
     await migrate(db, allMigrations(plugins));
     // pg-boss's schema and the core queues: writes enqueue webhook deliveries in any role.
-    await installJobs(db);
+    await installJobs(db, plugins);
     return {
       db,
       close: async () => {

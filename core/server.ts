@@ -26,7 +26,7 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
     server = createApp(svc).listen({ port: config.port, hostname: process.env.SVC_HOST ?? '0.0.0.0' });
     log(`svc listening on http://127.0.0.1:${server.server!.port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
   }
-  const workers = config.role !== 'api' ? await startWorkers(opened.db, coreJobs(opened.db, config.clock), log) : undefined;
+  const workers = config.role !== 'api' ? await startWorkers(opened.db, coreJobs(opened.db, config.clock, { plugins }), log) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -44,7 +44,7 @@ export function sharedDb(): Promise<Db> {
       db = await openDb({});
     }
     await migrate(db, allMigrations(plugins));
-    await installJobs(db);
+    await installJobs(db, plugins);
     return db;
   })();
   return g.__svcTestDb;

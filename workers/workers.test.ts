@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { manualClock } from '../core/clock';
-import { startWorkers } from '../core/jobs/workers';
+import { coreJobs, startWorkers } from '../core/jobs/workers';
+import { definePlugin } from '../core/plugins/contract';
 import { setup } from '../test/helpers';
 import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
@@ -43,6 +44,28 @@ describe('workers (pg-boss on the same database)', () => {
     await running;
     await workers.stop();
     expect(done).toEqual(['first']);
+  }, 30_000);
+
+  test('a plugin\'s declared job runs on a worker under the <plugin>.<name> queue', async () => {
+    const h = await setup();
+    const seen: unknown[] = [];
+    const plugin = definePlugin({
+      name: `jobs_fixture`,
+      category: 'platform',
+      scopes: { read: ['products'], write: ['products'] },
+      actions: {},
+      jobs: [{ name: 'record', run: async (_deps, batch) => void seen.push(...batch) }],
+    });
+    const jobs = coreJobs(h.db, h.clock, { plugins: [plugin] }).filter((j) => j.queue === 'jobs_fixture.record');
+    expect(jobs).toHaveLength(1);
+    const workers = await startWorkers(h.db, jobs, () => {});
+    try {
+      await workers.boss.send('jobs_fixture.record', { store: h.store.id });
+      for (let i = 0; i < 100 && !seen.length; i++) await Bun.sleep(100);
+      expect(seen).toEqual([{ store: h.store.id }]);
+    } finally {
+      await workers.stop();
+    }
   }, 30_000);
 
   test('the maintenance queue is served by a started worker', async () => {

@@ -2,6 +2,7 @@ import type { QueueOptions, WorkOptions } from 'pg-boss';
 import type { Clock } from '../clock';
 import { systemClock } from '../clock';
 import type { Db } from '../db/types';
+import type { PluginDef } from '../plugins/contract';
 import { createBoss, WORK_DEFAULTS } from './boss';
 import { MAINTENANCE_CRON, MAINTENANCE_QUEUE, runMaintenance } from '../../workers/maintenance';
 import { webhookJob, type DeliveryOptions } from '../../workers/webhooks';
@@ -17,11 +18,14 @@ export interface JobDef {
   work?: Partial<WorkOptions>;
 }
 
-/** The core's jobs; plugins' jobs join this list as they arrive. */
-export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOptions } = {}): JobDef[] {
+/** The core's jobs, then each plugin's declared jobs under `<plugin>.<name>` queues. */
+export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOptions; plugins?: PluginDef[] } = {}): JobDef[] {
   return [
     { queue: MAINTENANCE_QUEUE, cron: MAINTENANCE_CRON, run: () => runMaintenance(db, clock) },
     webhookJob(db, clock, opts.delivery),
+    ...(opts.plugins ?? []).flatMap((p) =>
+      (p.jobs ?? []).map((j) => ({ queue: `${p.name}.${j.name}`, cron: j.cron, run: (batch: unknown[]) => j.run({ db, clock }, batch) })),
+    ),
   ];
 }
 
@@ -30,11 +34,11 @@ export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOption
  * Every process that opens the database runs it (after migrations): an API-only process enqueues
  * webhook deliveries in its transactions, so the queues must exist before any worker has started.
  */
-export async function installJobs(db: Db): Promise<void> {
+export async function installJobs(db: Db, plugins: PluginDef[] = []): Promise<void> {
   const boss = createBoss(db, { supervise: false });
   await boss.start();
   try {
-    for (const job of coreJobs(db, systemClock)) {
+    for (const job of coreJobs(db, systemClock, { plugins })) {
       await boss.createQueue(job.queue, job.options);
       if (job.options) await boss.updateQueue(job.queue, job.options);
     }

@@ -77,6 +77,16 @@ export interface PluginDef {
   scopes: { read: string[]; write: string[] };
   actions: Record<string, ActionDef<any, any>>;
   migrations?: Migration[];
+  /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
+  jobs?: PluginJob[];
+}
+
+export interface PluginJob {
+  name: string;
+  /** Runs a batch of job payloads; a throw fails them and pg-boss retries them. */
+  run: (deps: { db: Db; clock: Clock }, batch: unknown[]) => Promise<void>;
+  /** Cron schedule (once per cluster), if the job is periodic. */
+  cron?: string;
 }
 
 export const definePlugin = <P extends PluginDef>(p: P): P => p;

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
@@ -8,7 +9,6 @@ import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, t
 
 type Row = Record<string, any>;
 
-const iso = (d: unknown) => new Date(d as string).toISOString();
 
 function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
   return {

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { isUniqueViolation } from '../../core/db/pg-errors';
@@ -7,7 +8,6 @@ import { METADATA_KEY_MAX, METADATA_MAX_KEYS, type Customer, type CustomerCreate
 
 type Row = Record<string, any>;
 
-const iso = (d: unknown) => new Date(d as string).toISOString();
 
 export function toCustomer(r: Row): Static<typeof Customer> {
   return {

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
@@ -18,7 +19,6 @@ import {
 type Row = Record<string, any>;
 type Item = Static<typeof InventoryItem>;
 
-const iso = (d: unknown) => new Date(d as string).toISOString();
 const RECENT_ADJUSTMENTS = 50;
 
 /**

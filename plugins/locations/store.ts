@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { isUniqueViolation } from '../../core/db/pg-errors';
@@ -8,7 +9,6 @@ import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpd
 
 type Row = Record<string, any>;
 
-const iso = (d: unknown) => new Date(d as string).toISOString();
 
 export function toLocation(r: Row): Static<typeof Location> {
   return {

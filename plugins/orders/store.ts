@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso, isoOrNull } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
@@ -18,7 +19,6 @@ export const TRANSITIONS: Record<string, string[]> = {
   cancelled: [],
 };
 
-const iso = (d: unknown) => (d == null ? null : new Date(d as string).toISOString());
 
 function toOrder(r: Row, items: Row[]): Static<typeof Order> {
   return {
@@ -40,9 +40,9 @@ function toOrder(r: Row, items: Row[]): Static<typeof Order> {
       unit_price: fromMinor(i.unit_price_minor),
       total: fromMinor(i.total_minor),
     })),
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-    cancelled_at: iso(r.cancelled_at),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    cancelled_at: isoOrNull(r.cancelled_at),
   };
 }
 

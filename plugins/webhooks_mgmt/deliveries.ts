@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso, isoOrNull } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
@@ -11,7 +12,6 @@ import type { Delivery, DeliveryQuery } from './schemas';
 
 type Row = Record<string, any>;
 
-const iso = (d: unknown) => (d == null ? null : new Date(d as string).toISOString());
 const int = (n: unknown) => (n == null ? null : Number(n));
 
 function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
@@ -27,9 +27,9 @@ function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
     duration_ms: int(r.last_duration_ms),
     response: r.last_response,
     error: r.last_error,
-    next_retry_at: iso(r.next_retry_at),
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
+    next_retry_at: isoOrNull(r.next_retry_at),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
     attempts: attempts.map((a) => ({
       object: 'webhook_delivery_attempt' as const,
       attempt: Number(a.attempt),
@@ -38,7 +38,7 @@ function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
       duration_ms: Number(a.duration_ms),
       response: a.response,
       error: a.error,
-      created_at: iso(a.created_at)!,
+      created_at: iso(a.created_at),
     })),
   };
 }

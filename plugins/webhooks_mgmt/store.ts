@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { page } from '../../core/plugins/pagination';
@@ -10,7 +11,6 @@ import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from
 
 type Row = Record<string, any>;
 
-const iso = (d: unknown) => new Date(d as string).toISOString();
 
 /** The API view. The secret is never part of it: create adds signing_secret to its own answer. */
 export function toEndpoint(r: Row): Static<typeof WebhookEndpoint> {

@@ -63,6 +63,9 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const readsDoNotEmit = (type: string) => {
+  throw new Error(`a read action cannot emit '${type}'`);
+};
 
 /**
  * ctx.emit for one action call: refuses undeclared types (a declaration that lies would break the
@@ -87,10 +90,11 @@ export async function invoke(plugin: PluginDef, action: ActionDef, ctx: CallerCt
   const accepted = acceptedScopes(plugin, action.kind);
   if (!hasScope(ctx.principal.scopes, accepted)) throw errors.scope(accepted);
   validateInput(action.input, input);
-  const subscribed = action.kind !== 'read' && action.emits?.length ? await subscribedTypes(ctx.db, ctx.store.id) : NONE;
+  // Reads change nothing, so they emit nothing: the hot path skips the event machinery.
+  if (action.kind === 'read') return action.handler({ ...ctx, emit: readsDoNotEmit }, input as any);
+  const subscribed = action.emits?.length ? await subscribedTypes(ctx.db, ctx.store.id) : NONE;
   const events = collector(plugin, action, subscribed, ctx);
   const run = (c: Ctx) => action.handler(c, input as any);
-  if (action.kind === 'read') return run({ ...ctx, emit: events.emit });
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
   // written with it.
   if (action.atomic && !action.emits?.some((t) => subscribed.has(t))) return run({ ...ctx, emit: events.emit });

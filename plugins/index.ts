@@ -6,6 +6,7 @@ import collections from './collections';
 import inventory from './inventory';
 import locations from './locations';
 import webhooks_mgmt from './webhooks_mgmt';
+import { agentsPlugin } from './agents';
 
 /** The static plugin registry: the compiled binary needs static imports. Add new plugins here. */
-export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections, webhooks_mgmt];
+export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections, webhooks_mgmt, agentsPlugin({ plugins: () => plugins })];

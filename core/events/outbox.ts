@@ -1,6 +1,7 @@
 import type { JobInsert } from 'pg-boss';
 import type { Db } from '../db/types';
 import { enqueue } from '../jobs/send';
+import { subscribedTypes } from './subscriptions';
 import { eventBody, newEventId, type PendingEvent } from './types';
 
 /** The pg-boss queue of webhook deliveries (worker: workers/webhooks.ts). */
@@ -48,4 +49,13 @@ export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[
   );
   await enqueue(tx, WEBHOOK_QUEUE, deliveries.map((d) => deliveryJob(d.id, 0)));
   return deliveries.map((d) => d.id);
+}
+
+/**
+ * For actions that cannot use ctx.emit (streaming ones, which write in several short
+ * transactions): writes the events the store subscribes to in the caller's transaction `tx`.
+ */
+export async function recordEvents(tx: Db, storeId: string, events: PendingEvent[]): Promise<void> {
+  const subscribed = await subscribedTypes(tx, storeId);
+  await writeEvents(tx, storeId, events.filter((e) => subscribed.has(e.type)));
 }

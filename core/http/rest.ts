@@ -67,6 +67,13 @@ function checkPathParams(route: RestRoute, pathParams: Record<string, string>) {
     if (!pattern.test(pathParams[name])) throw errors.notFound(`${route.plugin.name.replace(/s$/, '')}: '${pathParams[name]}'`, name);
 }
 
+function streamed(body: unknown, headers: Record<string, string>): Response {
+  if (!(body instanceof Response)) throw new Error('a stream action must return a Response');
+  const merged = new Headers(headers);
+  body.headers.forEach((v, k) => merged.set(k, v));
+  return new Response(body.body, { status: body.status, headers: merged });
+}
+
 /**
  * The REST pipeline, one place for every convention, in order: request id, version, API key,
  * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
@@ -91,6 +98,9 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     checkPathParams(route, pathParams);
     const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
     const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
+
+    // A streamed answer (SSE) leaves now with the convention headers; it manages its own writes.
+    if (route.action.stream) return streamed((await run(svc.db)).body, headers);
 
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;

@@ -29,7 +29,8 @@ export function visibleActions(plugins: PluginDef[], principal: Principal, opts:
     .map((plugin) => ({
       plugin,
       actions: Object.entries(plugin.actions).filter(
-        ([, a]) => (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
+        // A streaming action answers with a Response, not a tool result.
+        ([, a]) => !a.stream && (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
       ),
     }))
     .filter((g) => g.actions.length > 0);

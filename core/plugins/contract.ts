@@ -64,6 +64,14 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * so the event is written atomically with the change.
    */
   atomic?: boolean;
+  /**
+   * The handler returns a `Response` whose body streams (server-sent events: agent chat). A stream
+   * outlives any transaction, so invoke runs the handler outside one (ctx.db is the shared db) and
+   * the handler writes in its own short transactions, recording events with `recordEvents`
+   * (ctx.emit is unavailable). REST hands the Response on with the convention headers; it is never
+   * recorded for idempotent replay. Tool callers (MCP, agents) do not see such actions.
+   */
+  stream?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
 }
 

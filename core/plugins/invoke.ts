@@ -62,6 +62,9 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
   return accepted.some((s) => granted.includes(s));
 }
 
+const streamsRecordTheirOwn = (type: string) => {
+  throw new Error(`a streaming action records '${type}' with recordEvents in its own transaction`);
+};
 const NONE: ReadonlySet<string> = new Set();
 const readsDoNotEmit = (type: string) => {
   throw new Error(`a read action cannot emit '${type}'`);
@@ -90,6 +93,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, ctx: CallerCt
   const accepted = acceptedScopes(plugin, action.kind);
   if (!hasScope(ctx.principal.scopes, accepted)) throw errors.scope(accepted);
   validateInput(action.input, input);
+  if (action.stream) return action.handler({ ...ctx, emit: streamsRecordTheirOwn }, input as any);
   // Reads change nothing, so they emit nothing: the hot path skips the event machinery.
   if (action.kind === 'read') return action.handler({ ...ctx, emit: readsDoNotEmit }, input as any);
   const subscribed = action.emits?.length ? await subscribedTypes(ctx.db, ctx.store.id) : NONE;

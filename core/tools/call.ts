@@ -23,7 +23,9 @@ export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: Sv
  */
 export async function callTool(caller: ToolCaller, plugin: PluginDef, actionName: string | undefined, input: unknown): Promise<ToolOutcome> {
   try {
-    const action = actionName ? plugin.actions[actionName] : undefined;
+    const found = actionName ? plugin.actions[actionName] : undefined;
+    // Streaming actions (agent chat) answer with an HTTP stream, not a tool result.
+    const action = found?.stream ? undefined : found;
     if (!action)
       throw errors.validation(
         `Unknown action '${actionName ?? ''}' for tool ${plugin.name}. Valid actions: ${Object.keys(plugin.actions).join(', ')}.`,

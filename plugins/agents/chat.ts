@@ -1,0 +1,145 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx, PluginDef } from '../../core/plugins/contract';
+import { recordEvents } from '../../core/events/outbox';
+import { discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/mcp/tools';
+import { callTool } from '../../core/tools/call';
+import { providerFor } from './providers';
+import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
+import type { ChatInput } from './schemas';
+import { agentRow, conversationRow, messagesOf, toMessage, type AgentDeps } from './store';
+
+/** Model calls per chat message: enough for look-up, act, answer; bounds cost when a model loops. */
+export const MAX_STEPS = 8;
+
+type Sse = { type: 'text'; text: string } | { type: 'tool_use'; tool: string; input: object } | { type: 'error'; message: string } | { type: 'end' };
+
+/** Writes one turn and its agent.message event in a short transaction of its own. */
+async function persist(ctx: Ctx, agentId: string, conversationId: string, message: ChatMessage) {
+  await ctx.db.transaction(async (tx) => {
+    const id = crypto.randomUUID();
+    const at = ctx.clock.now();
+    await tx.query(
+      `INSERT INTO agent_messages (id, store_id, conversation_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5::text::jsonb, $6)`,
+      [id, ctx.store.id, conversationId, message.role, JSON.stringify(message), at],
+    );
+    await tx.query('UPDATE agent_conversations SET updated_at = $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, conversationId, at]);
+    const data = { ...toMessage({ id, message, created_at: at.toISOString() }), agent_id: agentId, conversation_id: conversationId };
+    await recordEvents(tx, ctx.store.id, [{ type: 'agent.message', data, at }]);
+  });
+}
+
+/**
+ * The agent's tools, derived as MCP's grouped mode derives them (one tool per category with an
+ * `action` argument, plus discover_tools for the schemas), limited to the agent's categories and
+ * to what the caller's key may use.
+ */
+function agentTools(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions): ToolDef[] {
+  return listTools(plugins, ctx.principal, opts).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
+}
+
+/** Runs one tool call through the one tool-call path, with the caller's principal; errors become tool errors. */
+async function runTool(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, call: ToolCall): Promise<ToolResult> {
+  const done = (content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
+  if (call.name === DISCOVER_TOOLS) {
+    const found = discover(plugins, ctx.principal, opts, call.input.tool_name as string | undefined);
+    return found ? done(found, false) : done({ error: `Unknown tool '${call.input.tool_name}'.` }, true);
+  }
+  const target = resolveCall(plugins.filter((p) => opts.toolsets!.includes(p.name)), call.name, call.input);
+  if (!target) return done({ error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
+  const out = await callTool({ db: ctx.db, clock: ctx.clock, principal: ctx.principal, store: ctx.store }, target.plugin, target.actionName, target.input);
+  if (out.ok) return done(out.result, false);
+  const e = out.error;
+  return done({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+}
+
+/**
+ * POST /agents/:id/chat: checks agent, provider and conversation (JSON errors), stores the user
+ * message, then answers with the SSE stream of SPEC 4.2 while the loop runs: the model streams
+ * text and tool calls, tools run, their results go back, until the model answers or MAX_STEPS.
+ */
+export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatInput>): Promise<Response> {
+  const agent = await agentRow(ctx, input.id);
+  const { provider, model } = providerFor(agent.model, deps.env);
+  let conversationId = input.conversation_id;
+  if (conversationId) await conversationRow(ctx, agent.id, conversationId);
+  else {
+    conversationId = crypto.randomUUID();
+    const now = ctx.clock.now();
+    await ctx.db.query('INSERT INTO agent_conversations (id, store_id, agent_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
+      conversationId,
+      ctx.store.id,
+      agent.id,
+      now,
+    ]);
+  }
+  const cid = conversationId;
+  const history = (await messagesOf(ctx, cid)).map((m) => m.message);
+  const user: ChatMessage = { role: 'user', text: input.message };
+  await persist(ctx, agent.id, cid, user);
+  history.push(user);
+
+  const plugins = deps.plugins();
+  const opts: ToolOptions = { mode: 'grouped', toolsets: agent.tools, readOnly: false };
+  const tools = agent.tools.length ? agentTools(plugins, ctx, opts) : [];
+  const abort = new AbortController();
+  const encoder = new TextEncoder();
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (e: Sse) => {
+        if (!abort.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
+      };
+      const loop = async () => {
+        for (let step = 0; step < MAX_STEPS; step++) {
+          let text = '';
+          const calls: ToolCall[] = [];
+          try {
+            for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: abort.signal })) {
+              if (ev.type === 'text') {
+                text += ev.text;
+                send({ type: 'text', text: ev.text });
+              } else calls.push(ev.call);
+            }
+          } catch (err) {
+            if (abort.signal.aborted) return; // the client left: nobody to tell
+            console.error(`[${ctx.requestId}] agent ${agent.id}: provider failed:`, err);
+            if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
+            send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
+            return;
+          }
+          const reply: ChatMessage = { role: 'assistant', text, toolCalls: calls };
+          await persist(ctx, agent.id, cid, reply);
+          history.push(reply);
+          if (!calls.length || abort.signal.aborted) return;
+          const results: ToolResult[] = [];
+          for (const call of calls) {
+            send({ type: 'tool_use', tool: call.name, input: call.input });
+            results.push(await runTool(plugins, ctx, opts, call));
+          }
+          const turn: ChatMessage = { role: 'tool', results };
+          await persist(ctx, agent.id, cid, turn);
+          history.push(turn);
+          if (abort.signal.aborted) return;
+        }
+        send({ type: 'error', message: `Stopped after ${MAX_STEPS} model steps without a final answer.` });
+      };
+      loop()
+        .catch((err) => {
+          console.error(`[${ctx.requestId}] agent ${agent.id}: chat failed:`, err);
+          send({ type: 'error', message: 'An unexpected error occurred.' });
+        })
+        .finally(() => {
+          send({ type: 'end' });
+          if (!abort.signal.aborted) controller.close();
+        });
+    },
+    // The client disconnected: stop generating (aborts the provider request; no further steps).
+    cancel() {
+      abort.abort();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Conversation-Id': cid },
+  });
+}

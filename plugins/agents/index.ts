@@ -1,0 +1,93 @@
+import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
+import migration001 from './migrations/001_agents.sql' with { type: 'text' };
+import {
+  Agent, AgentCreate, AgentDeleted, AgentId, AgentList, AgentQuery, AgentUpdate, ChatEvent, ChatInput,
+  Conversation, ConversationId, ConversationList, ConversationQuery,
+} from './schemas';
+import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
+import { chat } from './chat';
+import type { ProviderEnv } from './providers';
+
+/**
+ * A factory, not a constant: agents need the registry (their tools are its categories) and the
+ * provider settings. The registry passes itself lazily (it imports this module); tests pass their
+ * own settings instead of touching process.env.
+ */
+export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderEnv }) {
+  const deps: AgentDeps = { plugins: opts.plugins, env: opts.env ?? process.env };
+  return definePlugin({
+    name: 'agents',
+    category: 'intelligence',
+    description: 'AI agents: a model, a system prompt and the tool categories it may use; chat with them.',
+    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+    migrations: [{ id: 'agents/001_agents', sql: migration001 }],
+    actions: {
+      list_agents: action({
+        kind: 'read',
+        description: 'List the store\'s agents, newest first. Paginate with starting_after.',
+        input: AgentQuery,
+        output: AgentList,
+        rest: { method: 'GET', path: '/agents' },
+        handler: listAgents,
+      }),
+      get_agent: action({
+        kind: 'read',
+        description: 'Fetch one agent by id: model, system prompt, tools, channels.',
+        input: AgentId,
+        output: Agent,
+        rest: { method: 'GET', path: '/agents/:id' },
+        handler: async (ctx, { id }) => toAgent(await agentRow(ctx, id)),
+      }),
+      create_agent: action({
+        kind: 'write',
+        description: 'Create an agent. model is openai/<model> or anthropic/<model>; tools are tool categories such as products or orders.',
+        input: AgentCreate,
+        output: Agent,
+        rest: { method: 'POST', path: '/agents', status: 201 },
+        handler: (ctx, input) => createAgent(deps, ctx, input),
+      }),
+      update_agent: action({
+        kind: 'write',
+        description: 'Change an agent; tools, when given, replace the whole list. is_default true clears it on the other agents.',
+        input: AgentUpdate,
+        output: Agent,
+        rest: { method: 'PATCH', path: '/agents/:id' },
+        handler: (ctx, input) => updateAgent(deps, ctx, input),
+      }),
+      delete_agent: action({
+        kind: 'destructive',
+        description: 'Delete an agent and its conversations.',
+        input: AgentId,
+        output: AgentDeleted,
+        rest: { method: 'DELETE', path: '/agents/:id' },
+        handler: deleteAgent,
+      }),
+      chat: action({
+        kind: 'write',
+        stream: true,
+        description: 'Send a message to an agent; the reply streams as server-sent events (text, tool_use, error, end).',
+        input: ChatInput,
+        output: ChatEvent,
+        rest: { method: 'POST', path: '/agents/:id/chat' },
+        emits: ['agent.message'],
+        handler: (ctx, input) => chat(deps, ctx, input) as any,
+      }),
+      list_conversations: action({
+        kind: 'read',
+        description: 'List an agent\'s conversations, most recently started first.',
+        input: ConversationQuery,
+        output: ConversationList,
+        rest: { method: 'GET', path: '/agents/:id/conversations' },
+        handler: listConversations,
+      }),
+      get_conversation: action({
+        kind: 'read',
+        description: 'Fetch one conversation of an agent with its messages in order (user, assistant with tool calls, tool results).',
+        input: ConversationId,
+        output: Conversation,
+        rest: { method: 'GET', path: '/agents/:id/conversations/:conversation_id' },
+        handler: getConversation,
+      }),
+    },
+  });
+}

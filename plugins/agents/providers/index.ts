@@ -1,0 +1,41 @@
+/**
+ * Model providers behind one interface, chosen by the agent's `model` string.
+ *
+ * Why hand-written clients rather than the Vercel AI SDK: ai@7 (what resolves here) needs zod as
+ * a peer, owns the tool loop and its message shapes, and is a large dependency for the compiled
+ * binary, while we need exactly two streamed wire formats (~100 lines each), our own loop (tool
+ * calls must go through core/tools/call.ts with the caller's principal, a step limit, persistence)
+ * and exact control of aborts and error surfacing. The fake-server tests pin both formats.
+ */
+import { errors } from '../../../core/errors';
+import { anthropicProvider } from './anthropic';
+import { openaiProvider } from './openai';
+import type { ModelProvider } from './types';
+
+export type ProviderEnv = Record<string, string | undefined>;
+
+const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com/v1';
+
+const missing = (setting: string, model: string) =>
+  errors.validation(`Model '${model}' needs the ${setting} setting, which this server does not have.`, 'model');
+
+/**
+ * The provider for `openai/<model>` or `anthropic/<model>` and the provider's own model name; a
+ * provider that is not configured is a 400 naming the missing setting (never an invented reply).
+ * Base URLs are operator settings, so calls to them bypass the egress guard (tests use 127.0.0.1).
+ */
+export function providerFor(model: string, env: ProviderEnv): { provider: ModelProvider; model: string } {
+  const slash = model.indexOf('/');
+  const vendor = model.slice(0, slash);
+  const name = model.slice(slash + 1);
+  if (vendor === 'openai') {
+    // The key is optional: local OpenAI-compatible servers (Ollama, vLLM) take none.
+    if (!env.OPENAI_BASE_URL) throw missing('OPENAI_BASE_URL', model);
+    return { provider: openaiProvider(env.OPENAI_BASE_URL, env.OPENAI_API_KEY || undefined), model: name };
+  }
+  if (vendor === 'anthropic') {
+    if (!env.ANTHROPIC_API_KEY) throw missing('ANTHROPIC_API_KEY', model);
+    return { provider: anthropicProvider(env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE, env.ANTHROPIC_API_KEY), model: name };
+  }
+  throw errors.validation(`Unknown model provider in '${model}': use openai/<model> or anthropic/<model>.`, 'model');
+}

@@ -1,0 +1,178 @@
+import type { Static } from '@sinclair/typebox';
+import type { Ctx, PluginDef } from '../../core/plugins/contract';
+import { errors } from '../../core/errors';
+import { iso } from '../../core/clock';
+import { page } from '../../core/plugins/pagination';
+import { isUniqueViolation } from '../../core/db/pg-errors';
+import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
+import { providerFor, type ProviderEnv } from './providers';
+import type { ChatMessage } from './providers/types';
+
+type Row = Record<string, any>;
+export type AgentT = Static<typeof Agent>;
+
+export function toAgent(r: Row): AgentT {
+  return {
+    object: 'agent',
+    id: r.id,
+    name: r.name,
+    model: r.model,
+    system_prompt: r.system_prompt,
+    tools: r.tools,
+    channels: r.channels,
+    is_default: r.is_default,
+    status: r.status,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/** What the agents plugin needs from outside itself: the registry (its tools) and the settings. */
+export interface AgentDeps {
+  plugins: () => PluginDef[];
+  env: ProviderEnv;
+}
+
+/** Tool names are registry categories (custom tools do not exist yet): an unknown one is a 400 naming `tools.N`. */
+function checkTools(deps: AgentDeps, tools: string[] | undefined) {
+  if (!tools) return;
+  const known = new Set(deps.plugins().map((p) => p.name));
+  tools.forEach((t, i) => {
+    if (!known.has(t)) throw errors.validation(`Unknown tool '${t}'. Valid tools: ${[...known].join(', ')}.`, `tools.${i}`);
+  });
+}
+
+const dedupe = (xs: string[] | undefined) => (xs ? [...new Set(xs)] : xs);
+const clearDefault = (ctx: Ctx, exceptId: string) =>
+  ctx.db.query('UPDATE agents SET is_default = false, updated_at = $3 WHERE store_id = $1 AND is_default AND id <> $2', [
+    ctx.store.id,
+    exceptId,
+    ctx.clock.now(),
+  ]);
+const anotherDefault = () => errors.conflict('Another agent became the default at the same time; retry.', 'conflict_error', 'is_default');
+
+export async function createAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentCreate>) {
+  checkTools(deps, input.tools);
+  providerFor(input.model, deps.env); // a model nobody can answer is refused now, not at the first chat
+  const id = crypto.randomUUID();
+  const now = ctx.clock.now();
+  if (input.is_default) await clearDefault(ctx, id);
+  try {
+    const [row] = await ctx.db.query(
+      `INSERT INTO agents (id, store_id, name, model, system_prompt, tools, channels, is_default, status, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8, 'active', $9, $9) RETURNING *`,
+      [id, ctx.store.id, input.name, input.model, input.system_prompt ?? '', JSON.stringify(dedupe(input.tools) ?? []),
+        JSON.stringify(input.channels ?? ['webchat', 'api']), input.is_default ?? false, now],
+    );
+    return toAgent(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw anotherDefault();
+    throw e;
+  }
+}
+
+export async function agentRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<Row> {
+  const [row] = await ctx.db.query('SELECT * FROM agents WHERE store_id = $1 AND id = $2', [ctx.store.id, id]);
+  if (!row) throw errors.notFound(`agent: '${id}'`, 'id');
+  return row;
+}
+
+export async function listAgents(ctx: Ctx, input: Static<typeof AgentQuery>) {
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'agents', storeId: ctx.store.id, input });
+  return { object: 'list' as const, data: rows.map(toAgent), has_more, url: `${ctx.storePath}/agents` };
+}
+
+export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentUpdate>) {
+  await agentRow(ctx, input.id);
+  checkTools(deps, input.tools);
+  if (input.model) providerFor(input.model, deps.env);
+  if (input.is_default) await clearDefault(ctx, input.id);
+  const fields: [string, unknown][] = [
+    ['name', input.name],
+    ['model', input.model],
+    ['system_prompt', input.system_prompt],
+    ['tools', input.tools && JSON.stringify(dedupe(input.tools))],
+    ['channels', input.channels && JSON.stringify(input.channels)],
+    ['is_default', input.is_default],
+  ];
+  const params: unknown[] = [ctx.store.id, input.id, ctx.clock.now()];
+  const sets = ['updated_at = $3'];
+  for (const [col, v] of fields) {
+    if (v === undefined) continue;
+    params.push(v);
+    sets.push(col === 'tools' || col === 'channels' ? `${col} = $${params.length}::text::jsonb` : `${col} = $${params.length}`);
+  }
+  try {
+    const [row] = await ctx.db.query(`UPDATE agents SET ${sets.join(', ')} WHERE store_id = $1 AND id = $2 RETURNING *`, params);
+    return toAgent(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw anotherDefault();
+    throw e;
+  }
+}
+
+export async function deleteAgent(ctx: Ctx, { id }: { id: string }) {
+  const rows = await ctx.db.query('DELETE FROM agents WHERE store_id = $1 AND id = $2 RETURNING id', [ctx.store.id, id]);
+  if (!rows.length) throw errors.notFound(`agent: '${id}'`, 'id');
+  return { id, object: 'agent', deleted: true };
+}
+
+const toConversation = (r: Row) => ({
+  object: 'conversation' as const,
+  id: r.id,
+  agent_id: r.agent_id,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
+
+export async function listConversations(ctx: Ctx, input: Static<typeof ConversationQuery>) {
+  await agentRow(ctx, input.id);
+  const { rows, has_more } = await page<Row>(ctx.db, {
+    table: 'agent_conversations',
+    storeId: ctx.store.id,
+    where: ['agent_id = $2'],
+    params: [input.id],
+    input,
+  });
+  return { object: 'list' as const, data: rows.map(toConversation), has_more, url: `${ctx.storePath}/agents/${input.id}/conversations` };
+}
+
+export async function conversationRow(ctx: Pick<Ctx, 'db' | 'store'>, agentId: string, id: string): Promise<Row> {
+  const [row] = await ctx.db.query('SELECT * FROM agent_conversations WHERE store_id = $1 AND agent_id = $2 AND id = $3', [
+    ctx.store.id,
+    agentId,
+    id,
+  ]);
+  if (!row) throw errors.notFound(`conversation: '${id}'`, 'conversation_id');
+  return row;
+}
+
+export interface StoredMessage {
+  id: string;
+  message: ChatMessage;
+  created_at: string;
+}
+
+export async function messagesOf(ctx: Pick<Ctx, 'db' | 'store'>, conversationId: string): Promise<StoredMessage[]> {
+  const rows = await ctx.db.query('SELECT * FROM agent_messages WHERE store_id = $1 AND conversation_id = $2 ORDER BY seq', [
+    ctx.store.id,
+    conversationId,
+  ]);
+  return rows.map((r) => ({ id: r.id, message: r.content, created_at: iso(r.created_at) }));
+}
+
+/** A stored turn as the API shows it. */
+export function toMessage(m: StoredMessage) {
+  const base = { object: 'agent_message' as const, id: m.id, role: m.message.role, created_at: m.created_at };
+  const msg = m.message;
+  if (msg.role === 'user') return { ...base, text: msg.text };
+  if (msg.role === 'assistant')
+    return { ...base, text: msg.text, tool_calls: msg.toolCalls.map((c) => ({ id: c.id, tool: c.name, input: c.input })) };
+  return { ...base, tool_results: msg.results.map((r) => ({ id: r.id, tool: r.name, content: r.content, is_error: r.isError })) };
+}
+
+export async function getConversation(ctx: Ctx, input: { id: string; conversation_id: string }) {
+  await agentRow(ctx, input.id);
+  const row = await conversationRow(ctx, input.id, input.conversation_id);
+  return { ...toConversation(row), messages: (await messagesOf(ctx, row.id)).map(toMessage) };
+}

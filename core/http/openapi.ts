@@ -149,6 +149,15 @@ const headerParameters = (method: string) => [
   ...(method === 'POST' || method === 'PATCH' ? [ref('parameters', 'IdempotencyKey')] : []),
 ];
 
+/** A streaming action answers server-sent events, each `data:` line one output object. */
+const streamResponse = (status: number, output: TSchema) => ({
+  [status]: {
+    description: 'Server-sent events: each `data:` line is one JSON event of this schema.',
+    headers: commonResponseHeaders(),
+    content: { 'text/event-stream': { schema: plain(output) } },
+  },
+});
+
 const successResponse = (status: number, output: TSchema) => ({
   [String(status)]: {
     description: status === 201 ? 'Created.' : 'Success.',
@@ -192,7 +201,10 @@ function pluginOperations(plugins: PluginDef[]): { path: string; method: string;
       description: `${route.action.description}\n\n${scopeSentence}${events}`,
       parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method)],
       ...(body ? { requestBody: body } : {}),
-      responses: { ...successResponse(route.status, route.action.output), ...errorResponseRefs() },
+      responses: {
+        ...(route.action.stream ? streamResponse : successResponse)(route.status, route.action.output),
+        ...errorResponseRefs(),
+      },
       security: [{ ApiKeyAuth: [] }],
       'x-required-scopes': scopes,
     };

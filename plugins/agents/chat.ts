@@ -1,3 +1,4 @@
+import { errors } from '../../core/errors';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, PluginDef } from '../../core/plugins/contract';
 import { recordEvents } from '../../core/events/outbox';
@@ -59,6 +60,9 @@ async function runTool(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, call: 
  */
 export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatInput>): Promise<Response> {
   const agent = await agentRow(ctx, input.id);
+  // This endpoint is the `api` channel (an API key calling); `webchat` is the storefront widget's.
+  if (!agent.channels.includes('api'))
+    throw errors.conflict(`Agent '${agent.id}' is not enabled on the api channel; add 'api' to its channels.`, 'conflict_error', 'channels');
   const { provider, model } = providerFor(agent.model, deps.env);
   let conversationId = input.conversation_id;
   if (conversationId) await conversationRow(ctx, agent.id, conversationId);

@@ -3,6 +3,16 @@ import { setup } from '../../test/helpers';
 import { plugins as registry } from '..';
 import { agentsPlugin } from '.';
 
+test('chat over the API needs the api channel: an agent on webchat only answers 409 naming channels', async () => {
+  const list = registry.filter((p) => p.name !== 'agents');
+  list.push(agentsPlugin({ plugins: () => list, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } }));
+  const h = await setup({ plugins: list });
+  const agent = (await h.call('POST', '/agents', { name: 'Widget only', model: 'openai/x', channels: ['webchat'] })).body;
+  const r = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
+  expect(r.status).toBe(409);
+  expect(r.body.error.param).toBe('channels');
+}, 30_000);
+
 test('a client that disconnects mid-answer stops the generation: the model request is aborted', async () => {
   let requests = 0;
   let cancelled = false;

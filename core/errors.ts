@@ -50,6 +50,8 @@ export const errors = {
     }),
   gone: (message: string) => new SvcError(410, 'invalid_request_error', 'api_version_retired', message, 'X-API-Version'),
   internal: () => new SvcError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Retry with backoff.'),
+  /** 503: a dependency or configuration the server needs is missing (e.g. secret_key_missing). */
+  unavailable: (code: string, message: string) => new SvcError(503, 'api_error', code, message),
 };
 
 /** Anything that is not an SvcError becomes a 500 with no detail (no stack, no SQL). */

@@ -93,6 +93,14 @@ describe('create', () => {
     expect((await h.call('GET', `/products/${p.id}`)).body.sku).toBe('FREE-1');
   });
 
+  test('a new store\'s first products created at once all succeed, sharing one default location', async () => {
+    const fresh = await setup();
+    const made = await Promise.all(Array.from({ length: 20 }, () => fresh.call('POST', '/products', product({ stock_quantity: 3 }))));
+    expect(made.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const locations = await fresh.call('GET', '/locations');
+    expect(locations.body.data.filter((l: any) => l.is_default)).toHaveLength(1);
+  });
+
   test('SKUs are unique per store: another store may use the same SKU', async () => {
     await create(h, { sku: 'SHARED-1' });
     const other = await setup();

@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   // Declared by SPEC 6.1 but emitted by nothing yet: there is no checkout and no agent today.
   'checkout.completed',
   'agent.message',
+  // Not in SPEC 6.1's table: SPEC 6.4 asks that approvers be notified; this is that notification.
+  'tool_execution.pending_approval',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -25,7 +25,7 @@ export class KeyResolver {
   constructor(private db: Db, private clock: Clock) {}
 
   async resolve(key: string | null): Promise<{ principal: Principal; store: Store }> {
-    if (!key) throw errors.auth('No API key provided. Pass it in the x-api-key header.');
+    if (!key) throw errors.auth('No API key provided. Pass it in the x-api-key header (or as Authorization: Bearer <key>).');
     if (!isWellFormedKey(key)) throw errors.auth('Invalid API key format.');
     const now = this.clock.now().getTime();
     // Cached by the key itself (it is in memory for the request anyway): a hit needs no hashing.

@@ -160,9 +160,9 @@ const streamResponse = (status: number, output: TSchema) => ({
 
 const successResponse = (status: number, output: TSchema) => ({
   [String(status)]: {
-    description: status === 201 ? 'Created.' : 'Success.',
+    description: status === 201 ? 'Created.' : status === 204 ? 'Done; no body.' : 'Success.',
     headers: commonResponseHeaders(),
-    content: { 'application/json': { schema: plain(output) } },
+    ...(status === 204 ? {} : { content: { 'application/json': { schema: plain(output) } } }),
   },
 });
 
@@ -178,7 +178,9 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
     });
     return { query };
   }
-  if (!rest.length) return { query: [] };
+  // A body of free-form fields (a tool's secrets: name to value) has no named properties.
+  const freeForm = typeof input.additionalProperties === 'object';
+  if (!rest.length && !freeForm) return { query: [] };
   const bodyRequired = required.filter((k) => rest.includes(k));
   const schema: Json = { ...input, properties: Object.fromEntries(rest.map((k) => [k, props[k]])) };
   if (bodyRequired.length) schema.required = bodyRequired;

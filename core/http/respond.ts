@@ -13,8 +13,12 @@ export function baseHeaders(requestId: string, version = LATEST.id): Record<stri
   };
 }
 
-export const json = (status: number, body: unknown, headers: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers });
+export function json(status: number, body: unknown, headers: Record<string, string>) {
+  if (status !== 204) return new Response(JSON.stringify(body), { status, headers });
+  // 204 is "empty" (a DELETE that answers nothing): no body, so no content type either.
+  const { 'Content-Type': _, ...rest } = headers;
+  return new Response(null, { status, headers: rest });
+}
 
 /** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here and answered as a bare 500. */
 export function errorResponse(err: unknown, requestId: string, headers: Record<string, string>): Response {

@@ -61,6 +61,13 @@ function queryInput(route: RestRoute, url: string): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The API key: `x-api-key` (SPEC 4), or `Authorization: Bearer <key>`, which the custom-tool
+ * gateway form and HTTP clients of the MCP kind send (SPEC 5.2).
+ */
+export const apiKeyOf = (request: Request) =>
+  request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
+
 /** A malformed id in the path names no resource: 404, as for an unknown id (SPEC 7). */
 function checkPathParams(route: RestRoute, pathParams: Record<string, string>) {
   for (const [name, pattern] of route.pathChecks)
@@ -84,7 +91,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
   try {
     const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
     headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
-    const { principal, store } = await svc.keys.resolve(request.headers.get('x-api-key'));
+    const { principal, store } = await svc.keys.resolve(apiKeyOf(request));
     if (params.storeId !== principal.storeId) throw errors.storeMismatch();
     const rate = await svc.rateLimiter.check(store.id, store.plan);
     Object.assign(headers, rate.headers);

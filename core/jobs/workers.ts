@@ -6,6 +6,7 @@ import type { PluginDef } from '../plugins/contract';
 import { createBoss, WORK_DEFAULTS } from './boss';
 import { MAINTENANCE_CRON, MAINTENANCE_QUEUE, runMaintenance } from '../../workers/maintenance';
 import { webhookJob, type DeliveryOptions } from '../../workers/webhooks';
+import { approvalTimeoutJob } from '../../workers/approvals';
 
 export interface JobDef {
   queue: string;
@@ -23,6 +24,7 @@ export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOption
   return [
     { queue: MAINTENANCE_QUEUE, cron: MAINTENANCE_CRON, run: () => runMaintenance(db, clock) },
     webhookJob(db, clock, opts.delivery),
+    approvalTimeoutJob(db, clock, opts.plugins ?? []),
     ...(opts.plugins ?? []).flatMap((p) =>
       (p.jobs ?? []).map((j) => ({ queue: `${p.name}.${j.name}`, cron: j.cron, run: (batch: unknown[]) => j.run({ db, clock }, batch) })),
     ),

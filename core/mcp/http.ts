@@ -4,6 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toSvcError } from '../errors';
 import type { Services } from '../http/services';
 import { buildMcpServer } from './server';
+import { apiKeyOf } from '../http/rest';
 import type { McpSession } from './sessions';
 import type { ToolOptions } from './tools';
 
@@ -17,12 +18,57 @@ const rpcError = (status: number, code: number, message: string, headers: Record
   });
 
 /** Open GET streams of this process, by session: where tools/list_changed notifications go. */
-const liveStreams = new Map<string, { storeId: string; server: Server }>();
+interface LiveStream {
+  storeId: string;
+  server: Server;
+}
+const liveStreams = new Map<string, LiveStream>();
 
-/** Tells every connected MCP client of a store that its tool list changed (custom tools). */
+/** Diagnostics and tests: how many GET streams this process would notify. */
+export const openToolStreams = () => liveStreams.size;
+
+/** Forgets a stream, unless the session has since opened another one. */
+const forget = (sessionId: string, entry: LiveStream) => {
+  if (liveStreams.get(sessionId) === entry) liveStreams.delete(sessionId);
+};
+
+/**
+ * The GET stream's body, watched: when the client goes away (the body is cancelled, the request
+ * aborted) or the stream ends, the entry is forgotten. The SDK transport drops its own side on a
+ * cancel but calls no onclose, so without this every stream ever opened would stay in the map.
+ */
+function watched(response: Response, request: Request, sessionId: string, entry: LiveStream): Response {
+  const done = () => forget(sessionId, entry);
+  request.signal.addEventListener('abort', done, { once: true });
+  const reader = response.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: ended, value } = await reader.read();
+        if (ended) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        done();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * Tells every connected MCP client of a store ('*': of every store, for public tools) that its tool
+ * list changed (custom tools). Reaches the GET streams open on this process.
+ */
 export async function notifyToolsChanged(storeId: string) {
   await Promise.all(
-    [...liveStreams.values()].filter((s) => s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
+    [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
   );
 }
 
@@ -65,7 +111,7 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  */
 export async function handleMcp(svc: Services, request: Request): Promise<Response> {
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
-  const key = request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
+  const key = apiKeyOf(request);
   let auth;
   try {
     auth = await svc.keys.resolve(key);
@@ -92,6 +138,12 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'DELETE') {
     if (!sid) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     await svc.mcpSessions.delete(sid);
+    // The session is over: its open GET stream (if on this process) ends, and is no longer notified.
+    const live = liveStreams.get(sid);
+    if (live) {
+      liveStreams.delete(sid);
+      await live.server.close().catch(() => {});
+    }
     return new Response(null, { status: 200 });
   }
   if (request.method !== 'POST' && request.method !== 'GET')
@@ -143,9 +195,13 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   // A GET stream stays open for notifications. Everything else is done once answered; the server is
   // left to the garbage collector rather than closed, since closing aborts its (finished) requests
   // with errors whose stack traces cost more than the call itself.
-  if (request.method === 'GET' && response.ok) {
-    liveStreams.set(current.id, { storeId: store.id, server });
-    transport.onclose = () => liveStreams.delete(current.id);
+  if (request.method === 'GET' && response.ok && response.body) {
+    const entry: LiveStream = { storeId: store.id, server };
+    liveStreams.set(current.id, entry);
+    transport.onclose = () => forget(current.id, entry);
+    const stream = watched(response, request, current.id, entry);
+    stream.headers.set('Mcp-Session-Id', current.id);
+    return stream;
   }
   response.headers.set('Mcp-Session-Id', current.id);
   return response;

@@ -11,8 +11,9 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginDef } from '../plugins/contract';
-import { callTool, type ToolCaller } from '../tools/call';
-import { DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools';
+import { callTool, resolveTarget, type ToolCaller } from '../tools/call';
+import { usableCustomTools } from '../tools/custom';
+import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
@@ -39,7 +40,7 @@ export interface SessionHooks {
  * An MCP server (the SDK's low-level Server: it takes our TypeBox JSON Schemas as they are)
  * whose tools are derived from the plugin registry for one caller.
  */
-export function buildMcpServer(plugins: PluginDef[], caller: ToolCaller, opts: ToolOptions, hooks?: SessionHooks): Server {
+export function buildMcpServer(plugins: PluginDef[], caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: INSTRUCTIONS,
@@ -51,20 +52,29 @@ export function buildMcpServer(plugins: PluginDef[], caller: ToolCaller, opts: T
     return {};
   });
   const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(plugins, caller.principal, opts) }));
+  const custom = () => usableCustomTools(caller.db, caller.store.id);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(plugins, caller.principal, opts, await custom()) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
-      const found = discover(plugins, caller.principal, opts, toolName);
+      const found = discover(plugins, caller.principal, opts, toolName, await custom());
       if (!found) return textResult({ error: `No tool named '${toolName}' is available to this connection.` }, true);
       return textResult(found);
     }
-    const target = resolveCall(plugins, name, args);
-    if (!target || (opts.toolsets && !opts.toolsets.includes(target.plugin.name)))
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const outcome = await callTool({ ...caller, readOnly: opts.readOnly }, target.plugin, target.actionName, target.input);
-    if (outcome.ok) return textResult(outcome.result);
+    const target = await resolveTarget(caller.db, plugins, caller.store.id, name, args);
+    const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
+    if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
+    if (outcome.kind === 'result') return textResult(outcome.result);
+    // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome
+    // later (tool_executions get_execution) once an approver decided.
+    if (outcome.kind === 'pending')
+      return textResult({
+        status: 'pending_approval',
+        execution_id: outcome.executionId,
+        message: `${outcome.message} The call is waiting for a human decision; fetch its outcome with tool_executions get_execution (id ${outcome.executionId}).`,
+      });
     const e = outcome.error;
     if (logs('warning'))
       await extra

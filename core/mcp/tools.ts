@@ -1,6 +1,12 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptedScopes, type ActionDef, type PluginDef, type Principal } from '../plugins/contract';
 import { hasScope } from '../plugins/invoke';
+import type { CustomTool } from '../tools/custom';
+
+/** Custom tools are listed under this toolset (the plugin that manages them). */
+export const CUSTOM_TOOLSET = 'custom_tools';
+/** The scopes that allow calling custom tools: they act on the outside world for the store. */
+export const CUSTOM_TOOL_SCOPES = ['ai', 'ai:write'];
 
 /** How a connection sees the catalog (SPEC 4.10): chosen per connection, kept in its session. */
 export interface ToolOptions {
@@ -29,8 +35,8 @@ export function visibleActions(plugins: PluginDef[], principal: Principal, opts:
     .map((plugin) => ({
       plugin,
       actions: Object.entries(plugin.actions).filter(
-        // A streaming action answers with a Response, not a tool result.
-        ([, a]) => !a.stream && (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
+        // A streaming action answers with a Response, not a tool result; humanOnly ones are not tools.
+        ([, a]) => !a.stream && !a.humanOnly && (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
       ),
     }))
     .filter((g) => g.actions.length > 0);
@@ -46,8 +52,22 @@ function annotations(actions: ActionDef[]) {
   };
 }
 
-/** tools/list: grouped or flat, always with discover_tools; deterministic order. */
-export function listTools(plugins: PluginDef[], principal: Principal, opts: ToolOptions): Tool[] {
+/** The store's usable custom tools this connection may call (not on read-only connections: they act outside svc). */
+export function visibleCustomTools(custom: CustomTool[], principal: Principal, opts: ToolOptions): CustomTool[] {
+  if (opts.readOnly || (opts.toolsets && !opts.toolsets.includes(CUSTOM_TOOLSET)) || !hasScope(principal.scopes, CUSTOM_TOOL_SCOPES)) return [];
+  return custom;
+}
+
+/** A custom tool as an MCP tool: its own name and input schema, in either listing mode. */
+const customTool = (t: CustomTool): Tool => ({
+  name: t.name,
+  description: t.description,
+  inputSchema: { ...t.input_schema, type: 'object' } as Tool['inputSchema'],
+  annotations: { title: t.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+});
+
+/** tools/list: grouped or flat, the store's custom tools, and discover_tools; deterministic order. */
+export function listTools(plugins: PluginDef[], principal: Principal, opts: ToolOptions, custom: CustomTool[] = []): Tool[] {
   const groups = visibleActions(plugins, principal, opts);
   const tools: Tool[] = [];
   for (const { plugin, actions } of groups) {
@@ -80,6 +100,7 @@ export function listTools(plugins: PluginDef[], principal: Principal, opts: Tool
       annotations: { title: plugin.name, ...annotations(actions.map(([, a]) => a)) },
     });
   }
+  tools.push(...visibleCustomTools(custom, principal, opts).map(customTool));
   tools.push({
     name: DISCOVER_TOOLS,
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
@@ -94,10 +115,23 @@ export function listTools(plugins: PluginDef[], principal: Principal, opts: Tool
 }
 
 /** discover_tools: the actions of one tool with full schemas, or an index of all tools. */
-export function discover(plugins: PluginDef[], principal: Principal, opts: ToolOptions, toolName?: string) {
+export function discover(plugins: PluginDef[], principal: Principal, opts: ToolOptions, toolName?: string, custom: CustomTool[] = []) {
   const groups = visibleActions(plugins, principal, opts);
+  const customs = visibleCustomTools(custom, principal, opts);
   if (!toolName)
-    return { tools: groups.map(({ plugin, actions }) => ({ name: plugin.name, category: plugin.category, actions: actions.map(([n]) => n) })) };
+    return {
+      tools: [
+        ...groups.map(({ plugin, actions }) => ({ name: plugin.name, category: plugin.category, actions: actions.map(([n]) => n) })),
+        ...customs.map((t) => ({ name: t.name, category: t.category ?? 'custom', actions: ['run'] })),
+      ],
+    };
+  const own = customs.find((t) => t.name === toolName);
+  if (own)
+    return {
+      tool: own.name,
+      category: own.category ?? 'custom',
+      actions: [{ action: 'run', flat_name: own.name, kind: 'write', description: own.description, input_schema: own.input_schema, required_scopes: CUSTOM_TOOL_SCOPES }],
+    };
   const group = groups.find((g) => g.plugin.name === toolName);
   if (!group) return undefined;
   return {

@@ -72,6 +72,11 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * recorded for idempotent replay. Tool callers (MCP, agents) do not see such actions.
    */
   stream?: boolean;
+  /**
+   * REST only, never a tool for agents or MCP clients: decisions a human must make (approving a
+   * gated call) and ways around the tool-call path (a tool's test run skips audit and approval).
+   */
+  humanOnly?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
 }
 

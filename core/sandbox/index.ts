@@ -16,18 +16,15 @@ import quickjsWasmPath from '../../node_modules/@jitl/quickjs-ng-wasmfile-releas
  * interrupt handler that aborts execution at the wall-time deadline. Nothing from the host is
  * exposed except the given vars, copied in as JSON: no fetch, fs, require, process or timers.
  *
- * Limit: the sync QuickJS build runs on the caller's thread. Synchronous guest code (e.g. an
- * infinite loop) blocks the host event loop until it finishes or the interrupt handler stops it
- * at the deadline (default 10 s). Callers that must stay responsive during that time should run
- * sandboxes in a Worker. Between promise-job batches the host event loop is given a turn.
- * The interrupt handler only runs between bytecode ops: a single long native builtin is not cut
- * short (measured: a string memory bomb spends ~7-10 s inside QuickJS before "out of memory").
+ * This runs on the caller's thread: synchronous guest code blocks it until the interrupt handler
+ * stops it at the deadline, and a single long native builtin is not interrupted at all. So the
+ * server calls it only through pool.ts, which runs it on worker threads under a watchdog.
  */
 
 export interface SandboxOptions {
   /** Wall-time limit for the whole call, including awaiting a returned promise. Default 10000. */
   timeoutMs?: number;
-  /** QuickJS heap limit. Default 64 MiB. */
+  /** QuickJS heap limit. Default 64 MiB; the whole instance is capped at WASM_MEMORY_CAP whatever this says. */
   memoryBytes?: number;
   /** QuickJS stack limit. Default 512 KiB. */
   stackBytes?: number;
@@ -43,6 +40,9 @@ export const SANDBOX_DEFAULTS = {
   stackBytes: 512 * 1024,
 } as const;
 
+/** The whole instance's memory (guest heap, QuickJS itself, stack): the default heap limit plus room. */
+const WASM_MEMORY_CAP = 96 * 1024 * 1024;
+
 /** Jobs run per batch while awaiting a returned promise, before the host event loop gets a turn. */
 const JOBS_PER_BATCH = 1000;
 
@@ -52,7 +52,11 @@ let modulePromise: Promise<QuickJSWASMModule> | undefined;
 function quickjs(): Promise<QuickJSWASMModule> {
   modulePromise ??= (async () => {
     const wasmModule = await WebAssembly.compile(await Bun.file(quickjsWasmPath).arrayBuffer());
-    return newQuickJSWASMModuleFromVariant(newVariant(releaseSyncVariant, { wasmModule }));
+    // A fixed-size memory: this QuickJS-ng build cannot measure its allocations (no
+    // malloc_usable_size), so its own memory limit misses a heap grown by many small allocations;
+    // the WebAssembly memory's maximum is the hard cap (the guest then fails with out of memory).
+    const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: WASM_MEMORY_CAP / 65_536 });
+    return newQuickJSWASMModuleFromVariant(newVariant(releaseSyncVariant, { wasmModule, wasmMemory }));
   })();
   modulePromise.catch(() => (modulePromise = undefined));
   return modulePromise;

@@ -2,8 +2,10 @@ import { errors } from '../../core/errors';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, PluginDef } from '../../core/plugins/contract';
 import { recordEvents } from '../../core/events/outbox';
-import { discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/mcp/tools';
-import { callTool } from '../../core/tools/call';
+import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, type ToolOptions } from '../../core/mcp/tools';
+import { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from '../../core/tools/call';
+import { usableCustomTools, type CustomTool } from '../../core/tools/custom';
+import { waitForOutcome } from '../../core/tools/approvals';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
 import type { ChatInput } from './schemas';
@@ -12,7 +14,15 @@ import { agentRow, conversationRow, messagesOf, toMessage, type AgentDeps } from
 /** Model calls per chat message: enough for look-up, act, answer; bounds cost when a model loops. */
 export const MAX_STEPS = 8;
 
-type Sse = { type: 'text'; text: string } | { type: 'tool_use'; tool: string; input: object } | { type: 'error'; message: string } | { type: 'end' };
+type Sse =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; tool: string; input: object }
+  | { type: 'approval_required'; tool: string; execution_id: string; message: string }
+  | { type: 'error'; message: string }
+  | { type: 'end' };
+
+/** How the stream stays open while a gated call waits: an SSE comment this often (proxies drop idle streams). */
+export const KEEP_ALIVE_MS = 15_000;
 
 /** Writes one turn and its agent.message event in a short transaction of its own. */
 async function persist(ctx: Ctx, agentId: string, conversationId: string, message: ChatMessage) {
@@ -31,26 +41,65 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
 
 /**
  * The agent's tools, derived as MCP's grouped mode derives them (one tool per category with an
- * `action` argument, plus discover_tools for the schemas), limited to the agent's categories and
- * to what the caller's key may use.
+ * `action` argument, the custom tools it names, plus discover_tools for the schemas), limited to
+ * what the caller's key may use.
  */
-function agentTools(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions): ToolDef[] {
-  return listTools(plugins, ctx.principal, opts).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
+function agentTools(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, custom: CustomTool[]): ToolDef[] {
+  return listTools(plugins, ctx.principal, opts, custom).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
 }
 
-/** Runs one tool call through the one tool-call path, with the caller's principal; errors become tool errors. */
-async function runTool(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, call: ToolCall): Promise<ToolResult> {
+/** A tool call's outcome as the model sees it: the result, or an error it can act on. */
+function toolResult(call: ToolCall, out: ToolOutcome | undefined): ToolResult {
   const done = (content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
-  if (call.name === DISCOVER_TOOLS) {
-    const found = discover(plugins, ctx.principal, opts, call.input.tool_name as string | undefined);
-    return found ? done(found, false) : done({ error: `Unknown tool '${call.input.tool_name}'.` }, true);
-  }
-  const target = resolveCall(plugins.filter((p) => opts.toolsets!.includes(p.name)), call.name, call.input);
-  if (!target) return done({ error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
-  const out = await callTool({ db: ctx.db, clock: ctx.clock, principal: ctx.principal, store: ctx.store }, target.plugin, target.actionName, target.input);
-  if (out.ok) return done(out.result, false);
+  if (!out) return done({ error: 'The call was abandoned before a decision.' }, true);
+  if (out.kind === 'result') return done(out.result, false);
+  if (out.kind === 'pending') return done({ error: 'Still waiting for approval.' }, true);
   const e = out.error;
   return done({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+}
+
+interface ToolRun {
+  plugins: PluginDef[];
+  ctx: Ctx;
+  opts: ToolOptions;
+  custom: CustomTool[];
+  caller: ToolCaller;
+  /** Tells the client a call waits for approval, then keeps the stream alive until it is decided. */
+  onHold: (tool: string, executionId: string, message: string) => void;
+  keepAlive: () => void;
+  keepAliveMs: number;
+  pollMs?: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one tool call through the one tool-call path, as the agent (its approval overrides) with
+ * the caller's key. A gated call holds the loop: the stream stays open with keep-alives until an
+ * approver decides (from any process), then the outcome goes to the model.
+ */
+async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
+  if (call.name === DISCOVER_TOOLS) {
+    const found = discover(r.plugins, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
+    return toolResult(call, found ? { kind: 'result', result: found, executionId: '' } : undefined) ;
+  }
+  const allowed = r.plugins.filter((p) => r.opts.toolsets!.includes(p.name));
+  const target = await resolveTarget(r.ctx.db, allowed, r.ctx.store.id, call.name, call.input);
+  const permitted = target && (target.kind === 'builtin' || r.custom.some((t) => t.id === target.tool.id));
+  if (!permitted) return { id: call.id, name: call.name, content: JSON.stringify({ error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }), isError: true };
+  const out = await callTool(r.caller, target);
+  if (out.kind !== 'pending') return toolResult(call, out);
+  r.onHold(call.name, out.executionId, out.message);
+  let last = Date.now();
+  const decided = await waitForOutcome(r.ctx.db, r.ctx.store.id, out.executionId, {
+    signal: r.signal,
+    pollMs: r.pollMs,
+    tick: () => {
+      if (Date.now() - last < r.keepAliveMs) return;
+      last = Date.now();
+      r.keepAlive();
+    },
+  });
+  return toolResult(call, decided);
 }
 
 /**
@@ -84,14 +133,39 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
 
   const plugins = deps.plugins();
   const opts: ToolOptions = { mode: 'grouped', toolsets: agent.tools, readOnly: false };
-  const tools = agent.tools.length ? agentTools(plugins, ctx, opts) : [];
+  // The custom tools the agent names (or all of them, given the custom_tools category).
+  const custom = (await usableCustomTools(ctx.db, ctx.store.id)).filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
+  const tools = agent.tools.length ? agentTools(plugins, ctx, opts, custom) : [];
   const abort = new AbortController();
   const encoder = new TextEncoder();
+  const caller: ToolCaller = {
+    db: ctx.db,
+    clock: ctx.clock,
+    principal: ctx.principal,
+    store: ctx.store,
+    source: 'agent',
+    agent: { id: agent.id, name: agent.name, toolOverrides: agent.tool_config?.tool_overrides ?? {} },
+  };
 
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (e: Sse) => {
         if (!abort.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
+      };
+      const run: ToolRun = {
+        plugins,
+        ctx,
+        opts,
+        custom,
+        caller,
+        signal: abort.signal,
+        keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS,
+        pollMs: deps.approvalPollMs,
+        onHold: (tool, executionId, message) => send({ type: 'approval_required', tool, execution_id: executionId, message }),
+        // An SSE comment: clients ignore it, proxies see traffic.
+        keepAlive: () => {
+          if (!abort.signal.aborted) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+        },
       };
       const loop = async () => {
         for (let step = 0; step < MAX_STEPS; step++) {
@@ -118,7 +192,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
           const results: ToolResult[] = [];
           for (const call of calls) {
             send({ type: 'tool_use', tool: call.name, input: call.input });
-            results.push(await runTool(plugins, ctx, opts, call));
+            results.push(await runTool(run, call));
           }
           const turn: ChatMessage = { role: 'tool', results };
           await persist(ctx, agent.id, cid, turn);

@@ -1,11 +1,13 @@
 import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
+import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import {
   Agent, AgentCreate, AgentDeleted, AgentId, AgentList, AgentQuery, AgentUpdate, ChatEvent, ChatInput,
   Conversation, ConversationId, ConversationList, ConversationQuery,
 } from './schemas';
 import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
 import { chat } from './chat';
+import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
 import type { ProviderEnv } from './providers';
 
 /**
@@ -13,14 +15,17 @@ import type { ProviderEnv } from './providers';
  * provider settings. The registry passes itself lazily (it imports this module); tests pass their
  * own settings instead of touching process.env.
  */
-export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderEnv }) {
-  const deps: AgentDeps = { plugins: opts.plugins, env: opts.env ?? process.env };
+export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderEnv; keepAliveMs?: number; approvalPollMs?: number }) {
+  const deps: AgentDeps = { plugins: opts.plugins, env: opts.env ?? process.env, keepAliveMs: opts.keepAliveMs, approvalPollMs: opts.approvalPollMs };
   return definePlugin({
     name: 'agents',
     category: 'intelligence',
     description: 'AI agents: a model, a system prompt and the tool categories it may use; chat with them.',
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
-    migrations: [{ id: 'agents/001_agents', sql: migration001 }],
+    migrations: [
+      { id: 'agents/001_agents', sql: migration001 },
+      { id: 'agents/002_tool_config', sql: migration002 },
+    ],
     actions: {
       list_agents: action({
         kind: 'read',
@@ -71,6 +76,24 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
         rest: { method: 'POST', path: '/agents/:id/chat' },
         emits: ['agent.message'],
         handler: (ctx, input) => chat(deps, ctx, input) as any,
+      }),
+      get_tool_config: action({
+        kind: 'read',
+        description: 'The agent\'s approval overrides per tool (SPEC 4.5 tool_overrides).',
+        input: AgentId,
+        output: ToolConfig,
+        rest: { method: 'GET', path: '/agents/:id/tool-config' },
+        handler: getToolConfig,
+      }),
+      update_tool_config: action({
+        kind: 'write',
+        // An agent must not be able to lift its own approval gates.
+        humanOnly: true,
+        description: 'Set which tool calls of this agent wait for human approval: requires_approval, auto_approve, approval_conditions, timeouts.',
+        input: ToolConfigPatch,
+        output: ToolConfig,
+        rest: { method: 'PATCH', path: '/agents/:id/tool-config' },
+        handler: (ctx, input) => patchToolConfig(deps, ctx, input),
       }),
       list_conversations: action({
         kind: 'read',

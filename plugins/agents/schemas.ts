@@ -63,13 +63,14 @@ export const ChatInput = Input({
 /** One server-sent event of the chat stream (SPEC 4.2); the response is a stream of these. */
 export const ChatEvent = Type.Object(
   {
-    type: Type.Union([Type.Literal('text'), Type.Literal('tool_use'), Type.Literal('error'), Type.Literal('end')]),
+    type: Type.Union([Type.Literal('text'), Type.Literal('tool_use'), Type.Literal('approval_required'), Type.Literal('error'), Type.Literal('end')]),
     text: Type.Optional(Type.String()),
     tool: Type.Optional(Type.String()),
     input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     message: Type.Optional(Type.String()),
+    execution_id: Type.Optional(Type.String({ description: 'approval_required: the held execution; approve or reject it under /tool-executions.' })),
   },
-  { description: 'text/event-stream: lines `data: <ChatEvent>`; `end` is last.' },
+  { description: 'text/event-stream: lines `data: <ChatEvent>`; `end` is last. While a call waits for approval, `: keep-alive` comments keep the stream open.' },
 );
 
 export const Message = Type.Object({

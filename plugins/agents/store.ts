@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../core/db/pg-errors';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
+import { usableCustomTools } from '../../core/tools/custom';
 
 type Row = Record<string, any>;
 export type AgentT = Static<typeof Agent>;
@@ -31,14 +32,26 @@ export function toAgent(r: Row): AgentT {
 export interface AgentDeps {
   plugins: () => PluginDef[];
   env: ProviderEnv;
+  /** Keep-alive interval of a chat stream waiting for an approval (tests shorten it). */
+  keepAliveMs?: number;
+  /** How often a chat waiting for an approval checks for the decision (tests shorten it). */
+  approvalPollMs?: number;
 }
 
-/** Tool names are registry categories (custom tools do not exist yet): an unknown one is a 400 naming `tools.N`. */
-function checkTools(deps: AgentDeps, tools: string[] | undefined) {
+/** The tool names an agent of this store may be given: registry categories and usable custom tools. */
+export async function knownTools(deps: AgentDeps, ctx: Pick<Ctx, 'db' | 'store'>) {
+  const builtin = deps.plugins().map((p) => p.name);
+  const custom = (await usableCustomTools(ctx.db, ctx.store.id)).map((t) => t.name);
+  return { builtin, custom, all: new Set([...builtin, ...custom]) };
+}
+
+/** An unknown tool name is a 400 naming `tools.N`. */
+async function checkTools(deps: AgentDeps, ctx: Ctx, tools: string[] | undefined) {
   if (!tools) return;
-  const known = new Set(deps.plugins().map((p) => p.name));
+  const known = await knownTools(deps, ctx);
   tools.forEach((t, i) => {
-    if (!known.has(t)) throw errors.validation(`Unknown tool '${t}'. Valid tools: ${[...known].join(', ')}.`, `tools.${i}`);
+    if (!known.all.has(t))
+      throw errors.validation(`Unknown tool '${t}'. Valid tools: ${known.builtin.join(', ')}, or a custom tool's name${known.custom.length ? ` (${known.custom.join(', ')})` : ''}.`, `tools.${i}`);
   });
 }
 
@@ -52,7 +65,7 @@ const clearDefault = (ctx: Ctx, exceptId: string) =>
 const anotherDefault = () => errors.conflict('Another agent became the default at the same time; retry.', 'conflict_error', 'is_default');
 
 export async function createAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentCreate>) {
-  checkTools(deps, input.tools);
+  await checkTools(deps, ctx, input.tools);
   providerFor(input.model, deps.env); // a model nobody can answer is refused now, not at the first chat
   const id = crypto.randomUUID();
   const now = ctx.clock.now();
@@ -84,7 +97,7 @@ export async function listAgents(ctx: Ctx, input: Static<typeof AgentQuery>) {
 
 export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentUpdate>) {
   await agentRow(ctx, input.id);
-  checkTools(deps, input.tools);
+  await checkTools(deps, ctx, input.tools);
   if (input.model) providerFor(input.model, deps.env);
   if (input.is_default) await clearDefault(ctx, input.id);
   const fields: [string, unknown][] = [

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { fromMinor, toMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
-import { isUniqueViolation } from '../../core/db/pg-errors';
+import { isUniqueViolation, sqlState } from '../../core/db/pg-errors';
 import { setTotal } from '../../core/stock';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
@@ -33,7 +33,7 @@ export function toProduct(r: ProductRow): Static<typeof Product> {
 const duplicateSku = (sku: unknown) =>
   errors.conflict(`A product with SKU '${sku}' already exists in this store.`, 'duplicate_sku', 'sku');
 
-export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>) {
+export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>, retried = false): Promise<ReturnType<typeof toProduct>> {
   const p = input.pricing_data;
   const now = ctx.clock.now();
   try {
@@ -69,6 +69,10 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
     return product;
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku(input.sku);
+    // A concurrent first product made the default location in the same instant: this statement's
+    // insert of it did nothing and its snapshot cannot see the other's row, so the level had no
+    // location (not-null violation) and nothing was written. Once more, it sees the location.
+    if (sqlState(err) === '23502' && !retried) return createProduct(ctx, input, true);
     throw err;
   }
 }

@@ -1,0 +1,169 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { closeSandboxPool, runInSandbox, sandboxPoolStats, type SandboxResult } from './pool';
+
+// Limits kept short so the whole file stays well under 30 s; the product default is 10 s.
+const LIMIT = 300;
+/** What "ends within the limit" allows: the watchdog grace plus scheduling slack. */
+const SLACK = 500;
+
+const MEMORY_BOMBS = {
+  'doubling string': "let s = 'x'; while (true) s += s;",
+  'huge repeat': "return 'x'.repeat(2 ** 28).length",
+  'huge join': "return new Array(2e7).join('').length",
+  'growing array of strings': "const a = []; for (;;) a.push('x'.repeat(1e6))",
+};
+
+/** Runs `code` and returns its result with the wall time seen by the caller. */
+async function timed(code: string, vars: Record<string, unknown> = {}, timeoutMs = LIMIT) {
+  const start = performance.now();
+  const r = await runInSandbox(code, vars, { timeoutMs });
+  return { r, wallMs: performance.now() - start };
+}
+
+async function expectHealthy() {
+  expect(await runInSandbox('return input * 2', { input: 21 })).toMatchObject({ ok: true, result: 42 });
+}
+
+/** RSS once terminated worker threads are torn down (asynchronously) and garbage is collected. */
+async function settledRss() {
+  Bun.gc(true);
+  await Bun.sleep(300);
+  Bun.gc(true);
+  return process.memoryUsage().rss;
+}
+
+afterAll(() => closeSandboxPool());
+
+describe('runInSandbox (worker pool)', () => {
+  test('returns a value computed from its input', async () => {
+    const r = await runInSandbox('return { sum: input.a + input.b, tag: params.tag }', {
+      input: { a: 2, b: 3 },
+      params: { tag: 'x' },
+    });
+    expect(r).toMatchObject({ ok: true, result: { sum: 5, tag: 'x' } });
+  });
+
+  test('no host objects are visible inside, even though it runs on a Bun worker thread', async () => {
+    const r = await runInSandbox(
+      'return [typeof process, typeof require, typeof fetch, typeof Bun, typeof setTimeout, typeof postMessage, typeof self]',
+      {},
+    );
+    expect(r).toMatchObject({ ok: true, result: Array(7).fill('undefined') });
+  });
+
+  test('vars that cannot be copied are an error, not a throw', async () => {
+    const fn = await runInSandbox('return 1', { input: () => 1 });
+    expect(fn).toMatchObject({ ok: false, status: 'error' });
+    const big = await runInSandbox('return 1', { input: 1n });
+    expect(big).toMatchObject({ ok: false, status: 'error' });
+    await expectHealthy();
+  });
+
+  test('an infinite loop times out near its limit while the server keeps answering', async () => {
+    await expectHealthy(); // a started worker, so the timing below is the guest's
+    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('pong') });
+    try {
+      let ticks = 0;
+      const interval = setInterval(() => ticks++, 20);
+      const runaway = timed('while (true) {}', {}, 1000);
+      await Bun.sleep(200); // the runaway is now spinning on its worker
+      const t = performance.now();
+      const answer = await fetch(`http://127.0.0.1:${server.port}/`).then((res) => res.text());
+      const fetchMs = performance.now() - t;
+      const { r, wallMs } = await runaway;
+      clearInterval(interval);
+      console.log(`runaway: ${wallMs.toFixed(0)} ms; fetch during it: ${fetchMs.toFixed(1)} ms; ${ticks} ticks of 20 ms`);
+      expect(answer).toBe('pong');
+      expect(fetchMs).toBeLessThan(150);
+      expect(ticks).toBeGreaterThanOrEqual(25); // ~50 expected in 1 s; the main thread was never blocked
+      expect(r).toMatchObject({ ok: false, status: 'timeout' });
+      if (!r.ok) expect(r.message).toContain('1000 ms');
+      expect(wallMs).toBeLessThan(1000 + SLACK);
+    } finally {
+      server.stop(true);
+    }
+    await expectHealthy();
+  });
+
+  for (const [name, code] of Object.entries(MEMORY_BOMBS)) {
+    test(`memory bomb (${name}) ends as an error or timeout within the limit`, async () => {
+      const { r, wallMs } = await timed(code);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(['error', 'timeout']).toContain(r.status);
+        expect(r.message.length).toBeGreaterThan(0);
+      }
+      expect(wallMs).toBeLessThan(LIMIT + SLACK);
+      await expectHealthy();
+    });
+  }
+
+  test('deep recursion is an error mentioning the stack', async () => {
+    const r = await runInSandbox('const f = (n) => f(n + 1) + 1; return f(0)', {});
+    expect(r).toMatchObject({ ok: false, status: 'error' });
+    if (!r.ok) expect(r.message.toLowerCase()).toContain('stack');
+    await expectHealthy();
+  });
+
+  test('a thrown error is an error with its message', async () => {
+    const r = await runInSandbox('throw new Error("bad input: " + input)', { input: 'q' });
+    expect(r).toMatchObject({ ok: false, status: 'error' });
+    if (!r.ok) expect(r.message).toContain('bad input: q');
+    await expectHealthy();
+  });
+
+  test('a promise that never settles is an error', async () => {
+    const r = await runInSandbox('return new Promise(() => {})', {});
+    expect(r).toMatchObject({ ok: false, status: 'error' });
+    if (!r.ok) expect(r.message).toContain('never settles');
+    await expectHealthy();
+  });
+
+  test('a mixed batch of good and hostile calls: each ends within its limit, the pool survives, RSS stays bounded', async () => {
+    const kinds: [string, string, (r: SandboxResult) => boolean][] = [
+      ['ok', 'return input + 1', (r) => r.ok && r.result === 8],
+      ['loop', 'for (;;) {}', (r) => !r.ok && r.status === 'timeout'],
+      ['throw', 'throw new TypeError("nope")', (r) => !r.ok && r.status === 'error' && r.message.includes('nope')],
+      ['recursion', 'const f = (n) => f(n + 1); return f(0)', (r) => !r.ok && r.status === 'error'],
+      ['pending', 'return new Promise(() => {})', (r) => !r.ok && r.status === 'error'],
+      ...Object.entries(MEMORY_BOMBS).map(
+        ([name, code]): [string, string, (r: SandboxResult) => boolean] => [name, code, (r) => !r.ok],
+      ),
+    ];
+    const rssBefore = await settledRss();
+    const start = performance.now();
+    const runs = Array.from({ length: 72 }, (_, i) => kinds[i % kinds.length]);
+    // All submitted at once: the pool queues them, and queue time does not count against the limit.
+    const results = await Promise.all(runs.map(([, code]) => runInSandbox(code, { input: 7 }, { timeoutMs: LIMIT })));
+    const batchMs = performance.now() - start;
+    results.forEach((r, i) => {
+      const [kind, , expected] = runs[i];
+      if (!expected(r) || r.durationMs >= LIMIT + SLACK) throw new Error(`${kind}: unexpected ${JSON.stringify(r)}`);
+    });
+    await expectHealthy();
+    const rssAfter = await settledRss();
+    const growthMiB = (rssAfter - rssBefore) / 2 ** 20;
+    console.log(
+      `mixed batch: ${runs.length} calls in ${batchMs.toFixed(0)} ms on ${sandboxPoolStats().size} workers; ` +
+        `RSS ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(rssAfter / 2 ** 20).toFixed(0)} MiB (growth ${growthMiB.toFixed(1)} MiB)`,
+    );
+    expect(growthMiB).toBeLessThan(100);
+  }, 30_000);
+
+  test('when too many calls are waiting, new ones are refused at once as busy', async () => {
+    const results = await Promise.all(Array.from({ length: 1100 }, (_, i) => runInSandbox('return input', { input: i })));
+    const busy = results.filter((r) => !r.ok && r.message.startsWith('sandbox busy'));
+    expect(busy.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.ok).length + busy.length).toBe(results.length);
+    await expectHealthy();
+  });
+
+  test('closing the pool answers calls in flight, and a later call starts a fresh pool', async () => {
+    const inFlight = runInSandbox('for (;;) {}', {}, { timeoutMs: 5000 });
+    await Bun.sleep(100);
+    await closeSandboxPool();
+    expect(await inFlight).toMatchObject({ ok: false, status: 'error', message: 'sandbox pool closed' });
+    expect(sandboxPoolStats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
+    await expectHealthy();
+  });
+});

@@ -1,0 +1,137 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { Db } from '../db/types';
+import { iso } from '../clock';
+import { errors, SvcError } from '../errors';
+import type { PluginDef, Store } from '../plugins/contract';
+import { flatName, DISCOVER_TOOLS } from '../mcp/tools';
+import { runInSandbox } from '../sandbox/pool';
+import { secretBox, redactDeep } from '../secrets';
+import { runHttpTool, type HttpToolConfig, type RunOutcome } from './http-tool';
+
+/** The one action of a custom tool, as the audit log and approval overrides name it. */
+export const CUSTOM_ACTION = 'run';
+export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+export const TIMEOUT_ACTIONS = ['reject', 'approve', 'escalate'] as const;
+
+/** A custom tool as stored: one record whichever form (SPEC 2.5 Shape A or B) registered it. */
+export interface CustomTool {
+  id: string;
+  store_id: string;
+  name: string;
+  shape: 'store' | 'gateway';
+  description: string;
+  category: string | null;
+  input_schema: Record<string, unknown>;
+  kind: 'http' | 'javascript';
+  config: HttpToolConfig | { code: string };
+  visibility: 'private' | 'public';
+  requires_plan: Plan;
+  requires_approval: boolean;
+  approval_timeout_minutes: number;
+  timeout_action: (typeof TIMEOUT_ACTIONS)[number];
+  escalation_group: string | null;
+  /** Sealed secrets (never leaves core/tools). */
+  secrets: string | null;
+  secret_names: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export function toCustomTool(r: Record<string, any>): CustomTool {
+  return { ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) } as CustomTool;
+}
+
+/** Built-in names a custom tool may not take: categories, flat action names and discover_tools. */
+export function builtinNames(plugins: PluginDef[]): Set<string> {
+  const names = new Set<string>([DISCOVER_TOOLS]);
+  for (const p of plugins) {
+    names.add(p.name);
+    for (const a of Object.keys(p.actions)) names.add(flatName(p, a));
+  }
+  return names;
+}
+
+/** Custom tools a store may use: its own, then public tools of other stores whose names it does not use. */
+export async function usableCustomTools(db: Db, storeId: string): Promise<CustomTool[]> {
+  const rows = await db.query(
+    `SELECT DISTINCT ON (name) * FROM custom_tools WHERE store_id = $1 OR visibility = 'public'
+     ORDER BY name, (store_id = $1) DESC, seq`,
+    [storeId],
+  );
+  return rows.map(toCustomTool);
+}
+
+/** One usable custom tool by name (own first), or undefined. */
+export async function findCustomTool(db: Db, storeId: string, name: string): Promise<CustomTool | undefined> {
+  const [row] = await db.query(
+    `SELECT * FROM custom_tools WHERE name = $2 AND (store_id = $1 OR visibility = 'public')
+     ORDER BY (store_id = $1) DESC, seq LIMIT 1`,
+    [storeId, name],
+  );
+  return row ? toCustomTool(row) : undefined;
+}
+
+/** requires_plan (SPEC 8 plan tiers): a store below it gets a 403 naming the plan. */
+export function checkPlan(tool: CustomTool, store: Store) {
+  if (PLANS.indexOf(store.plan) < PLANS.indexOf(tool.requires_plan))
+    throw new SvcError(
+      403,
+      'permission_error',
+      'plan_required',
+      `The tool '${tool.name}' requires the ${tool.requires_plan} plan or higher; this store is on the ${store.plan} plan.`,
+      'requires_plan',
+    );
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = new Map<string, ValidateFunction>();
+
+/** Compiles an input schema (at registration: a schema Ajv cannot compile is a 400 on `param`). */
+export function compileSchema(schema: object, param: string): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (e) {
+    throw errors.validation(`Invalid ${param}: ${(e as Error).message}.`, param);
+  }
+}
+
+/** Validates a call's input against the tool's input schema; the first failure names the field. */
+export function validateCustomInput(tool: CustomTool, input: unknown) {
+  const cacheKey = `${tool.id}:${tool.updated_at}`;
+  let validate = validators.get(cacheKey);
+  if (!validate) {
+    validate = compileSchema(tool.input_schema, 'input_schema');
+    if (validators.size > 1000) validators.clear();
+    validators.set(cacheKey, validate);
+  }
+  if (validate(input)) return;
+  const err = validate.errors?.[0];
+  const missing = err?.keyword === 'required' ? (err.params as { missingProperty: string }).missingProperty : undefined;
+  const path = [...(err?.instancePath ?? '').split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
+  throw errors.validation(`Invalid ${path || 'input'}: ${err?.message ?? 'does not match the tool\'s input schema'}.`, path || null);
+}
+
+/** The tool's secrets, opened (only here, only for a run). */
+function openSecrets(tool: CustomTool): Record<string, string> {
+  return tool.secrets ? JSON.parse(secretBox().open(tool.secrets)) : {};
+}
+
+/**
+ * Runs a custom tool on its input: HTTP tools through the egress guard, JavaScript tools in a fresh
+ * QuickJS sandbox (the input is visible as both `input` and `params`, so code written for either
+ * form runs). Secret values never leave: every result and message is redacted.
+ */
+export async function runCustomTool(tool: CustomTool, input: unknown): Promise<RunOutcome> {
+  let secrets: Record<string, string>;
+  try {
+    secrets = openSecrets(tool);
+  } catch (e) {
+    return { status: 'error', message: (e as Error).message };
+  }
+  if (tool.kind === 'http') return runHttpTool(tool.config as HttpToolConfig, input, secrets);
+  const out = await runInSandbox((tool.config as { code: string }).code, { input, params: input });
+  const values = Object.values(secrets);
+  if (out.ok) return { status: 'success', result: redactDeep(out.result, values) };
+  return { status: out.status, message: redactDeep(out.message, values) as string };
+}

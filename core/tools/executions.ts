@@ -1,0 +1,174 @@
+import type { JobInsert } from 'pg-boss';
+import type { Db } from '../db/types';
+import { iso, isoOrNull } from '../clock';
+import { errors, type SvcError } from '../errors';
+import { enqueue } from '../jobs/send';
+import { recordEvents } from '../events/outbox';
+import type { Principal } from '../plugins/contract';
+import type { RunResult, ToolCaller, ToolTarget } from './call';
+import type { Gate } from './gate';
+
+/** The pg-boss queue of approval work (worker: workers/approvals.ts): timeouts, and runs of approved calls. */
+export const APPROVAL_QUEUE = 'core.tool_approvals';
+export interface ApprovalJob {
+  execution_id: string;
+  store_id: string;
+  /** timeout: the approval window closes; run: an approved call is due to run. */
+  kind: 'timeout' | 'run';
+}
+
+/**
+ * Status values (SPEC 2.6 and 3.1; the ones the SPEC leaves open are ours):
+ * - success, error, timeout: the tool ran (or failed its checks) and this is how it ended;
+ * - pending_approval: gated, waiting for a decision;
+ * - approved: decided, the tool is running now (moments, then success/error/timeout);
+ * - rejected: an approver rejected it, or the approval timed out with timeout_action reject
+ *   (approval.decision says which); the tool never ran.
+ */
+export const EXECUTION_STATUSES = ['success', 'error', 'timeout', 'pending_approval', 'approved', 'rejected'] as const;
+export const FINAL = new Set(['success', 'error', 'timeout', 'rejected']);
+
+export interface ExecutionRecord {
+  tool: string;
+  action: string;
+  target: ToolTarget;
+  caller: ToolCaller;
+}
+
+/**
+ * SPEC 2.6 `output`: the result exactly as the tool returned it (so a waiting agent gets what an
+ * ungated call would have), or `{error}` when it failed; `status` tells the two apart.
+ */
+export const outputOf = (run: RunResult) => (run.status === 'success' ? (run.result ?? null) : { error: errorBody(run.error) });
+
+export const errorBody = (e: SvcError) => ({ type: e.type, code: e.code, message: e.message, param: e.param });
+
+const principalOf = (p: Principal) => ({ key_id: p.keyId, scopes: p.scopes, livemode: p.livemode });
+export const principalFrom = (storeId: string, p: { key_id: string; scopes: string[]; livemode: boolean }): Principal => ({
+  kind: 'api_key',
+  keyId: p.key_id,
+  storeId,
+  scopes: p.scopes,
+  livemode: p.livemode,
+});
+
+const INSERT = `INSERT INTO tool_executions
+  (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, approval, expires_at, principal, created_at, completed_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14, $15::text::jsonb, $16, $17)
+  RETURNING *`;
+
+function params(r: ExecutionRecord, id: string, at: Date, fields: { status: string; duration?: number | null; output?: unknown; approval?: unknown; expiresAt?: Date }) {
+  const { caller, target } = r;
+  return [
+    id,
+    caller.store.id,
+    r.tool,
+    r.action,
+    target.kind === 'custom' ? target.tool.id : null,
+    caller.agent?.id ?? null,
+    caller.agent?.name ?? null,
+    caller.source,
+    fields.status,
+    fields.duration ?? null,
+    JSON.stringify(target.input ?? {}),
+    fields.output === undefined ? null : JSON.stringify(fields.output),
+    fields.approval === undefined ? null : JSON.stringify(fields.approval),
+    fields.expiresAt ?? null,
+    JSON.stringify(principalOf(caller.principal)),
+    at,
+    FINAL.has(fields.status) ? at : null,
+  ];
+}
+
+/** The audit record of a call that ran (or failed its checks): one INSERT, outside any transaction. */
+export async function insertExecution(r: ExecutionRecord, run: RunResult, durationMs: number): Promise<string> {
+  const id = crypto.randomUUID();
+  await r.caller.db.query(INSERT, params(r, id, r.caller.clock.now(), { status: run.status, duration: durationMs, output: outputOf(run) }));
+  return id;
+}
+
+/**
+ * A gated call: the pending record, its timeout job (due when the approval window closes) and the
+ * `tool_execution.pending_approval` event for approvers, all in one transaction.
+ */
+export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<string> {
+  const id = crypto.randomUUID();
+  const at = r.caller.clock.now();
+  const expiresAt = new Date(at.getTime() + gate.timeout_minutes * 60_000);
+  const approval = { ...gate, group: 'default', escalated: false, decision: null, decided_at: null, decided_by: null, comment: null, reason: null };
+  await r.caller.db.transaction(async (tx) => {
+    const [row] = await tx.query(INSERT, params(r, id, at, { status: 'pending_approval', approval, expiresAt }));
+    await scheduleTimeout(tx, row.store_id, id, gate.timeout_minutes * 60);
+    await recordEvents(tx, row.store_id, [{ type: 'tool_execution.pending_approval', data: toExecution(row), at }]);
+  });
+  return id;
+}
+
+export const scheduleTimeout = (tx: Db, storeId: string, id: string, seconds: number) =>
+  enqueue(tx, APPROVAL_QUEUE, [{ data: { execution_id: id, store_id: storeId, kind: 'timeout' }, startAfter: seconds } satisfies JobInsert<ApprovalJob>]);
+
+export const enqueueRun = (tx: Db, storeId: string, id: string) =>
+  enqueue(tx, APPROVAL_QUEUE, [{ data: { execution_id: id, store_id: storeId, kind: 'run' } } satisfies JobInsert<ApprovalJob>]);
+
+/** The API form of an execution (SPEC 2.6 plus source, approval and completed_at). Never holds secrets: runners redact. */
+export function toExecution(r: Record<string, any>) {
+  const approval = r.approval
+    ? { ...r.approval, expires_at: isoOrNull(r.expires_at) }
+    : null;
+  return {
+    object: 'tool_execution' as const,
+    id: r.id,
+    tool: r.tool,
+    action: r.action,
+    agent_id: r.agent_id,
+    agent_name: r.agent_name,
+    source: r.source,
+    status: r.status,
+    duration_ms: r.duration_ms,
+    input: r.input,
+    output: r.output,
+    approval,
+    created_at: iso(r.created_at),
+    completed_at: isoOrNull(r.completed_at),
+  };
+}
+
+export async function executionRow(db: Db, storeId: string, id: string) {
+  const [row] = await db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
+  if (!row) throw errors.notFound(`tool execution: '${id}'`, 'id');
+  return row;
+}
+
+export interface ExecutionQuery {
+  tool?: string;
+  agent_id?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** GET /tool-executions: newest first, filtered, with limit/offset and the total (SPEC 4.5). */
+export async function queryExecutions(db: Db, storeId: string, q: ExecutionQuery) {
+  const where = ['store_id = $1'];
+  const values: unknown[] = [storeId];
+  const add = (sql: string, v: unknown) => {
+    values.push(v);
+    where.push(sql.replace('?', `$${values.length}`));
+  };
+  if (q.tool) add('tool = ?', q.tool);
+  if (q.agent_id) add('agent_id = ?', q.agent_id);
+  if (q.status) add('status = ?', q.status);
+  if (q.from) add('created_at >= ?', new Date(q.from));
+  if (q.to) add('created_at <= ?', new Date(q.to));
+  const limit = q.limit ?? 20;
+  const offset = q.offset ?? 0;
+  const filter = where.join(' AND ');
+  const [{ total }] = await db.query<{ total: string }>(`SELECT count(*) AS total FROM tool_executions WHERE ${filter}`, values);
+  const rows = await db.query(
+    `SELECT * FROM tool_executions WHERE ${filter} ORDER BY created_at DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`,
+    values,
+  );
+  return { executions: rows.map(toExecution), total: Number(total), limit, offset };
+}

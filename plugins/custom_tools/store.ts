@@ -1,0 +1,255 @@
+import type { Ctx, PluginDef } from '../../core/plugins/contract';
+import { errors } from '../../core/errors';
+import { page } from '../../core/plugins/pagination';
+import { isUniqueViolation } from '../../core/db/pg-errors';
+import { notifyToolsChanged } from '../../core/mcp/http';
+import { runInSandbox } from '../../core/sandbox/pool';
+import { secretBox } from '../../core/secrets';
+import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
+
+type Row = Record<string, any>;
+export type View = 'tool' | 'custom_tool';
+
+/** A definition in storage terms, whichever form it came in. */
+interface Definition {
+  name: string;
+  description: string;
+  category: string | null;
+  input_schema: Record<string, unknown>;
+  kind: 'http' | 'javascript';
+  config: Record<string, unknown>;
+  visibility: 'private' | 'public';
+  requires_plan: string;
+  requires_approval: boolean;
+  approval_timeout_minutes: number;
+  timeout_action: string;
+  escalation_group: string | null;
+}
+
+const EMPTY_SCHEMA = { type: 'object', properties: {} };
+const APPROVAL_FIELDS = ['requires_approval', 'approval_timeout_minutes', 'timeout_action', 'escalation_group'] as const;
+
+/** Shape B input (or patch) as storage fields; absent fields stay absent. */
+function fromShapeB(input: Record<string, any>): Partial<Definition> {
+  const d: Partial<Definition> = {};
+  if (input.name !== undefined) d.name = input.name;
+  if (input.description !== undefined) d.description = input.description;
+  if (input.category !== undefined) d.category = input.category;
+  if (input.parameters !== undefined) d.input_schema = input.parameters;
+  if (input.execution_type !== undefined) d.kind = input.execution_type;
+  if (input.execution_config !== undefined) d.config = input.execution_config;
+  if (input.visibility !== undefined) d.visibility = input.visibility;
+  if (input.requires_plan !== undefined) d.requires_plan = input.requires_plan;
+  for (const f of APPROVAL_FIELDS) if (input[f] !== undefined) (d as any)[f] = input[f];
+  return d;
+}
+
+/** Shape A input (or patch): `handler.type` webhook is our http, visibility `store` our private. */
+function fromShapeA(input: Record<string, any>): Partial<Definition> {
+  const d = fromShapeB({ ...input, parameters: input.input_schema, visibility: input.visibility === 'store' ? 'private' : input.visibility });
+  if (input.handler !== undefined) {
+    const { type, ...config } = input.handler;
+    d.kind = type === 'webhook' ? 'http' : 'javascript';
+    d.config = config;
+  }
+  return d;
+}
+
+export const fromShape = (view: View, input: Record<string, any>) => (view === 'tool' ? fromShapeB(input) : fromShapeA(input));
+
+/** The two views of one stored tool: Shape B for STORE/tools, Shape A for /custom-tools. */
+// `any`: the caller's action schema (Tool or CustomTool) is what the view produces.
+export function render(t: CustomTool, view: View): any {
+  const common = {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    category: t.category,
+    requires_plan: t.requires_plan,
+    requires_approval: t.requires_approval,
+    approval_timeout_minutes: t.approval_timeout_minutes,
+    timeout_action: t.timeout_action,
+    escalation_group: t.escalation_group,
+    secret_names: t.secret_names,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+  if (view === 'tool')
+    return { object: 'tool' as const, ...common, parameters: t.input_schema, execution_type: t.kind, execution_config: t.config, visibility: t.visibility };
+  return {
+    object: 'custom_tool' as const,
+    ...common,
+    input_schema: t.input_schema,
+    handler: { type: t.kind === 'http' ? 'webhook' : 'javascript', ...t.config },
+    visibility: t.visibility === 'private' ? 'store' : 'public',
+  };
+}
+
+/** Field names as the caller's form spells them, for error params. */
+const names = (view: View) =>
+  view === 'tool'
+    ? { schema: 'parameters', config: 'execution_config', kind: 'execution_type' }
+    : { schema: 'input_schema', config: 'handler', kind: 'handler.type' };
+
+// Secret references, for the URL check: `{{NAME}}` or `{{secrets.NAME}}`.
+const REFS = /\{\{\s*(?:secrets\.)?[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g;
+
+/** Checks a whole definition (after a patch is applied): 400 naming the field in the caller's form. */
+async function validate(plugins: PluginDef[], d: Definition, view: View, previous?: Definition) {
+  const n = names(view);
+  if (builtinNames(plugins).has(d.name))
+    throw errors.validation(`Invalid name: '${d.name}' is a built-in tool name; choose another.`, 'name');
+  if (d.input_schema.type !== 'object') throw errors.validation(`Invalid ${n.schema}: the schema must have type "object".`, n.schema);
+  compileSchema(d.input_schema, n.schema);
+  if (d.kind === 'http') {
+    if (typeof d.config.url !== 'string') throw errors.validation(`Invalid ${n.config}.url: an HTTP tool needs a url.`, `${n.config}.url`);
+    if (d.config.code !== undefined) throw errors.validation(`Invalid ${n.config}.code: only JavaScript tools have code.`, `${n.config}.code`);
+    let url: URL | undefined;
+    try {
+      url = new URL(d.config.url.replace(REFS, 'x'));
+    } catch {}
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      throw errors.validation(`Invalid ${n.config}.url: expected an http or https URL.`, `${n.config}.url`);
+  } else {
+    const code = d.config.code;
+    if (typeof code !== 'string') throw errors.validation(`Invalid ${n.config}.code: a JavaScript tool needs code.`, `${n.config}.code`);
+    const extra = Object.keys(d.config).find((k) => k !== 'code');
+    if (extra) throw errors.validation(`Invalid ${n.config}.${extra}: JavaScript tools take only code.`, `${n.config}.${extra}`);
+    // Compiled (not run) in the sandbox: a syntax error is a 400 now, not a failure at the first call.
+    // Code already stored was checked when it was stored (a patch of other fields need not wait for a worker).
+    const unchanged = previous?.kind === 'javascript' && previous.config.code === code;
+    const compiled = unchanged
+      ? { ok: true as const }
+      : await runInSandbox(`new Function('input', 'params', ${JSON.stringify(code)}); return true;`, {}, { timeoutMs: 1000 });
+    if (!compiled.ok) throw errors.validation(`Invalid ${n.config}.code: ${compiled.message}.`, `${n.config}.code`);
+  }
+  if (d.timeout_action === 'escalate' && !d.escalation_group)
+    throw errors.validation('Invalid escalation_group: timeout_action escalate needs an escalation_group.', 'escalation_group');
+}
+
+const duplicate = (name: string) => errors.conflict(`A tool named '${name}' already exists in this store.`, 'duplicate_name', 'name');
+
+// Tell connected MCP clients once the change is visible. The writes run outside a transaction
+// (atomic actions), so they are committed already; with an Idempotency-Key REST wraps them in one
+// after all, which commits right after the handler returns, well within the delay.
+const announce = (storeId: string, visibility: string) => setTimeout(() => void notifyToolsChanged(visibility === 'public' ? '*' : storeId), 20);
+
+export async function toolRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<CustomTool> {
+  const [row] = await ctx.db.query('SELECT * FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, id]);
+  if (!row) throw errors.notFound(`tool: '${id}'`, 'id');
+  return toCustomTool(row);
+}
+
+export async function createTool(plugins: PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
+  const d = {
+    category: null,
+    input_schema: EMPTY_SCHEMA,
+    visibility: 'private',
+    requires_plan: 'free',
+    requires_approval: false,
+    approval_timeout_minutes: 30,
+    timeout_action: 'reject',
+    escalation_group: null,
+    ...fromShape(view, input),
+  } as Definition;
+  await validate(plugins, d, view);
+  const now = ctx.clock.now();
+  try {
+    const [row] = await ctx.db.query(
+      `INSERT INTO custom_tools (id, store_id, name, shape, description, category, input_schema, kind, config, visibility, requires_plan,
+         requires_approval, approval_timeout_minutes, timeout_action, escalation_group, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9::text::jsonb, $10, $11, $12, $13, $14, $15, $16, $16)
+       ON CONFLICT (store_id, name) DO NOTHING RETURNING *`,
+      [crypto.randomUUID(), ctx.store.id, d.name, view === 'tool' ? 'store' : 'gateway', d.description, d.category, JSON.stringify(d.input_schema),
+        d.kind, JSON.stringify(d.config), d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action,
+        d.escalation_group, now],
+    );
+    if (!row) throw duplicate(d.name);
+    announce(ctx.store.id, d.visibility);
+    return render(toCustomTool(row), view);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate(d.name);
+    throw e;
+  }
+}
+
+export async function updateTool(plugins: PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
+  // xmin: the row version (it changes with every write), for the guarded UPDATE below.
+  const [found] = await ctx.db.query('SELECT *, xmin::text AS row_version FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, input.id]);
+  if (!found) throw errors.notFound(`tool: '${input.id}'`, 'id');
+  const { row_version: version, ...stored } = found;
+  const current = toCustomTool(stored);
+  const patch = fromShape(view, input);
+  const d: Definition = { ...current, ...patch } as Definition;
+  await validate(plugins, d, view, current as Definition);
+  try {
+    // Runs outside a transaction (the compile check may wait for a sandbox worker), so the row is
+    // written only if it is still the one read: a concurrent change is a 409, never silently undone.
+    const [row] = await ctx.db.query(
+      `UPDATE custom_tools SET name = $3, description = $4, category = $5, input_schema = $6::text::jsonb, kind = $7, config = $8::text::jsonb,
+         visibility = $9, requires_plan = $10, requires_approval = $11, approval_timeout_minutes = $12, timeout_action = $13,
+         escalation_group = $14, updated_at = $15
+       WHERE store_id = $1 AND id = $2 AND xmin::text = $16 RETURNING *`,
+      [ctx.store.id, current.id, d.name, d.description, d.category, JSON.stringify(d.input_schema), d.kind, JSON.stringify(d.config),
+        d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action, d.escalation_group, ctx.clock.now(),
+        version],
+    );
+    if (!row) {
+      await toolRow(ctx, input.id); // deleted meanwhile: 404
+      throw errors.conflict('The tool was changed by another request meanwhile; fetch it and try again.', 'concurrent_modification', 'id');
+    }
+    announce(ctx.store.id, current.visibility === 'public' ? 'public' : d.visibility);
+    return render(toCustomTool(row), view);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate(d.name);
+    throw e;
+  }
+}
+
+export async function deleteTool(ctx: Ctx, id: string) {
+  const [row] = await ctx.db.query('DELETE FROM custom_tools WHERE store_id = $1 AND id = $2 RETURNING id, visibility', [ctx.store.id, id]);
+  if (!row) throw errors.notFound(`tool: '${id}'`, 'id');
+  announce(ctx.store.id, row.visibility);
+  return row;
+}
+
+export async function listTools(ctx: Ctx, view: View, input: { limit?: number; starting_after?: string; ending_before?: string }) {
+  const { rows, has_more } = await page<Row>(ctx.db, { table: 'custom_tools', storeId: ctx.store.id, input });
+  return { object: 'list' as const, data: rows.map((r) => render(toCustomTool(r), view)), has_more, url: `${ctx.storePath}/${view === 'tool' ? 'tools' : 'custom-tools'}` };
+}
+
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const MAX_SECRETS = 50;
+
+/** PUT .../secrets: the whole set, sealed; only the names come back. */
+export async function setSecrets(ctx: Ctx, input: Record<string, string>) {
+  const { id, ...secrets } = input;
+  const tool = await toolRow(ctx, id);
+  const entries = Object.entries(secrets);
+  if (entries.length > MAX_SECRETS) throw errors.validation(`Too many secrets: at most ${MAX_SECRETS}.`);
+  for (const [name] of entries)
+    if (!SECRET_NAME.test(name)) throw errors.validation(`Invalid secret name '${name}': letters, digits and _, not starting with a digit.`, name);
+  const sealed = entries.length ? secretBox().seal(JSON.stringify(secrets)) : null;
+  const names = entries.map(([n]) => n).sort();
+  const now = ctx.clock.now();
+  await ctx.db.query('UPDATE custom_tools SET secrets = $3, secret_names = $4::text::jsonb, updated_at = $5 WHERE store_id = $1 AND id = $2', [
+    ctx.store.id,
+    tool.id,
+    sealed,
+    JSON.stringify(names),
+    now,
+  ]);
+  return { object: 'tool_secrets' as const, tool_id: tool.id, names, updated_at: now.toISOString() };
+}
+
+/** POST .../test: one run on the given input, outside the audit log and the approval gate. */
+export async function testTool(ctx: Ctx, id: string, input: Record<string, unknown>) {
+  const tool = await toolRow(ctx, id);
+  checkPlan(tool, ctx.store);
+  validateCustomInput(tool, input);
+  const started = performance.now();
+  const out = await runCustomTool(tool, input);
+  const execution_time_ms = Math.round(performance.now() - started);
+  if (out.status === 'success') return { success: true, result: out.result, execution_time_ms };
+  return { success: false, result: null, execution_time_ms, error: { status: out.status, message: out.message } };
+}

@@ -1,0 +1,63 @@
+import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
+import { errors } from '../../core/errors';
+import { approveExecution, rejectExecution } from '../../core/tools/approvals';
+import { executionRow, queryExecutions, toExecution } from '../../core/tools/executions';
+import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput } from './schemas';
+
+const instant = (value: string | undefined, param: string) => {
+  if (value === undefined) return undefined;
+  if (Number.isNaN(new Date(value).getTime())) throw errors.validation(`Invalid ${param}: '${value}' is not a date.`, param);
+  return value;
+};
+
+/**
+ * The tool execution audit log and the approval decisions (SPEC 2.6, 3.1, 4.5). Every tool call by
+ * an agent or an MCP client is recorded by core/tools; approving or rejecting a gated call is a
+ * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
+ */
+export function toolExecutionsPlugin(opts: { plugins: () => PluginDef[] }) {
+  const deps = (ctx: { db: any; clock: any }) => ({ db: ctx.db, clock: ctx.clock, plugins: opts.plugins() });
+  return definePlugin({
+    name: 'tool_executions',
+    category: 'platform',
+    description: 'The audit log of tool calls by agents and MCP clients, and the approval of gated calls.',
+    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+    actions: {
+      list_executions: action({
+        kind: 'read',
+        description: 'Tool calls, newest first, filtered by tool, agent_id, status, from and to; limit/offset pages with the total.',
+        input: ExecutionQuery,
+        output: ExecutionList,
+        rest: { method: 'GET', path: '/tool-executions' },
+        handler: (ctx, input) =>
+          queryExecutions(ctx.db, ctx.store.id, { ...input, from: instant(input.from, 'from'), to: instant(input.to, 'to') }),
+      }),
+      get_execution: action({
+        kind: 'read',
+        description: 'One tool call: status, input, output and, for a gated call, its approval state. Fetch the outcome of a held call here.',
+        input: ExecutionId,
+        output: Execution,
+        rest: { method: 'GET', path: '/tool-executions/:id' },
+        handler: async (ctx, { id }) => toExecution(await executionRow(ctx.db, ctx.store.id, id)) as any,
+      }),
+      approve_execution: action({
+        kind: 'write',
+        humanOnly: true,
+        description: 'Approve a call waiting for approval: the tool runs now and the waiting agent gets its result. A second decision is a 409.',
+        input: ApproveInput,
+        output: Execution,
+        rest: { method: 'POST', path: '/tool-executions/:id/approve' },
+        handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: ctx.principal.keyId, comment: input.comment }) as any,
+      }),
+      reject_execution: action({
+        kind: 'write',
+        humanOnly: true,
+        description: 'Reject a call waiting for approval: it never runs and the waiting agent gets the reason. A second decision is a 409.',
+        input: RejectInput,
+        output: Execution,
+        rest: { method: 'POST', path: '/tool-executions/:id/reject' },
+        handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: ctx.principal.keyId, reason: input.reason }) as any,
+      }),
+    },
+  });
+}

@@ -11,6 +11,7 @@
 import { product, setup } from '../test/helpers';
 import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
 import { runInSandbox } from '../core/sandbox/pool';
+import { runSandboxed, type SandboxResult } from '../core/sandbox';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -80,14 +81,19 @@ const jsRate = await measure('JavaScript tool (fresh sandbox)', 'price_with_tax'
 const httpRate = await measure('HTTP tool (local receiver)', 'echo_service', () => ({ q: 'lamp' }));
 console.log(`ratios to the built-in read: JavaScript ${(jsRate / builtin).toFixed(2)}, HTTP ${(httpRate / builtin).toFixed(2)}`);
 
-// The sandbox alone, one call at a time: what a fresh QuickJS runtime adds to a call.
-const solo: number[] = [];
-for (let i = 0; i < 2000; i++) {
-  const t0 = performance.now();
-  const r = await runInSandbox('return input.a + 1', { input: { a: i } });
-  if (!r.ok) throw new Error(r.message);
-  solo.push(performance.now() - t0);
+// The sandbox alone, one call at a time: what a fresh QuickJS runtime costs, on this thread and
+// through the worker pool (the hop to a worker thread and back).
+async function latency(label: string, run: (i: number) => Promise<SandboxResult>) {
+  const xs: number[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const t0 = performance.now();
+    const r = await run(i);
+    if (!r.ok) throw new Error(r.message);
+    xs.push(performance.now() - t0);
+  }
+  console.log(`${label.padEnd(34)} p50 ${pct(xs, 50).toFixed(3)} ms   p99 ${pct(xs, 99).toFixed(3)} ms`);
 }
-console.log(`sandbox per call (pool, sequential): p50 ${pct(solo, 50).toFixed(3)} ms   p99 ${pct(solo, 99).toFixed(3)} ms`);
+await latency('sandbox per call, direct', (i) => runSandboxed('return input.a + 1', { input: { a: i } }));
+await latency('sandbox per call, pool', (i) => runInSandbox('return input.a + 1', { input: { a: i } }));
 receiver.stop(true);
 process.exit(0);

@@ -109,10 +109,13 @@ export async function runSandboxed(
     });
     const ctx = runtime.newContext();
     try {
-      // The body is compiled by `new Function` inside the guest, so it cannot break out of the wrapper.
+      // The body is spliced into a function expression rather than compiled by a guest
+      // `new Function` (a second parse per call). A body that closes the wrapper early only
+      // changes what its own guest code does; tools and conditions are also checked with
+      // `new Function` when saved, which refuses such a body.
       const source =
-        `(new Function(...${JSON.stringify(names)}, ${JSON.stringify(code)}))` +
-        `(...(v => ${JSON.stringify(names)}.map(n => v[n]))(JSON.parse(${JSON.stringify(varsJson)})))`;
+        `(function (${names.join(', ')}) {\n${code}\n})` +
+        `.apply(undefined, (v => ${JSON.stringify(names)}.map(n => v[n]))(JSON.parse(${JSON.stringify(varsJson)})))`;
       const evaluated = ctx.evalCode(source, 'tool.js');
       if (evaluated.error) {
         const message = describeError(ctx, evaluated.error);

@@ -32,6 +32,10 @@ const MAX_QUEUED = 1000;
 const START_TIMEOUT_MS = 15_000;
 /** A worker is replaced after this many calls anyway: a cheap backstop against slow leaks. */
 const MAX_CALLS_PER_WORKER = 10_000;
+/** Calls a worker may hold at once: the running one and the next. */
+const PIPELINE_DEPTH = 2;
+/** A next call is queued behind a running one only this young; older ones' followers are taken back. */
+const PIPELINE_YOUNG_MS = 5;
 
 /**
  * Where the worker entry is. Run from source: worker.ts beside this file. In a binary compiled
@@ -48,16 +52,32 @@ const WORKER_URL = /[/\\](\$bunfs|~BUN)[/\\]/.test(import.meta.url)
 interface Call {
   code: string;
   vars: Record<string, unknown>;
-  opts: CallMessage['opts'];
+  opts: Omit<CallMessage['opts'], never>;
   resolve: (result: SandboxResult) => void;
+  /** Taken back once already after its worker was found busy with work it was not known to hold. */
+  retried?: boolean;
+}
+
+/** A call sent to a worker: the first of a slot's list is running (host's view), the rest wait there. */
+interface Sent {
+  id: number;
+  seq: number;
+  call: Call;
+  startedAt?: number;
+  watchdog?: Timer;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
   calls: number;
-  /** The call in flight, with its id, dispatch time and watchdog timer. */
-  current?: { id: number; call: Call; startedAt: number; watchdog: Timer };
+  /** Calls sent to this worker, in its order. */
+  sent: Sent[];
+  seq: number;
+  /** Shared with the worker: queued calls with seq <= skip[0] are dropped unrun (taken back). */
+  skip: Int32Array;
+  /** Calls were taken back from it: it may be running one of them without the pool knowing. */
+  tainted: boolean;
   /** Armed until the worker says it is ready. */
   startTimer?: Timer;
 }
@@ -66,6 +86,7 @@ let size: number | undefined;
 const slots = new Set<Slot>();
 const queue: Call[] = [];
 let nextId = 1;
+let sweeper: Timer | undefined;
 
 /** The pool size: SVC_SANDBOX_WORKERS, else min(4, cores). */
 export function sandboxPoolSize(): number {
@@ -113,16 +134,25 @@ export async function closeSandboxPool(): Promise<void> {
 /** Counters for diagnostics and tests. */
 export function sandboxPoolStats(): { size: number; workers: number; busy: number; queued: number } {
   let busy = 0;
-  for (const slot of slots) if (slot.current) busy++;
+  for (const slot of slots) if (slot.sent.length) busy++;
   return { size: sandboxPoolSize(), workers: slots.size, busy, queued: queue.length };
 }
 
-/** Hands waiting calls to idle ready workers, and starts workers while calls wait and the pool is not full. */
+/**
+ * Hands waiting calls to workers: first to idle ones, then a second call to a worker whose current
+ * call only just started (pipelining: the worker starts it the moment it is free, without waiting
+ * for this thread to hear back; a wake-up per call costs this thread more than the call itself).
+ * Starts workers while calls wait and the pool is not full.
+ */
 function pump(): void {
-  for (const slot of slots) {
-    if (queue.length === 0) return;
-    if (slot.ready && !slot.current) dispatch(slot, queue.shift()!);
-  }
+  for (let depth = 1; depth <= PIPELINE_DEPTH && queue.length; depth++)
+    for (const slot of slots) {
+      if (!queue.length) break;
+      if (!slot.ready || slot.sent.length !== depth - 1) continue;
+      const head = slot.sent[0];
+      if (head && performance.now() - (head.startedAt ?? 0) > PIPELINE_YOUNG_MS) continue;
+      dispatch(slot, queue.shift()!);
+    }
   let starting = 0;
   for (const slot of slots) if (!slot.ready) starting++;
   while (queue.length > starting && slots.size < sandboxPoolSize()) {
@@ -134,13 +164,16 @@ function pump(): void {
 function spawn(): void {
   // ref: false: an idle pool must not keep the process (CLI, tests) alive.
   const worker = new Worker(WORKER_URL, { ref: false });
-  const slot: Slot = { worker, ready: false, calls: 0 };
+  const slot: Slot = { worker, ready: false, calls: 0, sent: [], seq: 0, skip: new Int32Array(new SharedArrayBuffer(4)), tainted: false };
   slots.add(slot);
+  worker.postMessage({ type: 'init', skip: slot.skip.buffer });
   // This timer is ref'd on purpose: calls are waiting for this worker, so the process must wait too.
   slot.startTimer = setTimeout(() => {
     discard(slot, `sandbox worker did not start within ${START_TIMEOUT_MS} ms`);
     failWaitingIfNoWorker(`sandbox worker did not start within ${START_TIMEOUT_MS} ms`);
   }, START_TIMEOUT_MS);
+  sweeper ??= setInterval(takeBackWaiting, PIPELINE_YOUNG_MS * 4);
+  sweeper.unref();
 
   worker.addEventListener('message', (event: MessageEvent) => {
     if (!slots.has(slot)) return; // a late message from a worker already discarded
@@ -151,13 +184,14 @@ function spawn(): void {
       pump();
       return;
     }
-    const current = slot.current;
-    if (!current || current.id !== data.id) return;
-    clearTimeout(current.watchdog);
-    slot.current = undefined;
-    const result = overDeadline(data.result, current.call.opts.timeoutMs);
-    current.call.resolve(result);
-    if (data.broken || shouldRecycle(result) || slot.calls >= MAX_CALLS_PER_WORKER) discard(slot);
+    const head = slot.sent[0];
+    // Not the head: a call taken back that the worker had already started; its twin ran elsewhere.
+    if (!head || head.id !== data.id) return;
+    clearTimeout(head.watchdog);
+    slot.sent.shift();
+    head.call.resolve(overDeadline(data.result, head.call.opts.timeoutMs));
+    if (data.broken || shouldRecycle(data.result) || slot.calls >= MAX_CALLS_PER_WORKER) retire(slot);
+    else if (slot.sent.length) start(slot, slot.sent[0]);
     pump();
   });
   // An uncaught error on the worker thread, including a worker script that cannot be loaded
@@ -166,7 +200,7 @@ function spawn(): void {
     if (!slots.has(slot)) return;
     const wasStarting = !slot.ready;
     const message = `sandbox worker ${wasStarting ? 'failed to start' : 'crashed'}: ${event.message || 'unknown error'}`;
-    discard(slot, message);
+    retire(slot, message);
     // A worker that cannot even start would fail the same way for every waiting call: answer them
     // rather than respawning forever.
     if (wasStarting) failWaitingIfNoWorker(message);
@@ -176,48 +210,81 @@ function spawn(): void {
     if (!slots.has(slot)) return; // closed by discard()
     const message = 'sandbox worker exited unexpectedly';
     const wasStarting = !slot.ready;
-    discard(slot, message);
+    retire(slot, message);
     if (wasStarting) failWaitingIfNoWorker(message);
     else pump();
   });
 }
 
 function dispatch(slot: Slot, call: Call): void {
-  const id = nextId++;
-  const startedAt = performance.now();
-  const { timeoutMs } = call.opts;
-  // The hard stop: the guest's own interrupt handler should have ended the call at timeoutMs.
-  const watchdog = setTimeout(() => {
-    if (slot.current?.id !== id) return;
-    slot.current = undefined;
-    call.resolve(failure('timeout', `timed out after ${timeoutMs} ms (stopped by the watchdog)`, performance.now() - startedAt));
-    discard(slot);
-    pump();
-  }, timeoutMs + WATCHDOG_GRACE_MS);
-  slot.current = { id, call, startedAt, watchdog };
-  slot.calls++;
+  const sent: Sent = { id: nextId++, seq: ++slot.seq, call };
   try {
-    slot.worker.postMessage({ id, code: call.code, vars: call.vars, opts: call.opts } satisfies CallMessage);
+    slot.worker.postMessage({ id: sent.id, seq: sent.seq, code: call.code, vars: call.vars, opts: call.opts } satisfies CallMessage);
   } catch (e) {
     // Structured clone refused the vars (functions, symbols...): the worker is still fine.
-    clearTimeout(watchdog);
-    slot.current = undefined;
     call.resolve(failure('error', `vars are not JSON-serializable: ${(e as Error).message}`, 0));
     queueMicrotask(pump);
+    return;
   }
+  slot.calls++;
+  slot.sent.push(sent);
+  if (slot.sent.length === 1) start(slot, sent);
 }
 
-/** Removes a worker from the pool and stops its thread; its call in flight, if any, answers `error`. */
+/** The call is (as far as this thread can tell) running now: arm its watchdog. */
+function start(slot: Slot, sent: Sent): void {
+  sent.startedAt = performance.now();
+  const { timeoutMs } = sent.call.opts;
+  // The hard stop: the guest's own interrupt handler should have ended the call at timeoutMs.
+  sent.watchdog = setTimeout(() => {
+    if (slot.sent[0] !== sent) return;
+    slot.sent.shift();
+    // A worker that was handed calls back may still have been busy with one of them (pure guest
+    // code: running it twice is harmless) rather than with this one: give this call one more go.
+    if (slot.tainted && !sent.call.retried) {
+      sent.call.retried = true;
+      queue.unshift(sent.call);
+    } else sent.call.resolve(failure('timeout', `timed out after ${timeoutMs} ms (stopped by the watchdog)`, performance.now() - sent.startedAt!));
+    retire(slot);
+    pump();
+  }, timeoutMs + WATCHDOG_GRACE_MS);
+}
+
+/**
+ * Calls waiting behind one that has run for a while are taken back to the front of the queue (the
+ * worker drops them unrun, by the shared skip mark), so a slow or runaway call delays nobody else.
+ */
+function takeBackWaiting(): void {
+  const now = performance.now();
+  for (const slot of slots) {
+    if (slot.sent.length < 2 || now - (slot.sent[0].startedAt ?? now) < PIPELINE_YOUNG_MS * 4) continue;
+    const back = slot.sent.splice(1);
+    Atomics.store(slot.skip, 0, back[back.length - 1].seq);
+    slot.tainted = true;
+    queue.unshift(...back.map((s) => s.call));
+  }
+  pump();
+}
+
+/** Stops a worker: its waiting calls go back to the queue (they never ran), its running one, if any, answers `error`. */
+function retire(slot: Slot, message?: string): void {
+  queue.unshift(...slot.sent.splice(1).map((s) => s.call));
+  discard(slot, message);
+}
+
+/** Removes a worker from the pool and stops its thread; calls still sent to it answer `error`. */
 function discard(slot: Slot, message?: string): void {
   if (!slots.delete(slot)) return;
   clearTimeout(slot.startTimer);
-  const current = slot.current;
-  slot.current = undefined;
-  if (current) {
-    clearTimeout(current.watchdog);
-    current.call.resolve(failure('error', message ?? 'sandbox worker stopped', performance.now() - current.startedAt));
+  for (const sent of slot.sent.splice(0)) {
+    clearTimeout(sent.watchdog);
+    sent.call.resolve(failure('error', message ?? 'sandbox worker stopped', performance.now() - (sent.startedAt ?? performance.now())));
   }
   slot.worker.terminate();
+  if (!slots.size && sweeper) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
 }
 
 /** After a start-up failure: answer the waiting calls unless some other worker can still take them. */

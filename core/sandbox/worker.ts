@@ -4,9 +4,12 @@
  * Running guest code here rather than on the server's thread means a runaway loop or a long
  * native builtin only ever blocks this thread; the pool's watchdog terminate()s it if needed.
  * Protocol (all messages are plain structured-clone data):
+ *   pool → worker  { type: 'init', skip }                  once: a shared Int32Array, see below
  *   worker → pool  { type: 'ready' }                       once, after the QuickJS wasm is compiled
- *   pool → worker  { id, code, vars, opts }                one call; the next comes only after the reply
+ *   pool → worker  { id, seq, code, vars, opts }           a call; up to PIPELINE_DEPTH may be queued here
  *   worker → pool  { type: 'result', id, result, broken }  `broken`: this worker should be replaced
+ * Calls run one at a time, in order. A queued call whose seq is at or below skip[0] was taken back
+ * by the pool (its predecessor ran long) and is dropped unrun.
  */
 import { runSandboxed, SANDBOX_DEFAULTS } from './index';
 
@@ -25,18 +28,42 @@ const MAX_STACK_BYTES = 384 * 1024;
 
 export interface CallMessage {
   id: number;
+  /** Per-worker sequence number, compared with the shared skip mark. */
+  seq: number;
   code: string;
   vars: Record<string, unknown>;
   opts: { timeoutMs: number; memoryBytes?: number; stackBytes?: number };
 }
 
-self.onmessage = async (event: MessageEvent<CallMessage>) => {
-  const { id, code, vars, opts } = event.data;
+const queued: CallMessage[] = [];
+let skip: Int32Array<ArrayBufferLike> = new Int32Array(1);
+let draining = false;
+
+self.onmessage = (event: MessageEvent<CallMessage | { type: 'init'; skip: SharedArrayBuffer }>) => {
+  const data = event.data;
+  if ('type' in data) {
+    skip = new Int32Array(data.skip);
+    return;
+  }
+  queued.push(data);
+  if (!draining) void drain();
+};
+
+/** Runs queued calls one after another (runSandboxed may yield while it awaits a guest promise). */
+async function drain() {
+  draining = true;
+  for (let call = queued.shift(); call; call = queued.shift()) {
+    if (call.seq <= Atomics.load(skip, 0)) continue;
+    postMessage(await run(call));
+  }
+  draining = false;
+}
+
+async function run({ id, code, vars, opts }: CallMessage) {
   const start = performance.now();
   try {
     const stackBytes = Math.min(opts.stackBytes ?? SANDBOX_DEFAULTS.stackBytes, MAX_STACK_BYTES);
-    const result = await runSandboxed(code, vars, { ...opts, stackBytes });
-    postMessage({ type: 'result', id, result, broken: false });
+    return { type: 'result', id, result: await runSandboxed(code, vars, { ...opts, stackBytes }), broken: false };
   } catch (e) {
     // runSandboxed answers guest failures itself; a throw means the wasm instance itself failed
     // (e.g. an emscripten abort), so ask the pool for a fresh worker.
@@ -46,9 +73,9 @@ self.onmessage = async (event: MessageEvent<CallMessage>) => {
       message: `sandbox failure: ${e instanceof Error ? e.message : String(e)}`,
       durationMs: performance.now() - start,
     };
-    postMessage({ type: 'result', id, result, broken: true });
+    return { type: 'result', id, result, broken: true };
   }
-};
+}
 
 // Compile the wasm module before announcing readiness, so that a call's watchdog never counts
 // worker start-up against the guest's time limit.

@@ -4,6 +4,7 @@ import { iso, isoOrNull } from '../clock';
 import { errors, type SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
+import { writeAudit } from './audit-batch';
 import type { Principal } from '../plugins/contract';
 import type { RunResult, ToolCaller, ToolTarget } from './call';
 import type { Gate } from './gate';
@@ -52,38 +53,31 @@ export const principalFrom = (storeId: string, p: { key_id: string; scopes: stri
   livemode: p.livemode,
 });
 
-const INSERT = `INSERT INTO tool_executions
-  (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, approval, expires_at, principal, created_at, completed_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14, $15::text::jsonb, $16, $17)
+/** A held call's record: pending, with its approval terms and the caller's rights for the run. */
+const INSERT_HELD = `INSERT INTO tool_executions
+  (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, input, approval, expires_at, principal, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending_approval', $9::text::jsonb, $10::text::jsonb, $11, $12::text::jsonb, $13)
   RETURNING *`;
 
-function params(r: ExecutionRecord, id: string, at: Date, fields: { status: string; duration?: number | null; output?: unknown; approval?: unknown; expiresAt?: Date }) {
-  const { caller, target } = r;
-  return [
-    id,
-    caller.store.id,
-    r.tool,
-    r.action,
-    target.kind === 'custom' ? target.tool.id : null,
-    caller.agent?.id ?? null,
-    caller.agent?.name ?? null,
-    caller.source,
-    fields.status,
-    fields.duration ?? null,
-    JSON.stringify(target.input ?? {}),
-    fields.output === undefined ? null : JSON.stringify(fields.output),
-    fields.approval === undefined ? null : JSON.stringify(fields.approval),
-    fields.expiresAt ?? null,
-    JSON.stringify(principalOf(caller.principal)),
-    at,
-    FINAL.has(fields.status) ? at : null,
-  ];
-}
-
-/** The audit record of a call that ran (or failed its checks): one INSERT, outside any transaction. */
+/** The audit record of a call that ran (or failed its checks), written before its result is returned. */
 export async function insertExecution(r: ExecutionRecord, run: RunResult, durationMs: number): Promise<string> {
   const id = crypto.randomUUID();
-  await r.caller.db.query(INSERT, params(r, id, r.caller.clock.now(), { status: run.status, duration: durationMs, output: outputOf(run) }));
+  const { caller, target } = r;
+  await writeAudit(caller.db, {
+    id,
+    store_id: caller.store.id,
+    tool: r.tool,
+    action: r.action,
+    custom_tool_id: target.kind === 'custom' ? target.tool.id : null,
+    agent_id: caller.agent?.id ?? null,
+    agent_name: caller.agent?.name ?? null,
+    source: caller.source,
+    status: run.status,
+    duration_ms: durationMs,
+    input: target.input ?? {},
+    output: outputOf(run),
+    created_at: caller.clock.now().toISOString(),
+  });
   return id;
 }
 
@@ -96,8 +90,13 @@ export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<s
   const at = r.caller.clock.now();
   const expiresAt = new Date(at.getTime() + gate.timeout_minutes * 60_000);
   const approval = { ...gate, group: 'default', escalated: false, decision: null, decided_at: null, decided_by: null, comment: null, reason: null };
-  await r.caller.db.transaction(async (tx) => {
-    const [row] = await tx.query(INSERT, params(r, id, at, { status: 'pending_approval', approval, expiresAt }));
+  const { caller, target } = r;
+  await caller.db.transaction(async (tx) => {
+    const [row] = await tx.query(INSERT_HELD, [
+      id, caller.store.id, r.tool, r.action, target.kind === 'custom' ? target.tool.id : null, caller.agent?.id ?? null,
+      caller.agent?.name ?? null, caller.source, JSON.stringify(target.input ?? {}), JSON.stringify(approval), expiresAt,
+      JSON.stringify(principalOf(caller.principal)), at,
+    ]);
     await scheduleTimeout(tx, row.store_id, id, gate.timeout_minutes * 60);
     await recordEvents(tx, row.store_id, [{ type: 'tool_execution.pending_approval', data: toExecution(row), at }]);
   });

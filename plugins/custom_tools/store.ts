@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../core/db/pg-errors';
 import { notifyToolsChanged } from '../../core/mcp/http';
 import { runInSandbox } from '../../core/sandbox/pool';
 import { secretBox } from '../../core/secrets';
-import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
+import { builtinNames, checkPlan, forgetCustomTools, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
 
 type Row = Record<string, any>;
 export type View = 'tool' | 'custom_tool';
@@ -132,7 +132,14 @@ const duplicate = (name: string) => errors.conflict(`A tool named '${name}' alre
 // Tell connected MCP clients once the change is visible. The writes run outside a transaction
 // (atomic actions), so they are committed already; with an Idempotency-Key REST wraps them in one
 // after all, which commits right after the handler returns, well within the delay.
-const announce = (storeId: string, visibility: string) => setTimeout(() => void notifyToolsChanged(visibility === 'public' ? '*' : storeId), 20);
+function announce(storeId: string, visibility: string, notify = true) {
+  const scope = visibility === 'public' ? '*' : storeId;
+  forgetCustomTools(scope);
+  setTimeout(() => {
+    forgetCustomTools(scope); // again: a call between the change and its commit may have cached the old state
+    if (notify) void notifyToolsChanged(scope);
+  }, 20);
+}
 
 export async function toolRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<CustomTool> {
   const [row] = await ctx.db.query('SELECT * FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, id]);
@@ -239,6 +246,7 @@ export async function setSecrets(ctx: Ctx, input: Record<string, string>) {
     JSON.stringify(names),
     now,
   ]);
+  announce(ctx.store.id, tool.visibility, false); // the list is unchanged; cached copies hold the old secrets
   return { object: 'tool_secrets' as const, tool_id: tool.id, names, updated_at: now.toISOString() };
 }
 

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS tool_executions (
   -- Approval state of a gated call: the settings it was gated with, the decision and who made it.
   approval jsonb,
   expires_at timestamptz,
-  -- The caller's key id and scopes, so an approved call runs with exactly the rights it was asked with.
+  -- A held call's key id and scopes, so an approved call runs with exactly the rights it was asked
+  -- with (null once a call ran without waiting).
   principal jsonb,
   created_at timestamptz NOT NULL,
   completed_at timestamptz

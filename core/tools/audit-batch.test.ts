@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'bun:test';
+import { setup } from '../../test/helpers';
+import { writeAudit, type AuditRow } from './audit-batch';
+
+const row = (storeId: string, n: number): AuditRow => ({
+  id: crypto.randomUUID(),
+  store_id: storeId,
+  tool: 'batch_probe',
+  action: 'run',
+  custom_tool_id: null,
+  agent_id: null,
+  agent_name: null,
+  source: 'mcp',
+  status: 'success',
+  duration_ms: n,
+  input: { n },
+  output: { doubled: n * 2 },
+  created_at: new Date(Date.UTC(2026, 3, 1, 0, 0, 0, n)).toISOString(),
+});
+
+describe('audit records written together (group commit)', () => {
+  test('300 records written at once are all stored, each with its own input and output', async () => {
+    const h = await setup();
+    await Promise.all(Array.from({ length: 300 }, (_, n) => writeAudit(h.db, row(h.store.id, n))));
+    const list = await h.call('GET', '/tool-executions?tool=batch_probe&limit=100&offset=200');
+    expect(list.body.total).toBe(300);
+    for (const e of list.body.executions) expect(e.output).toEqual({ doubled: e.input.n * 2 });
+  });
+
+  test('a record that cannot be stored fails alone; the others written with it are kept', async () => {
+    const h = await setup();
+    const bad = { ...row(h.store.id, 1), store_id: crypto.randomUUID() }; // no such store
+    const results = await Promise.allSettled([writeAudit(h.db, row(h.store.id, 2)), writeAudit(h.db, bad), writeAudit(h.db, row(h.store.id, 3))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(2);
+  });
+});

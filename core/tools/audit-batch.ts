@@ -1,0 +1,84 @@
+import type { Db } from '../db/types';
+
+/**
+ * Group commit for audit records of finished tool calls. Every call waits for its record to be
+ * written before its result is returned, but records arriving while a write is in flight go out
+ * together in the next one: one multi-row INSERT (and one commit) instead of one per call, which
+ * at a few thousand calls/s is most of the database's work. Nothing waits on a timer: an idle
+ * system writes each record at once.
+ */
+export interface AuditRow {
+  id: string;
+  store_id: string;
+  tool: string;
+  action: string;
+  custom_tool_id: string | null;
+  agent_id: string | null;
+  agent_name: string | null;
+  source: string;
+  status: string;
+  duration_ms: number;
+  input: unknown;
+  output: unknown;
+  created_at: string;
+}
+
+const MAX_BATCH = 500;
+
+const INSERT = `INSERT INTO tool_executions
+  (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, completed_at)
+  SELECT id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, created_at
+  FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, store_id uuid, tool text, action text, custom_tool_id uuid, agent_id uuid,
+    agent_name text, source text, status text, duration_ms integer, input jsonb, output jsonb, created_at timestamptz)`;
+
+interface Waiting {
+  row: AuditRow;
+  done: (err?: unknown) => void;
+}
+
+class Batcher {
+  private waiting: Waiting[] = [];
+  private writing = false;
+  constructor(private db: Db) {}
+
+  write(row: AuditRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ row, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.writing) void this.flush();
+    });
+  }
+
+  /** Inserts the rows in one statement and settles their writers; a failure settles none. */
+  private async insert(batch: Waiting[]): Promise<unknown> {
+    try {
+      await this.db.query(INSERT, [JSON.stringify(batch.map((w) => w.row))]);
+    } catch (err) {
+      return err ?? new Error('audit insert failed');
+    }
+    for (const w of batch) w.done();
+    return undefined;
+  }
+
+  private async flush() {
+    this.writing = true;
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      if (!(await this.insert(batch))) continue;
+      // One bad row must not lose the others' records: write them one by one, each with its own outcome.
+      for (const w of batch) {
+        const err = await this.insert([w]);
+        if (err) w.done(err);
+      }
+    }
+    this.writing = false;
+  }
+}
+
+const batchers = new WeakMap<Db, Batcher>();
+
+/** Writes one finished call's record, batched with the others written at the same moment through `db`. */
+export function writeAudit(db: Db, row: AuditRow): Promise<void> {
+  let b = batchers.get(db);
+  if (!b) batchers.set(db, (b = new Batcher(db)));
+  return b.write(row);
+}

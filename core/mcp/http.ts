@@ -7,6 +7,9 @@ import { buildMcpServer } from './server';
 import { apiKeyOf } from '../http/rest';
 import type { McpSession } from './sessions';
 import type { ToolOptions } from './tools';
+import type { Db } from '../db/types';
+import { watchToolChanges } from './tool-watch';
+import { forgetCustomTools } from '../tools/custom';
 
 export const MCP_PATH = '/agent/mcp';
 const MAX_BODY = 4 * 1024 * 1024;
@@ -23,6 +26,31 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
+
+// One watch per process and database, over the stores of the open streams. Stores this process
+// announced itself since the watch last looked are not announced twice.
+const watches = new WeakMap<Db, ReturnType<typeof watchToolChanges>>();
+let announcedHere = new Set<string>();
+function watchFor(db: Db) {
+  let w = watches.get(db);
+  if (!w)
+    watches.set(
+      db,
+      (w = watchToolChanges(
+        db,
+        () => [...liveStreams.values()].map((s) => s.storeId),
+        (moved) => {
+          const skip = announcedHere;
+          announcedHere = new Set();
+          for (const storeId of moved) {
+            forgetCustomTools(storeId); // this process's cached copy predates the change
+            if (!skip.has(storeId) && !skip.has('*')) void sendToolListChanged(storeId);
+          }
+        },
+      )),
+    );
+  return w;
+}
 
 /** Diagnostics and tests: how many GET streams this process would notify. */
 export const openToolStreams = () => liveStreams.size;
@@ -64,9 +92,15 @@ function watched(response: Response, request: Request, sessionId: string, entry:
 
 /**
  * Tells every connected MCP client of a store ('*': of every store, for public tools) that its tool
- * list changed (custom tools). Reaches the GET streams open on this process.
+ * list changed (custom tools). Reaches the GET streams open on this process; other processes'
+ * streams hear of it through their watch (tool-watch.ts).
  */
 export async function notifyToolsChanged(storeId: string) {
+  announcedHere.add(storeId);
+  await sendToolListChanged(storeId);
+}
+
+async function sendToolListChanged(storeId: string) {
   await Promise.all(
     [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
   );
@@ -198,6 +232,7 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'GET' && response.ok && response.body) {
     const entry: LiveStream = { storeId: store.id, server };
     liveStreams.set(current.id, entry);
+    watchFor(svc.db).start();
     transport.onclose = () => forget(current.id, entry);
     const stream = watched(response, request, current.id, entry);
     stream.headers.set('Mcp-Session-Id', current.id);

@@ -150,6 +150,18 @@ describe('runInSandbox (worker pool)', () => {
     expect(growthMiB).toBeLessThan(100);
   }, 30_000);
 
+  test('a call queued at a worker behind a runaway is taken back and runs elsewhere at once', async () => {
+    const { size } = sandboxPoolStats();
+    // Every worker but one busy with a runaway, then many short calls: some are queued behind
+    // runaways (pipelining) and must not wait for them.
+    const runaways = Array.from({ length: Math.max(1, size - 1) }, () => runInSandbox('while (true) {}', {}, { timeoutMs: 1500 }));
+    const started = performance.now();
+    const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => runInSandbox('return input * 2', { input: i })));
+    expect(quick.map((r) => (r.ok ? r.result : r.message))).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
+    if (size > 1) expect(performance.now() - started).toBeLessThan(1000);
+    for (const r of await Promise.all(runaways)) expect(r).toMatchObject({ ok: false, status: 'timeout' });
+  });
+
   test('when too many calls are waiting, new ones are refused at once as busy', async () => {
     const results = await Promise.all(Array.from({ length: 1100 }, (_, i) => runInSandbox('return input', { input: i })));
     const busy = results.filter((r) => !r.ok && r.message.startsWith('sandbox busy'));

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openToolStreams } from '../../core/mcp/http';
+import { POLL_MS } from '../../core/mcp/tool-watch';
 import { sandboxPoolSize } from '../../core/sandbox/pool';
 import { resetSecretBox } from '../../core/secrets';
 import { product, setup, type Harness } from '../../test/helpers';
@@ -678,6 +679,26 @@ describe('custom tools as MCP tools', () => {
     await other.call('PATCH', `/tools/${pub.id}`, { visibility: 'private' });
     await eventually(() => changes >= 3);
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(pub.name);
+    await client.close();
+  });
+
+  test('a tool added by another server process (straight into the shared database) is announced within seconds, once', async () => {
+    const h = await setup();
+    const { client } = await mcpClient(h);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changes++);
+    await Bun.sleep(50);
+    // What another API process's create leaves behind: the row, and no announcement from here.
+    await h.db.query(
+      `INSERT INTO custom_tools (id, store_id, name, shape, description, input_schema, kind, config, visibility, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'from_elsewhere', 'store', 'Made by another node.', '{"type":"object"}', 'javascript',
+         '{"code":"return 1"}', 'private', now(), now())`,
+      [h.store.id],
+    );
+    await eventually(() => changes === 1, 5000);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('from_elsewhere');
+    await Bun.sleep(POLL_MS + 200); // the next look finds nothing new: no second announcement
+    expect(changes).toBe(1);
     await client.close();
   });
 

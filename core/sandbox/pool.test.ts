@@ -162,6 +162,22 @@ describe('runInSandbox (worker pool)', () => {
     for (const r of await Promise.all(runaways)) expect(r).toMatchObject({ ok: false, status: 'timeout' });
   });
 
+  test('stores share the pool: one store\'s flood of slow calls does not make another wait behind all of it', async () => {
+    const { size } = sandboxPoolStats();
+    // Store A: many calls of ~150 ms each, far more than the workers can take at once.
+    const flood = Array.from({ length: size * 8 }, () =>
+      runInSandbox('const end = Date.now() + 150; while (Date.now() < end) {} return "a"', {}, { tenant: 'store-a' }),
+    );
+    await Bun.sleep(20);
+    const started = performance.now();
+    const b = await runInSandbox('return "b"', {}, { tenant: 'store-b' });
+    const waitedB = performance.now() - started;
+    expect(b).toMatchObject({ ok: true, result: 'b' });
+    // Behind all of A's calls it would wait ~8 x 150 ms; served in turn, about one call's time.
+    expect(waitedB).toBeLessThan(700);
+    for (const r of await Promise.all(flood)) expect(r).toMatchObject({ ok: true, result: 'a' });
+  });
+
   test('when too many calls are waiting, new ones are refused at once as busy', async () => {
     const results = await Promise.all(Array.from({ length: 1100 }, (_, i) => runInSandbox('return input', { input: i })));
     const busy = results.filter((r) => !r.ok && r.message.startsWith('sandbox busy'));

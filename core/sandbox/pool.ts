@@ -11,9 +11,9 @@
  * - a worker whose call was aborted (timeout, out of memory, wasm failure) is replaced, which also
  *   returns its grown wasm memory to the system (WebAssembly memory never shrinks otherwise).
  *
- * Each worker runs one call at a time; calls beyond the pool size wait FIFO (the wait does not
- * count against the guest's time limit), and past MAX_QUEUED waiting calls new calls are refused
- * at once rather than piling up. Workers start lazily and are unref'd, so an idle pool never
+ * Each worker runs one call at a time (and holds the next); calls beyond that wait, served
+ * round-robin between stores (fair-queue.ts; the wait does not count against the guest's
+ * limit), and past MAX_QUEUED waiting calls new calls are refused at once rather than piling up. Workers start lazily and are unref'd, so an idle pool never
  * keeps the process alive; a call in flight does (through its watchdog timer).
  *
  * The compiled binary must bundle worker.ts as a second entrypoint (see the build script in
@@ -21,6 +21,7 @@
  */
 import { SANDBOX_DEFAULTS, type SandboxOptions, type SandboxResult } from './index';
 import type { CallMessage } from './worker';
+import { FairQueue } from './fair-queue';
 
 export type { SandboxOptions, SandboxResult };
 
@@ -84,7 +85,7 @@ interface Slot {
 
 let size: number | undefined;
 const slots = new Set<Slot>();
-const queue: Call[] = [];
+const queue = new FairQueue<Call>();
 let nextId = 1;
 let sweeper: Timer | undefined;
 
@@ -99,18 +100,19 @@ export function sandboxPoolSize(): number {
 
 /**
  * Same contract as runSandboxed (never throws; failures are `{ ok: false, status, message }`),
- * executed on a pool worker thread with a hard wall-time stop.
+ * executed on a pool worker thread with a hard wall-time stop. `tenant` (a store id) shares the
+ * pool fairly between stores when calls wait.
  */
 export function runInSandbox(
   code: string,
   vars: Record<string, unknown>,
-  opts: SandboxOptions = {},
+  opts: SandboxOptions & { tenant?: string } = {},
 ): Promise<SandboxResult> {
   if (queue.length >= MAX_QUEUED) {
     return Promise.resolve(failure('error', `sandbox busy: ${queue.length} calls already waiting, try again later`, 0));
   }
   return new Promise((resolve) => {
-    queue.push({
+    queue.push(opts.tenant ?? '', {
       code,
       vars,
       opts: {
@@ -126,7 +128,7 @@ export function runInSandbox(
 
 /** Terminates all workers; calls in flight or waiting answer `error`. A later call starts a new pool. */
 export async function closeSandboxPool(): Promise<void> {
-  for (const call of queue.splice(0)) call.resolve(failure('error', 'sandbox pool closed', 0));
+  for (const call of queue.drain()) call.resolve(failure('error', 'sandbox pool closed', 0));
   for (const slot of [...slots]) discard(slot, 'sandbox pool closed');
   size = undefined;
 }
@@ -290,7 +292,7 @@ function discard(slot: Slot, message?: string): void {
 /** After a start-up failure: answer the waiting calls unless some other worker can still take them. */
 function failWaitingIfNoWorker(message: string): void {
   if (slots.size > 0) return pump();
-  for (const call of queue.splice(0)) call.resolve(failure('error', message, 0));
+  for (const call of queue.drain()) call.resolve(failure('error', message, 0));
 }
 
 /**

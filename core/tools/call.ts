@@ -88,7 +88,7 @@ export type RunResult = { status: 'success'; result: unknown } | { status: 'erro
 export async function runTarget(deps: { db: Db; clock: Clock; principal: Principal; store: Store }, target: ToolTarget): Promise<RunResult> {
   try {
     if (target.kind === 'custom') {
-      const out = await runCustomTool(target.tool, target.input);
+      const out = await runCustomTool(target.tool, target.input, deps.store.id);
       if (out.status === 'success') return out;
       const code = out.status === 'timeout' ? 'tool_timeout' : 'tool_error';
       return { status: out.status, error: new SvcError(out.status === 'timeout' ? 504 : 502, 'api_error', code, `${target.tool.name}: ${out.message}`) };

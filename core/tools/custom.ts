@@ -136,9 +136,10 @@ function openSecrets(tool: CustomTool): Record<string, string> {
 /**
  * Runs a custom tool on its input: HTTP tools through the egress guard, JavaScript tools in a fresh
  * QuickJS sandbox (the input is visible as both `input` and `params`, so code written for either
- * form runs). Secret values never leave: every result and message is redacted.
+ * form runs), sharing the sandbox pool fairly with other stores (`storeId` is the calling store).
+ * Secret values never leave: every result and message is redacted.
  */
-export async function runCustomTool(tool: CustomTool, input: unknown): Promise<RunOutcome> {
+export async function runCustomTool(tool: CustomTool, input: unknown, storeId: string): Promise<RunOutcome> {
   let secrets: Record<string, string>;
   try {
     secrets = openSecrets(tool);
@@ -146,7 +147,7 @@ export async function runCustomTool(tool: CustomTool, input: unknown): Promise<R
     return { status: 'error', message: (e as Error).message };
   }
   if (tool.kind === 'http') return runHttpTool(tool.config as HttpToolConfig, input, secrets);
-  const out = await runInSandbox((tool.config as { code: string }).code, { input, params: input });
+  const out = await runInSandbox((tool.config as { code: string }).code, { input, params: input }, { tenant: storeId });
   const values = Object.values(secrets);
   if (out.ok) return { status: 'success', result: redactDeep(out.result, values) };
   return { status: out.status, message: redactDeep(out.message, values) as string };

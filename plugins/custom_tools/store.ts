@@ -256,7 +256,7 @@ export async function testTool(ctx: Ctx, id: string, input: Record<string, unkno
   checkPlan(tool, ctx.store);
   validateCustomInput(tool, input);
   const started = performance.now();
-  const out = await runCustomTool(tool, input);
+  const out = await runCustomTool(tool, input, ctx.store.id);
   const execution_time_ms = Math.round(performance.now() - started);
   if (out.status === 'success') return { success: true, result: out.result, execution_time_ms };
   return { success: false, result: null, execution_time_ms, error: { status: out.status, message: out.message } };

@@ -78,7 +78,7 @@ describe('GET /openapi.json', () => {
       const scopes = acceptedScopes(route.plugin, route.action.kind);
       expect(op['x-required-scopes']).toEqual(scopes);
       for (const s of scopes) expect(op.description).toContain(`\`${s}\``);
-      expect(op.security).toEqual([{ ApiKeyAuth: [] }]);
+      expect(op.security).toEqual([{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }]);
 
       const params = op.parameters.map((p: any) => deref(doc, p));
       const named = (name: string, where: string) => params.find((p: any) => p.name === name && p.in === where);
@@ -136,6 +136,7 @@ describe('GET /openapi.json', () => {
   test('security schemes, and the admin routes with the bearer scheme', async () => {
     const { doc } = await served();
     expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(doc.components.securitySchemes.ApiKeyBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     const admin: [string, string, string][] = [
       ['post', '/v1/stores', '201'],

@@ -50,6 +50,9 @@ const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? t
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
+/** A store route takes the API key either way (SPEC 4, 5.2). */
+const API_KEY_SECURITY = [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }];
+
 // Every error status the REST pipeline can produce (SPEC 7), each with the shared envelope.
 // 410 is added because an X-API-Version past its sunset is answered with the same envelope.
 const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
@@ -207,7 +210,7 @@ function pluginOperations(plugins: PluginDef[]): { path: string; method: string;
         ...(route.action.stream ? streamResponse : successResponse)(route.status, route.action.output),
         ...errorResponseRefs(),
       },
-      security: [{ ApiKeyAuth: [] }],
+      security: API_KEY_SECURITY,
       'x-required-scopes': scopes,
     };
     return { path: toOpenApiPath(route.path), method: route.method.toLowerCase(), operation };
@@ -294,6 +297,7 @@ function components(): Json {
     },
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A store API key (svc_live_... or svc_test_...).' },
+      ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'The same store API key as `Authorization: Bearer <key>` (the custom-tool gateway form, MCP-style clients).' },
       AdminToken: { type: 'http', scheme: 'bearer', description: 'The server\'s admin token (SVC_ADMIN_TOKEN), for the admin API only.' },
     },
   };
@@ -323,6 +327,6 @@ export function buildOpenApi(plugins: PluginDef[]): Json {
     ],
     paths,
     components: components(),
-    security: [{ ApiKeyAuth: [] }],
+    security: API_KEY_SECURITY,
   };
 }

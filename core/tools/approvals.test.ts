@@ -443,6 +443,7 @@ describe('decisions racing, and the run job', () => {
       if (human[i] === 'approved') {
         approved++;
         expect(e).toMatchObject({ status: 'success', approval: { decision: 'approved' } });
+        expect(e.approval).not.toHaveProperty('run_claimed_at'); // the worker's lease is not API
       } else {
         expect(human[i]).toBe('already_decided');
         expect(e).toMatchObject({ status: 'rejected', approval: { decision: 'expired' } });

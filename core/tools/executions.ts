@@ -111,9 +111,9 @@ export const enqueueRun = (tx: Db, storeId: string, id: string) =>
 
 /** The API form of an execution (SPEC 2.6 plus source, approval and completed_at). Never holds secrets: runners redact. */
 export function toExecution(r: Record<string, any>) {
-  const approval = r.approval
-    ? { ...r.approval, expires_at: isoOrNull(r.expires_at) }
-    : null;
+  // run_claimed_at is the worker's lease on running an approved call: bookkeeping, not API.
+  const { run_claimed_at: _, ...shown } = r.approval ?? {};
+  const approval = r.approval ? { ...shown, expires_at: isoOrNull(r.expires_at) } : null;
   return {
     object: 'tool_execution' as const,
     id: r.id,

@@ -315,7 +315,7 @@ export function buildOpenApi(plugins: PluginDef[]): Json {
       title: 'svc API',
       version: LATEST.id,
       description: [
-        'The commerce REST API. Every store route needs an API key in the `x-api-key` header.',
+        'The commerce REST API. Every store route needs an API key, in the `x-api-key` header or as `Authorization: Bearer <key>`.',
         'Each operation lists the scopes it accepts in `x-required-scopes`: any one of them is enough.',
         'Errors share one envelope (the `Error` schema). Pin a version with the `X-API-Version` header.',
       ].join('\n\n'),

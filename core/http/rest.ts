@@ -112,7 +112,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
     let result: { status: number; body: unknown };
-    if (route.action.kind === 'read' || (route.action.atomic && !idemKey)) result = await run(svc.db);
+    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !idemKey)) result = await run(svc.db);
     else {
       const release = idemKey ? claimInFlight(principal.keyId, idemKey) : () => {};
       try {

@@ -77,6 +77,12 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * gated call) and ways around the tool-call path (a tool's test run skips audit and approval).
    */
   humanOnly?: boolean;
+  /**
+   * The handler waits on something outside svc (a custom tool's endpoint or sandbox) and writes
+   * nothing itself: REST never runs it inside a transaction, and ignores an Idempotency-Key
+   * (there is nothing to duplicate; a repeat runs again), so a slow call never holds the database.
+   */
+  external?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
 }
 

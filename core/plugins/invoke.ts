@@ -100,8 +100,8 @@ export async function invoke(plugin: PluginDef, action: ActionDef, ctx: CallerCt
   const events = collector(plugin, action, subscribed, ctx);
   const run = (c: Ctx) => action.handler(c, input as any);
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
-  // written with it.
-  if (action.atomic && !action.emits?.some((t) => subscribed.has(t))) return run({ ...ctx, emit: events.emit });
+  // written with it; so does an external action (it writes nothing and waits on the outside world).
+  if ((action.atomic || action.external) && !action.emits?.some((t) => subscribed.has(t))) return run({ ...ctx, emit: events.emit });
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
   return ctx.db.transaction(async (tx) => {
     const out = await run({ ...ctx, db: tx, emit: events.emit });

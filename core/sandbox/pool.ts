@@ -270,7 +270,9 @@ function takeBackWaiting(): void {
 
 /** Stops a worker: its waiting calls go back to the queue (they never ran), its running one, if any, answers `error`. */
 function retire(slot: Slot, message?: string): void {
-  queue.unshift(...slot.sent.splice(1).map((s) => s.call));
+  const waiting = slot.sent.filter((s) => s.startedAt === undefined);
+  slot.sent = slot.sent.filter((s) => s.startedAt !== undefined);
+  queue.unshift(...waiting.map((s) => s.call));
   discard(slot, message);
 }
 

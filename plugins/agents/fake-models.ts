@@ -22,9 +22,12 @@ export function fakeServer(replies: Reply[]) {
               c.enqueue(enc.encode(f));
               await Bun.sleep(1);
             }
-            // A cut stream ends abruptly, as a dropped connection does, without its final event.
-            if (r.cut) c.error(new Error('connection reset'));
-            else c.close();
+            // A cut stream ends abruptly, as a dropped connection does, without its final event
+            // (after a pause, so the frames sent before the cut reach the client even under load).
+            if (r.cut) {
+              await Bun.sleep(25);
+              c.error(new Error('connection reset'));
+            } else c.close();
           },
         }),
         { headers: { 'content-type': 'text/event-stream' } },

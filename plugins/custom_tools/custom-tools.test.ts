@@ -398,6 +398,18 @@ describe('HTTP tool test runs against a real receiver', () => {
     expect(r.body.execution_time_ms).toBeGreaterThanOrEqual(250);
   });
 
+  test('a slow test run, even with an Idempotency-Key, never holds the database: other requests answer meanwhile', async () => {
+    const h = await setup();
+    const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/slow`, timeout_ms: 5000 } }));
+    const run = h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } }, { 'Idempotency-Key': uniq('test_run') });
+    await Bun.sleep(200);
+    const started = performance.now();
+    expect((await h.call('GET', '/products')).status).toBe(200);
+    expect((await h.call('POST', '/products', product())).status).toBe(201);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect((await run).body).toMatchObject({ success: true, result: { late: true } });
+  });
+
   test('a secret that is referenced but not set is a clear error naming it', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/double`, headers: { 'X-Token': '{{MISSING_TOKEN}}' } } }));

@@ -114,7 +114,7 @@ function formActions(plugins: () => PluginDef[], f: Form) {
     [`test_${noun}`]: action({
       kind: 'write',
       humanOnly: true,
-      atomic: true,
+      external: true,
       description: `Run a tool once on the given ${f.test.field} (no audit record, no approval): success, result, execution_time_ms.`,
       input: f.test.input,
       output: TestResult,

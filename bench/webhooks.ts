@@ -10,6 +10,7 @@
  *
  *   DATABASE_URL  server for the throwaway database (default postgres://postgres@127.0.0.1:5432/postgres)
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +23,12 @@ import { createStore } from '../core/keys';
 import { allMigrations } from '../core/migrations';
 import { makeTestCa } from '../core/net/testkit';
 import { plugins } from '../plugins';
+import { secretBox } from '../core/secrets';
 import { createThrowawayDatabase } from '../test/db';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
+// Signing secrets are sealed; the worker process started below inherits this key.
+process.env.SVC_SECRET_KEY ||= randomBytes(32).toString('base64');
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -73,9 +77,9 @@ async function createEvents(storeId: string, count: number, per: number) {
 async function setupStore(name: string) {
   const store = await createStore(db, systemClock, { name, plan: 'enterprise' });
   await db.query(
-    `INSERT INTO webhook_endpoints (id, store_id, url, events, secret, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, ARRAY['order.created'], 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now(), now())`,
-    [store.id, `https://localhost:${receiver.port}/hook`],
+    `INSERT INTO webhook_endpoints (id, store_id, url, events, sealed_secret, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, ARRAY['order.created'], $3, now(), now())`,
+    [store.id, `https://localhost:${receiver.port}/hook`, secretBox().seal('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')],
   );
   return store.id;
 }

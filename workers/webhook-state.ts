@@ -26,7 +26,9 @@ export interface Claimed {
   attempts: number;
   round_attempts: number;
   url: string;
-  secret: string;
+  /** A secret stored in plain text before secrets were sealed; null since. */
+  secret: string | null;
+  sealed_secret: string | null;
   is_active: boolean;
   body: string;
 }
@@ -44,7 +46,7 @@ export async function claim(db: Db, deliveryId: string, attempt: number | undefi
      WHERE d.id = $1 AND d.status = 'pending' AND ($2::int IS NULL OR d.attempts = $2::int)
        AND (d.lease_until IS NULL OR d.lease_until <= $4)
        AND e.id = d.endpoint_id AND ev.id = d.event_id
-     RETURNING d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.round_attempts, e.url, e.secret, e.is_active, ev.body`,
+     RETURNING d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.round_attempts, e.url, e.secret, e.sealed_secret, e.is_active, ev.body`,
     [deliveryId, attempt ?? null, new Date(now.getTime() + LEASE_S * 1000), now],
   );
   if (row) return { ...row, attempts: Number(row.attempts), round_attempts: Number(row.round_attempts) };

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { product, setup, type Harness } from '../test/helpers';
+import { SecretBox } from '../core/secrets';
 import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/webhook-receiver';
 import { deliver } from './webhooks';
 import { purgeWebhookLog, RETRY_DELAYS_S } from './webhook-state';
@@ -100,6 +101,30 @@ describe('signed deliveries', () => {
     const [o] = own.rx.received;
     expect(new Webhook('my-receiver-secret-1234', { format: 'raw' }).verify(o.raw, o.headers)).toEqual(o.body);
     expect(verifySpec(o, 'my-receiver-secret-1234')).toBe(true);
+  });
+
+  test('signing secrets are sealed at rest; one stored in plain text before still signs; a foreign key fails the attempt, sending nothing', async () => {
+    const { h, rx, ep } = await hooked({ secret: 'at-rest-canary-secret-5678' });
+    const [stored] = await h.db.query('SELECT secret, sealed_secret FROM webhook_endpoints WHERE id = $1', [ep.id]);
+    expect(stored.secret).toBeNull();
+    expect(stored.sealed_secret).not.toContain('at-rest-canary-secret-5678');
+    await h.call('POST', `/webhooks/${ep.id}/test`);
+    await run(h, (await deliveryIds(h))[0]);
+    expect(verifySpec(rx.received[0], 'at-rest-canary-secret-5678')).toBe(true);
+
+    // A row from before sealing: the plain secret, nothing sealed.
+    await h.db.query(`UPDATE webhook_endpoints SET secret = 'legacy-plain-secret-1234', sealed_secret = NULL WHERE id = $1`, [ep.id]);
+    await h.call('POST', `/webhooks/${ep.id}/test`);
+    await run(h, (await deliveryIds(h, 'pending'))[0]);
+    expect(verifySpec(rx.received[1], 'legacy-plain-secret-1234')).toBe(true);
+
+    // Sealed under another key (SVC_SECRET_KEY changed): the attempt fails with the reason.
+    const other = new SecretBox(new Uint8Array(32).fill(9));
+    await h.db.query('UPDATE webhook_endpoints SET secret = NULL, sealed_secret = $2 WHERE id = $1', [ep.id, other.seal('whatever')]);
+    await h.call('POST', `/webhooks/${ep.id}/test`);
+    await run(h, (await deliveryIds(h, 'pending'))[0]);
+    expect(rx.received).toHaveLength(2);
+    expect((await log(h, ep.id))[0]).toMatchObject({ status_code: null, error: expect.stringContaining('SVC_SECRET_KEY') });
   });
 
   test('the response kept in the log is at most 500 characters', async () => {

@@ -1,11 +1,12 @@
 import type { Clock } from '../core/clock';
 import type { Db } from '../core/db/types';
+import { secretBox } from '../core/secrets';
 import { WEBHOOK_QUEUE, type DeliveryJob } from '../core/events/outbox';
 import { invalidateSubscriptions } from '../core/events/subscriptions';
 import type { JobDef } from '../core/jobs/workers';
 import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
 import { deliveryHeaders } from '../core/webhooks/sign';
-import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Recorded } from './webhook-state';
+import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';
 
 /** Kept of each response for the delivery log. */
 export const RESPONSE_EXCERPT = 500;
@@ -68,10 +69,15 @@ export async function deliver(
     // request; replay-failed sends it once the endpoint is enabled again.
     const refused = { statusCode: null, durationMs: 0, response: null, error: 'The endpoint is disabled.' };
     result = await record(db, claimed, refused, clock.now(), false);
+  } else if (!signingSecret(claimed)) {
+    // The key that sealed it is not this process's SVC_SECRET_KEY: nothing can be signed, so
+    // nothing is sent; the attempt fails with the reason (fix the key, then replay).
+    const unsigned = { statusCode: null, durationMs: 0, response: null, error: 'The signing secret cannot be opened: SVC_SECRET_KEY differs from the key it was sealed with.' };
+    result = await record(db, claimed, unsigned, clock.now());
   } else {
     const at = clock.now();
     const headers = deliveryHeaders({
-      secret: claimed.secret,
+      secret: signingSecret(claimed)!,
       body: claimed.body,
       eventId: claimed.event_id,
       eventType: claimed.event_type,
@@ -83,6 +89,16 @@ export async function deliver(
   }
   if (result.disabled) invalidateSubscriptions(claimed.store_id);
   return result;
+}
+
+/** The endpoint's signing secret: opened from its sealed form, or a plain one stored before sealing; undefined if it cannot be opened. */
+function signingSecret(c: Claimed): string | undefined {
+  if (!c.sealed_secret) return c.secret ?? undefined;
+  try {
+    return secretBox().open(c.sealed_secret);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

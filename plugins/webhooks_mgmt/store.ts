@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { iso } from '../../core/clock';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
+import { secretBox } from '../../core/secrets';
 import { page } from '../../core/plugins/pagination';
 import { EVENT_TYPES } from '../../core/events/types';
 import { invalidateSubscriptions } from '../../core/events/subscriptions';
@@ -68,10 +69,11 @@ export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreat
   const events = checkEvents(input.events);
   const secret = input.secret ?? generateSecret();
   const now = ctx.clock.now();
+  // Sealed at rest; shown once, in this answer.
   const [row] = await ctx.db.query(
-    `INSERT INTO webhook_endpoints (id, store_id, url, events, description, secret, created_at, updated_at)
+    `INSERT INTO webhook_endpoints (id, store_id, url, events, description, sealed_secret, created_at, updated_at)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $6) RETURNING *`,
-    [ctx.store.id, url, events, input.description ?? null, secret, now],
+    [ctx.store.id, url, events, input.description ?? null, secretBox().seal(secret), now],
   );
   invalidateSubscriptions(ctx.store.id);
   return { ...toEndpoint(row), signing_secret: secret };

@@ -174,8 +174,6 @@ function spawn(): void {
     discard(slot, `sandbox worker did not start within ${START_TIMEOUT_MS} ms`);
     failWaitingIfNoWorker(`sandbox worker did not start within ${START_TIMEOUT_MS} ms`);
   }, START_TIMEOUT_MS);
-  sweeper ??= setInterval(takeBackWaiting, PIPELINE_YOUNG_MS * 4);
-  sweeper.unref();
 
   worker.addEventListener('message', (event: MessageEvent) => {
     if (!slots.has(slot)) return; // a late message from a worker already discarded
@@ -231,6 +229,11 @@ function dispatch(slot: Slot, call: Call): void {
   slot.calls++;
   slot.sent.push(sent);
   if (slot.sent.length === 1) start(slot, sent);
+  // A call now waits behind another: watch it (only then, so an idle pool wakes nobody up).
+  else if (!sweeper) {
+    sweeper = setInterval(takeBackWaiting, PIPELINE_YOUNG_MS * 4);
+    sweeper.unref();
+  }
 }
 
 /** The call is (as far as this thread can tell) running now: arm its watchdog. */
@@ -258,12 +261,19 @@ function start(slot: Slot, sent: Sent): void {
  */
 function takeBackWaiting(): void {
   const now = performance.now();
+  let waiting = false;
   for (const slot of slots) {
-    if (slot.sent.length < 2 || now - (slot.sent[0].startedAt ?? now) < PIPELINE_YOUNG_MS * 4) continue;
+    if (slot.sent.length < 2) continue;
+    waiting = true;
+    if (now - (slot.sent[0].startedAt ?? now) < PIPELINE_YOUNG_MS * 4) continue;
     const back = slot.sent.splice(1);
     Atomics.store(slot.skip, 0, back[back.length - 1].seq);
     slot.tainted = true;
     queue.unshift(...back.map((s) => s.call));
+  }
+  if (!waiting) {
+    clearInterval(sweeper);
+    sweeper = undefined;
   }
   pump();
 }
@@ -285,10 +295,6 @@ function discard(slot: Slot, message?: string): void {
     sent.call.resolve(failure('error', message ?? 'sandbox worker stopped', performance.now() - (sent.startedAt ?? performance.now())));
   }
   slot.worker.terminate();
-  if (!slots.size && sweeper) {
-    clearInterval(sweeper);
-    sweeper = undefined;
-  }
 }
 
 /** After a start-up failure: answer the waiting calls unless some other worker can still take them. */

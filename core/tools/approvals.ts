@@ -1,5 +1,5 @@
 import type { Db } from '../db/types';
-import type { Clock } from '../clock';
+import { iso, type Clock } from '../clock';
 import { errors, SvcError, toSvcError } from '../errors';
 import type { PluginDef, Store } from '../plugins/contract';
 import { recordEvents } from '../events/outbox';
@@ -36,7 +36,7 @@ async function decide(deps: ApprovalDeps, storeId: string, id: string, set: { st
 async function notDecidable(deps: ApprovalDeps, storeId: string, id: string): Promise<never> {
   const row = await executionRow(deps.db, storeId, id);
   if (row.status === 'pending_approval')
-    throw errors.conflict(`The approval window of execution '${id}' closed at ${row.expires_at.toISOString?.() ?? row.expires_at}; it is being timed out.`, 'approval_expired');
+    throw errors.conflict(`The approval window of execution '${id}' closed at ${iso(row.expires_at)}; it is being timed out.`, 'approval_expired');
   throw errors.conflict(`Execution '${id}' is not waiting for approval (status ${row.status}${row.approval?.decision ? `, ${row.approval.decision}` : ''}).`, 'already_decided');
 }
 

@@ -58,20 +58,22 @@ export async function gateFor(
   custom: CustomTool | undefined,
 ): Promise<Gate | null> {
   if (override?.auto_approve?.includes(action)) return null;
-  const terms = {
+  const what = `${tool}${action === 'run' && custom ? '' : `.${action}`}`;
+  // The terms of a gated call: the override's, else the tool's own, else the defaults.
+  const gate = (gated_by: Gate['gated_by'], message: string): Gate => ({
+    gated_by,
+    message,
     timeout_minutes: override?.approval_timeout_minutes ?? custom?.approval_timeout_minutes ?? DEFAULT_APPROVAL_MINUTES,
     timeout_action: override?.timeout_action ?? custom?.timeout_action ?? 'reject',
     escalation_group: override?.escalation_group ?? custom?.escalation_group ?? null,
-  };
-  const what = `${tool}${action === 'run' && custom ? '' : `.${action}`}`;
+  });
   const gated = override?.requires_approval;
-  if (gated === true || (Array.isArray(gated) && gated.includes(action)))
-    return { gated_by: 'agent', message: `${what} requires approval for this agent.`, ...terms };
-  if (custom?.requires_approval) return { gated_by: 'tool', message: `${what} requires approval.`, ...terms };
+  if (gated === true || (Array.isArray(gated) && gated.includes(action))) return gate('agent', `${what} requires approval for this agent.`);
+  if (custom?.requires_approval) return gate('tool', `${what} requires approval.`);
   const condition = override?.approval_conditions?.[action];
   if (condition) {
     const { holds, note } = await conditionHolds(condition.when, input);
-    if (holds) return { gated_by: 'condition', message: note ? `${what}: ${note}.` : condition.message || `${what} requires approval: ${condition.when}.`, ...terms };
+    if (holds) return gate('condition', note ? `${what}: ${note}.` : condition.message || `${what} requires approval: ${condition.when}.`);
   }
   return null;
 }

@@ -48,14 +48,15 @@ function agentTools(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, custom: C
   return listTools(plugins, ctx.principal, opts, custom).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
 }
 
+const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
+
 /** A tool call's outcome as the model sees it: the result, or an error it can act on. */
 function toolResult(call: ToolCall, out: ToolOutcome | undefined): ToolResult {
-  const done = (content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
-  if (!out) return done({ error: 'The call was abandoned before a decision.' }, true);
-  if (out.kind === 'result') return done(out.result, false);
-  if (out.kind === 'pending') return done({ error: 'Still waiting for approval.' }, true);
+  if (!out) return reply(call, { error: 'The call was abandoned before a decision.' }, true);
+  if (out.kind === 'result') return reply(call, out.result, false);
+  if (out.kind === 'pending') return reply(call, { error: 'Still waiting for approval.' }, true);
   const e = out.error;
-  return done({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+  return reply(call, { error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
 }
 
 interface ToolRun {
@@ -80,22 +81,23 @@ interface ToolRun {
 async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
   if (call.name === DISCOVER_TOOLS) {
     const found = discover(r.plugins, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
-    return toolResult(call, found ? { kind: 'result', result: found, executionId: '' } : undefined) ;
+    return found ? reply(call, found, false) : reply(call, { error: `Unknown tool '${call.input.tool_name}'.` }, true);
   }
   const allowed = r.plugins.filter((p) => r.opts.toolsets!.includes(p.name));
   const target = await resolveTarget(r.ctx.db, allowed, r.ctx.store.id, call.name, call.input);
   const permitted = target && (target.kind === 'builtin' || r.custom.some((t) => t.id === target.tool.id));
-  if (!permitted) return { id: call.id, name: call.name, content: JSON.stringify({ error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }), isError: true };
+  if (!permitted) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
   const out = await callTool(r.caller, target);
   if (out.kind !== 'pending') return toolResult(call, out);
   r.onHold(call.name, out.executionId, out.message);
-  let last = Date.now();
+  // Keep-alives pace real time (performance.now, monotonic), not the store's clock.
+  let last = performance.now();
   const decided = await waitForOutcome(r.ctx.db, r.ctx.store.id, out.executionId, {
     signal: r.signal,
     pollMs: r.pollMs,
     tick: () => {
-      if (Date.now() - last < r.keepAliveMs) return;
-      last = Date.now();
+      if (performance.now() - last < r.keepAliveMs) return;
+      last = performance.now();
       r.keepAlive();
     },
   });

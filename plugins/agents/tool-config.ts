@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { Input, Timestamp, Uuid } from '../../core/plugins/schema';
+import { iso } from '../../core/clock';
 import { CUSTOM_ACTION } from '../../core/tools/custom';
 import { checkCondition, type ToolOverrides } from '../../core/tools/gate';
 import { agentRow, knownTools, type AgentDeps } from './store';
@@ -48,13 +49,13 @@ const view = (row: Record<string, any>) => ({
   object: 'agent_tool_config' as const,
   agent_id: row.id,
   tool_overrides: (row.tool_config?.tool_overrides ?? {}) as ToolOverrides,
-  updated_at: row.updated_at.toISOString?.() ?? row.updated_at,
+  updated_at: iso(row.updated_at),
 });
 
 export const getToolConfig = async (ctx: Ctx, { id }: { id: string }) => view(await agentRow(ctx, id));
 
 /** Checks one tool's override: the tool exists, its actions exist, its conditions compile. */
-async function checkOverride(deps: AgentDeps, tool: string, o: Static<typeof Override>, builtinActions: string[] | undefined) {
+async function checkOverride(tool: string, o: Static<typeof Override>, builtinActions: string[] | undefined) {
   const param = `tool_overrides.${tool}`;
   const actions = builtinActions ?? [CUSTOM_ACTION];
   const named: [string, string[]][] = [
@@ -83,7 +84,7 @@ export async function patchToolConfig(deps: AgentDeps, ctx: Ctx, input: Static<t
     }
     const plugin = deps.plugins().find((p) => p.name === tool);
     const actions = plugin && Object.keys(plugin.actions).filter((a) => !plugin.actions[a].stream && !plugin.actions[a].humanOnly);
-    await checkOverride(deps, tool, o, actions);
+    await checkOverride(tool, o, actions);
     overrides[tool] = o;
   }
   const [updated] = await ctx.db.query(

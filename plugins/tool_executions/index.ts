@@ -1,4 +1,4 @@
-import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
+import { action, definePlugin, type Ctx, type PluginDef } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { approveExecution, rejectExecution } from '../../core/tools/approvals';
 import { executionRow, queryExecutions, toExecution } from '../../core/tools/executions';
@@ -16,7 +16,7 @@ const instant = (value: string | undefined, param: string) => {
  * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
  */
 export function toolExecutionsPlugin(opts: { plugins: () => PluginDef[] }) {
-  const deps = (ctx: { db: any; clock: any }) => ({ db: ctx.db, clock: ctx.clock, plugins: opts.plugins() });
+  const deps = (ctx: Pick<Ctx, 'db' | 'clock'>) => ({ db: ctx.db, clock: ctx.clock, plugins: opts.plugins() });
   return definePlugin({
     name: 'tool_executions',
     category: 'platform',

@@ -6,10 +6,8 @@
  *     same action invoked directly).
  * Runs on the embedded database unless DATABASE_URL is set. BENCH_ITERATIONS (default 200).
  */
-import { plugins as registry } from '../plugins';
-import { agentsPlugin } from '../plugins/agents';
-import { openai } from '../plugins/agents/fake-models';
-import { product, setup } from '../test/helpers';
+import { openai } from '../test/kit/fake-models';
+import { product, setup } from '../test/kit/setup';
 
 const N = Number(process.env.BENCH_ITERATIONS ?? 200);
 const PLAIN = (openai.text('Hello', ' there.') as { frames: string[] }).frames;
@@ -26,9 +24,7 @@ const model = Bun.serve({
   },
 });
 
-const list = registry.filter((p) => p.name !== 'agents');
-list.push(agentsPlugin({ plugins: () => list, env: { OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_API_KEY: 'sk-bench' } }));
-const h = await setup({ plugins: list });
+const h = await setup({ env: { OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_API_KEY: 'sk-bench' } });
 await h.call('POST', '/products', product({ name: 'Lamp' }));
 const agent = (await h.call('POST', '/agents', { name: 'Bench', model: 'openai/bench', tools: ['products'] })).body;
 

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { systemClock } from '../core/clock';
 import { openDb } from '../core/db';
 import { migrate } from '../core/db/migrate';
-import { ALL_SCOPES, createKey, createStore } from '../core/keys';
+import { createKey, createStore } from '../core/keys';
+import { createRegistry } from '../core/plugins/registry';
 import { allMigrations } from '../core/migrations';
-import { plugins } from '../plugins';
-import { createThrowawayDatabase } from '../test/db';
+import { pluginList as plugins } from '../plugins';
+import { createThrowawayDatabase } from '../test/kit/db';
 
 export interface BenchDb {
   url: string;
@@ -28,7 +29,7 @@ export async function createBenchDb(products: number): Promise<BenchDb> {
       await migrate(db, allMigrations(plugins));
       // enterprise only for realism; the svc bench server overrides every plan's limits anyway.
       const store = await createStore(db, systemClock, { name: 'Bench store', plan: 'enterprise' });
-      const key = await createKey(db, systemClock, { storeId: store.id, scopes: ALL_SCOPES, livemode: false });
+      const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...createRegistry(plugins).scopes], livemode: false });
       // One statement for all rows: seeding is setup, not something we measure.
       const rows = await db.query<{ id: string }>(
         `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, stock_quantity, created_at, updated_at)

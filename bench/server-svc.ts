@@ -8,7 +8,8 @@ import { openDb } from '../core/db';
 import { createApp } from '../core/http/app';
 import { DEFAULT_LIMITS, type PlanLimit } from '../core/http/rate-limit';
 import { makeServices } from '../core/http/services';
-import { plugins } from '../plugins';
+import { createRegistry } from '../core/plugins/registry';
+import { pluginList } from '../plugins';
 import { announce, requireEnv } from './child';
 
 const HIGH: Record<string, PlanLimit> = Object.fromEntries(
@@ -16,6 +17,6 @@ const HIGH: Record<string, PlanLimit> = Object.fromEntries(
 );
 
 const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Number(requireEnv('BENCH_POOL')) });
-const svc = makeServices({ db, clock: systemClock, plugins, limits: HIGH });
+const svc = makeServices({ db, clock: systemClock, registry: createRegistry(pluginList), limits: HIGH });
 const app = createApp(svc).listen({ hostname: '127.0.0.1', port: 0 });
 announce(app.server!.port!);

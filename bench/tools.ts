@@ -8,7 +8,7 @@
  * (p50/p99). Prints figures; not a test. Embedded database unless DATABASE_URL is set.
  * BENCH_SECONDS (default 5 per case), BENCH_CONCURRENCY (default 32).
  */
-import { product, setup } from '../test/helpers';
+import { product, setup } from '../test/kit/setup';
 import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
 import { runInSandbox } from '../core/sandbox/pool';
 import { runSandboxed, type SandboxResult } from '../core/sandbox';
@@ -43,7 +43,7 @@ const http = await h.call('POST', '/tools', {
 if (js.status !== 201 || http.status !== 201) throw new Error(`setup failed: ${JSON.stringify([js.body, http.body])}`);
 await h.call('PUT', `/tools/${http.body.id}/secrets`, { TOKEN: 'bench-token' });
 
-const caller: ToolCaller = { db: h.db, clock: h.clock, principal: await principal(), store: h.store, source: 'mcp' };
+const caller: ToolCaller = { db: h.db, clock: h.clock, registry: h.registry, principal: await principal(), store: h.store, source: 'mcp' };
 async function principal() {
   const { principal } = await h.svc.keys.resolve(h.key);
   return principal;
@@ -57,7 +57,7 @@ async function measure(label: string, name: string, args: () => Record<string, u
     while (performance.now() < end) {
       const t0 = performance.now();
       // Resolving is part of the path (a custom tool is looked up in the database, as MCP does per call).
-      const target = await resolveTarget(h.db, h.svc.plugins, h.store.id, name, args());
+      const target = await resolveTarget(h.db, h.registry, h.store.id, name, args());
       if (!target) throw new Error(`no tool ${name}`);
       const out = await callTool(caller, target);
       if (out.kind !== "result") throw new Error(`${label}: ${out.kind === "error" ? out.error.message : out.kind}`);
@@ -75,7 +75,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 console.log(`backend ${h.db.kind}, ${CONCURRENCY} concurrent callers, ${SECONDS} s per case, audit record on every call`);
 // Warm-up: sandbox workers, JIT, prepared statements.
-for (let i = 0; i < 200; i++) await callTool(caller, (await resolveTarget(h.db, h.svc.plugins, h.store.id, 'price_with_tax', { price: i }))!);
+for (let i = 0; i < 200; i++) await callTool(caller, (await resolveTarget(h.db, h.registry, h.store.id, 'price_with_tax', { price: i }))!);
 const builtin = await measure('built-in read (products.list)', 'products', () => ({ action: 'list_products', limit: 5 }));
 const jsRate = await measure('JavaScript tool (fresh sandbox)', 'price_with_tax', () => ({ price: Math.random() * 100 }));
 const httpRate = await measure('HTTP tool (local receiver)', 'echo_service', () => ({ q: 'lamp' }));

@@ -18,13 +18,15 @@ import { systemClock } from '../core/clock';
 import { openDb, type Db } from '../core/db';
 import { migrate } from '../core/db/migrate';
 import { writeEvents } from '../core/events/outbox';
-import { installJobs } from '../core/jobs/workers';
+import { installJobs } from '../core/jobs/run';
 import { createStore } from '../core/keys';
 import { allMigrations } from '../core/migrations';
-import { makeTestCa } from '../core/net/testkit';
-import { plugins } from '../plugins';
+import { makeTestCa } from '../test/kit/egress';
+import { pluginList as plugins } from '../plugins';
+import { createRegistry } from '../core/plugins/registry';
+import { allJobs } from '../workers';
 import { secretBox } from '../core/secrets';
-import { createThrowawayDatabase } from '../test/db';
+import { createThrowawayDatabase } from '../test/kit/db';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 // Signing secrets are sealed; the worker process started below inherits this key.
@@ -88,7 +90,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 
 try {
   await migrate(db, allMigrations(plugins));
-  await installJobs(db);
+  await installJobs(db, allJobs(db, systemClock, createRegistry(plugins)));
 
   // 1. Backlog.
   const backlogStore = await setupStore('Backlog');

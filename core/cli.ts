@@ -2,8 +2,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirLocked } from './db/lock';
-import { ALL_SCOPES, PLANS, createKey, createStore, getStore, validateScopes } from './keys';
-import { openMigrated } from './runtime';
+import { PLANS, createKey, createStore, getStore, validateScopes } from './keys';
+import { openMigrated, type Composition } from './runtime';
+import { createRegistry } from './plugins/registry';
+import { pluginList } from '../plugins';
+import { allJobs } from '../workers';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from './server';
@@ -28,6 +31,17 @@ The stores and keys commands talk to a running server when --url or SVC_URL is s
 token from --admin-token or SVC_ADMIN_TOKEN), and otherwise open the database directly.`;
 
 class UsageError extends Error {}
+
+/**
+ * The composition root: the one core file that imports plugins/ and workers/. Built on first use,
+ * so `--help` and flag errors answer without loading plugin configuration.
+ */
+let composed: Composition | undefined;
+const app = (): Composition => {
+  if (composed) return composed;
+  const registry = createRegistry(pluginList, { env: process.env });
+  return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry) });
+};
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -73,12 +87,12 @@ async function main(argv: string[]): Promise<number> {
     };
     process.on('SIGTERM', shutdown);
     process.on('SIGINT', shutdown);
-    starting = serve(config);
+    starting = serve(config, app());
     await starting;
     return new Promise(() => {}); // runs until a signal
   }
   if (command === 'migrate') {
-    const opened = await openMigrated(config);
+    const opened = await openMigrated(config, app());
     await opened.close();
     out('Migrations applied.');
     return 0;
@@ -119,7 +133,7 @@ async function adminCall(r: { url: string; token: string }, path: string, body: 
 
 /** Direct mode: open the database ourselves (only when no server holds the embedded one). */
 async function direct<T>(config: Config, fn: (opened: Awaited<ReturnType<typeof openMigrated>>) => Promise<T>): Promise<T> {
-  const opened = await openMigrated(config);
+  const opened = await openMigrated(config, app());
   try {
     return await fn(opened);
   } finally {
@@ -138,7 +152,7 @@ async function storesCreate(config: Config, flags: Flags) {
     : await direct(config, ({ db }) =>
         db.transaction(async (tx) => {
           const store = await createStore(tx, config.clock, { name: name.trim(), plan });
-          const api_key = await createKey(tx, config.clock, { storeId: store.id, scopes: ALL_SCOPES, livemode: false });
+          const api_key = await createKey(tx, config.clock, { storeId: store.id, scopes: [...app().registry.scopes], livemode: false });
           return { store: { object: 'store', ...store }, api_key };
         }),
       );
@@ -153,7 +167,7 @@ async function storesCreate(config: Config, flags: Flags) {
 async function keysCreate(config: Config, flags: Flags) {
   const storeId = flags.store as string | undefined;
   if (!storeId) throw new UsageError('keys create needs --store ID.');
-  let scopes = ALL_SCOPES;
+  let scopes = [...app().registry.scopes];
   try {
     if (flags.scopes !== undefined) scopes = validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean));
   } catch {

@@ -2,23 +2,8 @@ import type { Db } from './db/types';
 import type { Clock } from './clock';
 import type { Store } from './plugins/contract';
 import { errors } from './errors';
-import { plugins } from '../plugins';
-
-/** The key scopes of SPEC 5.1. */
-const SPEC_SCOPES = [
-  'products:read', 'products:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write',
-  'inventory:read', 'inventory:write', 'ai:read', 'ai:write', 'media:read', 'media:write', 'analytics:read',
-  'webhooks:read', 'webhooks:write',
-];
-
-/**
- * Every `resource:action` scope a key can hold: SPEC 5.1's plus those the registered plugins accept
- * (SPEC 5.4, e.g. catalog:write). A new store's first key holds them all.
- */
-export const ALL_SCOPES = [
-  ...new Set([...SPEC_SCOPES, ...plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write]).filter((s) => s.includes(':'))]),
-];
-export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
+import { keyRevoked } from './signals';
+export { PLANS } from './plans';
 
 const KEY_PATTERN = /^svc_(live|test)_[A-Za-z0-9]{32}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -84,13 +69,15 @@ export async function createKey(
   };
 }
 
-export async function revokeKey(db: Db, clock: Clock, storeId: string, keyId: string) {
-  const rows = await db.query<{ key_hash: string }>(
+/** Revokes a key; once the change commits, caches in this process drop it (others within 5 s). */
+export async function revokeKey(ctx: { db: Db; clock: Clock; afterCommit(fn: () => void): void }, storeId: string, keyId: string) {
+  const rows = await ctx.db.query<{ key_hash: string }>(
     'UPDATE api_keys SET revoked_at = $3 WHERE store_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING key_hash',
-    [storeId, keyId, clock.now()],
+    [storeId, keyId, ctx.clock.now()],
   );
   if (!rows.length) throw errors.notFound(`api key: '${keyId}'`, 'key_id');
-  return rows[0].key_hash;
+  const hash = rows[0].key_hash;
+  ctx.afterCommit(() => keyRevoked.emit(hash));
 }
 
 export async function getStore(db: Db, storeId: string): Promise<Store | undefined> {

@@ -5,8 +5,18 @@ import { openDb, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
 import { allMigrations } from './migrations';
-import { installJobs } from './jobs/workers';
-import { plugins } from '../plugins';
+import { installJobs, type JobDef } from './jobs/run';
+import type { Registry } from './plugins/registry';
+import type { Clock } from './clock';
+
+/**
+ * What the composition root (core/cli.ts) hands the core: the plugins and the jobs. The core never
+ * imports plugins/ or workers/ itself, so tests compose their own.
+ */
+export interface Composition {
+  registry: Registry;
+  jobs: (db: Db, clock: Clock) => JobDef[];
+}
 
 /** An open, migrated database plus how to let go of it (and of the data directory lock). */
 export interface Opened {
@@ -14,13 +24,13 @@ export interface Opened {
   close: () => Promise<void>;
 }
 
-export async function openMigrated(config: Config): Promise<Opened> {
+export async function openMigrated(config: Config, app: Composition): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'), poolSize: config.poolSize });
-    await migrate(db, allMigrations(plugins));
-    // pg-boss's schema and the core queues: writes enqueue webhook deliveries in any role.
-    await installJobs(db, plugins);
+    await migrate(db, allMigrations(app.registry.plugins));
+    // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
+    await installJobs(db, app.jobs(db, config.clock));
     return {
       db,
       close: async () => {

@@ -1,15 +1,31 @@
-import type { PluginDef } from '../core/plugins/contract';
+import type { PluginDef } from '../core/sdk';
 import products from './products';
 import orders from './orders';
-import customers from './customers';
-import collections from './collections';
 import inventory from './inventory';
 import locations from './locations';
+import customers from './customers';
+import collections from './collections';
 import webhooks_mgmt from './webhooks_mgmt';
-import { agentsPlugin } from './agents';
-import { customToolsPlugin } from './custom_tools';
-import { toolExecutionsPlugin } from './tool_executions';
+import admin from './admin';
+import agents from './agents';
+import custom_tools from './custom_tools';
+import tool_executions from './tool_executions';
 
-/** The static plugin registry: the compiled binary needs static imports. Add new plugins here. */
-export const plugins: PluginDef[] = [products, orders, inventory, locations, customers, collections, webhooks_mgmt,
-  agentsPlugin({ plugins: () => plugins }), customToolsPlugin({ plugins: () => plugins }), toolExecutionsPlugin({ plugins: () => plugins })];
+/**
+ * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
+ * composition root (core/cli.ts) reads this list; it builds the registry from it. Order is the
+ * migration order (a plugin comes after those it `requires`).
+ */
+export const pluginList: PluginDef[] = [
+  products,
+  orders,
+  inventory,
+  locations,
+  customers,
+  collections,
+  webhooks_mgmt,
+  agents,
+  custom_tools,
+  tool_executions,
+  admin,
+];

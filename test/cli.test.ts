@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createThrowawayDatabase } from './db';
+import { createThrowawayDatabase } from './kit/db';
 
 const CLI = join(import.meta.dir, '..', 'core', 'cli.ts');
 

@@ -5,13 +5,14 @@ import { openDb } from '../core/db';
 import { migrate } from '../core/db/migrate';
 import { buildOpenApi } from '../core/http/openapi';
 import { restRoutes } from '../core/http/rest';
-import { listTools } from '../core/mcp/tools';
+import { listTools } from '../core/tools/catalog';
 import { allMigrations } from '../core/migrations';
 import { action, definePlugin, type Principal } from '../core/plugins/contract';
 import { Input } from '../core/plugins/schema';
-import { plugins } from '../plugins';
-import { setup } from './helpers';
-import { mcpClient } from './mcp/client';
+import { createRegistry } from '../core/plugins/registry';
+import { allPlugins as plugins } from './kit/setup';
+import { setup } from './kit/setup';
+import { mcpClient } from './kit/mcp';
 
 /** Catalog names (SPEC 4.10) each registered plugin must use exactly. */
 const CATALOG: Record<string, string[]> = {
@@ -51,7 +52,7 @@ describe('the plugin contract, over every registered plugin', () => {
   }
 
   test('REST routes are unique by method and path', () => {
-    const keys = restRoutes(plugins).map((r) => `${r.method} ${r.path.replace(/:[a-z_]+/g, ':p')}`);
+    const keys = restRoutes(createRegistry([...plugins])).map((r) => `${r.method} ${r.path.replace(/:[a-z_]+/g, ':p')}`);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
@@ -89,12 +90,12 @@ describe('a plugin declared once is derived everywhere', () => {
   });
 
   test('registering a fixture plugin gives it a REST route, an OpenAPI path and an MCP tool', async () => {
-    const h = await setup({ plugins: [...plugins, fixture] });
+    const h = await setup({ extra: [fixture] });
     const rest = await h.call('GET', '/echo?text=hello');
     expect(rest.status).toBe(200);
     expect(rest.body).toEqual({ object: 'echo', said: 'hello' });
-    expect(buildOpenApi([...plugins, fixture]).paths['/v1/stores/{storeId}/echo']?.get?.operationId).toBe('echo_fixture_say');
-    expect(listTools([fixture], everyScope, { mode: 'grouped', readOnly: false }).map((t) => t.name)).toContain('echo_fixture');
+    expect(buildOpenApi(createRegistry([...plugins, fixture])).paths['/v1/stores/{storeId}/echo']?.get?.operationId).toBe('echo_fixture_say');
+    expect(listTools(createRegistry([fixture]), everyScope, { mode: 'grouped', readOnly: false }).map((t) => t.name)).toContain('echo_fixture');
     const { client } = await mcpClient(h);
     const r: any = await client.callTool({ name: 'echo_fixture_say', arguments: { text: 'over MCP' } });
     expect(r.structuredContent).toEqual({ object: 'echo', said: 'over MCP' });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { DOCS_ASSETS } from '../core/http/docs';
-import { setup } from './helpers';
+import { setup } from './kit/setup';
 
 const CHROMIUM = '/usr/bin/chromium';
 

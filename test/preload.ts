@@ -1,6 +1,6 @@
 import { afterAll } from 'bun:test';
 import { randomBytes } from 'node:crypto';
-import { closeSharedDb } from './db';
+import { closeSharedDb } from './kit/db';
 
 // Tool secrets need a key; on PostgreSQL there is no data directory to generate one into. Tests of
 // the key loading itself pass their own environment.

@@ -1,8 +1,6 @@
 import type { Clock } from '../core/clock';
 import type { Db } from '../core/db/types';
-import { purgeIdempotencyKeys } from '../core/http/idempotency';
-import { purgeRateWindows } from '../core/http/rate-limit';
-import { purgeMcpSessions } from '../core/mcp/sessions';
+import { purgeExpired } from '../core/db/retention';
 import { purgeWebhookLog } from './webhook-state';
 
 export const MAINTENANCE_QUEUE = 'core.maintenance';
@@ -11,8 +9,6 @@ export const MAINTENANCE_CRON = '*/10 * * * *';
 
 /** Deletes what has expired: idempotency records (24 h), rate-limit windows, idle MCP sessions, old webhook events (30 days). */
 export async function runMaintenance(db: Db, clock: Clock) {
-  await purgeIdempotencyKeys(db, clock);
-  await purgeRateWindows(db, clock);
-  await purgeMcpSessions(db, clock);
+  await purgeExpired(db, clock);
   await purgeWebhookLog(db, clock);
 }

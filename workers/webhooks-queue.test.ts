@@ -4,11 +4,11 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { startWorkers } from '../core/jobs/workers';
+import { startWorkers } from '../core/jobs/run';
 import { writeEvents } from '../core/events/outbox';
-import { backend, sharedDbUrl } from '../test/db';
-import { product, setup } from '../test/helpers';
-import { deliveryOptions, startReceiver, testCerts } from '../test/webhook-receiver';
+import { backend, sharedDbUrl } from '../test/kit/db';
+import { product, setup } from '../test/kit/setup';
+import { deliveryOptions, startReceiver, testCerts } from '../test/kit/webhook-receiver';
 import { webhookJob } from './webhooks';
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];

@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { product, setup, type Harness } from '../test/helpers';
+import { product, setup, type Harness } from '../test/kit/setup';
 import { SecretBox } from '../core/secrets';
-import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/webhook-receiver';
+import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/kit/webhook-receiver';
 import { deliver } from './webhooks';
 import { purgeWebhookLog, RETRY_DELAYS_S } from './webhook-state';
 

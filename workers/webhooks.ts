@@ -3,7 +3,7 @@ import type { Db } from '../core/db/types';
 import { secretBox } from '../core/secrets';
 import { WEBHOOK_QUEUE, type DeliveryJob } from '../core/events/outbox';
 import { invalidateSubscriptions } from '../core/events/subscriptions';
-import type { JobDef } from '../core/jobs/workers';
+import type { JobDef } from '../core/jobs/run';
 import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
 import { deliveryHeaders } from '../core/webhooks/sign';
 import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';

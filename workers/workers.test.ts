@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { manualClock } from '../core/clock';
-import { coreJobs, startWorkers } from '../core/jobs/workers';
+import { startWorkers } from '../core/jobs/run';
+import { createRegistry } from '../core/plugins/registry';
+import { allJobs } from '.';
 import { definePlugin } from '../core/plugins/contract';
-import { setup } from '../test/helpers';
+import { setup } from '../test/kit/setup';
 import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
 const countKeys = async (h: Awaited<ReturnType<typeof setup>>) =>
@@ -56,7 +58,7 @@ describe('workers (pg-boss on the same database)', () => {
       actions: {},
       jobs: [{ name: 'record', run: async (_deps, batch) => void seen.push(...batch) }],
     });
-    const jobs = coreJobs(h.db, h.clock, { plugins: [plugin] }).filter((j) => j.queue === 'jobs_fixture.record');
+    const jobs = allJobs(h.db, h.clock, createRegistry([plugin])).filter((j) => j.queue === 'jobs_fixture.record');
     expect(jobs).toHaveLength(1);
     const workers = await startWorkers(h.db, jobs, () => {});
     try {

@@ -1,25 +1,17 @@
-/** The event types of SPEC 6.1, the only ones an endpoint may subscribe to. */
-export const EVENT_TYPES = [
-  'order.created',
-  'order.updated',
-  'order.paid',
-  'order.fulfilled',
-  'order.cancelled',
-  'product.created',
-  'product.updated',
-  'product.deleted',
-  'customer.created',
-  'customer.updated',
-  'inventory.adjusted',
-  'inventory.transferred',
-  // Declared by SPEC 6.1 but emitted by nothing yet: there is no checkout and no agent today.
-  'checkout.completed',
-  'agent.message',
-  // Not in SPEC 6.1's table: SPEC 6.4 asks that approvers be notified; this is that notification.
-  'tool_execution.pending_approval',
-] as const;
+import { Type, type TSchema } from '@sinclair/typebox';
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Event types the core itself emits. Every other type is declared by the plugin that emits it
+ * (`events` in its declaration), and the registry gathers them: webhook subscriptions, OpenAPI's
+ * webhook payloads and the events test all read `registry.events`.
+ */
+export const CORE_EVENTS: Record<string, TSchema> = {
+  // SPEC 6.4 asks that approvers be notified: the gated execution, as the API shows it.
+  'tool_execution.pending_approval': Type.Object(
+    { id: Type.String(), object: Type.Literal('tool_execution'), tool: Type.String(), status: Type.String() },
+    { additionalProperties: true, description: 'The execution waiting for approval (tool, action, input, agent).' },
+  ),
+};
 
 /** The ping POST /webhooks/:id/test sends; never subscribable, delivered to one endpoint. */
 export const TEST_EVENT = 'webhook.test';

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import { errors } from '../errors';
-import { adminRoutes } from './admin';
 import { docsRoutes } from './docs';
 import { baseHeaders, errorResponse, newRequestId } from './respond';
 import { handleRest, restRoutes } from './rest';
@@ -10,10 +9,9 @@ import { MCP_PATH, handleMcp } from '../mcp/http';
 /** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs. */
 export function createApp(svc: Services) {
   const app = new Elysia();
-  for (const route of restRoutes(svc.plugins)) {
+  for (const route of restRoutes(svc.registry)) {
     app.route(route.method, route.path, ({ request, params }: any) => handleRest(svc, route, request, params), { parse: 'none' } as any);
   }
-  for (const r of adminRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
   for (const r of docsRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])
     app.route(method, MCP_PATH, ({ request }: any) => handleMcp(svc, request), { parse: 'none' } as any);

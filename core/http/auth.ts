@@ -1,8 +1,10 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import type { Principal, Store } from '../plugins/contract';
 import { errors } from '../errors';
 import { hashKey, isWellFormedKey } from '../keys';
+import { keyRevoked } from '../signals';
 
 interface CachedKey {
   principal: Principal;
@@ -22,7 +24,10 @@ export class KeyResolver {
   static CACHE_MS = 5_000;
   private cache = new Map<string, CachedKey>();
 
-  constructor(private db: Db, private clock: Clock) {}
+  constructor(private db: Db, private clock: Clock) {
+    // A revocation by this process applies at once (the signal fires after the revoke committed).
+    keyRevoked.on((hash) => this.forget(hash));
+  }
 
   async resolve(key: string | null): Promise<{ principal: Principal; store: Store }> {
     if (!key) throw errors.auth('No API key provided. Pass it in the x-api-key header (or as Authorization: Bearer <key>).');
@@ -62,4 +67,74 @@ export class KeyResolver {
       cachedAt: performance.now(),
     };
   }
+}
+
+/**
+ * The bearer credential of a request: `x-api-key` (SPEC 4), or `Authorization: Bearer <credential>`
+ * (an API key, an admin token, or later a user's access token).
+ */
+export const credentialOf = (request: Request) =>
+  request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
+
+/** Who a route lets in: the kinds of principal its declaration accepts. */
+export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';
+
+export interface Authenticated {
+  principal: Principal;
+  /** The credential's store (API keys and user tokens are bound to one). */
+  store?: Store;
+}
+
+/**
+ * One way of proving who is calling. Each looks at the request and either claims it (and then
+ * resolves it, or throws 401) or passes; the first that claims it decides. Plugins that bring a
+ * new kind of credential (users' tokens) add theirs to `Services.authenticators`.
+ */
+export interface Authenticator {
+  kind: AuthKind;
+  claims(credential: string): boolean;
+  resolve(credential: string): Promise<Authenticated>;
+}
+
+/** API keys: `svc_live_...` / `svc_test_...`, cached by KeyResolver. */
+export const apiKeyAuthenticator = (keys: KeyResolver): Authenticator => ({
+  kind: 'api_key',
+  claims: (c) => c.startsWith('svc_live_') || c.startsWith('svc_test_') || !c.startsWith('svc_admin_'),
+  resolve: (c) => keys.resolve(c),
+});
+
+/** The operator's admin token (SVC_ADMIN_TOKEN), compared in constant time. */
+export const adminAuthenticator = (token: string | undefined): Authenticator => ({
+  kind: 'admin',
+  claims: (c) => token !== undefined && c.length === token.length && timingSafeEqual(Buffer.from(c), Buffer.from(token)),
+  resolve: async () => ({ principal: { kind: 'admin', scopes: ['admin'], livemode: false } }),
+});
+
+const PUBLIC: Authenticated = { principal: { kind: 'public', scopes: [], livemode: false } };
+
+/**
+ * The principal of a request for a route accepting `kinds`. A route that admits the public needs no
+ * credential; any other answers 401 without one, and 401 for a credential of a kind it does not
+ * take (an API key on an admin route), naming what it wants.
+ */
+export async function authenticate(authenticators: Authenticator[], request: Request, kinds: AuthKind[]): Promise<Authenticated> {
+  // A request may carry both headers (a client's default x-api-key plus an operator's bearer):
+  // the first credential some accepted authenticator claims decides.
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  const candidates = [request.headers.get('x-api-key'), bearer].filter((c): c is string => Boolean(c));
+  if (!candidates.length) {
+    if (kinds.includes('public')) return PUBLIC;
+    throw errors.auth(missingMessage(kinds));
+  }
+  for (const credential of candidates) {
+    const claimant = authenticators.find((a) => kinds.includes(a.kind) && a.claims(credential));
+    if (claimant) return claimant.resolve(credential);
+  }
+  if (kinds.includes('public')) return PUBLIC;
+  throw errors.auth(kinds.includes('admin') ? 'Invalid admin token. Pass it as Authorization: Bearer <token>.' : 'Invalid API key provided.');
+}
+
+function missingMessage(kinds: AuthKind[]) {
+  if (kinds.includes('admin') && kinds.length === 1) return 'No admin token provided. Pass it as Authorization: Bearer <token>.';
+  return 'No API key provided. Pass it in the x-api-key header (or as Authorization: Bearer <key>).';
 }

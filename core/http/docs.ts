@@ -66,7 +66,7 @@ export function docsRoutes(svc: Services): Route[] {
     {
       method: 'GET',
       path: '/openapi.json',
-      handler: () => text((openapi ??= JSON.stringify(buildOpenApi(svc.plugins))), 'application/json'),
+      handler: () => text((openapi ??= JSON.stringify(buildOpenApi(svc.registry))), 'application/json'),
     },
     { method: 'GET', path: '/docs', handler: () => text(PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CSP }) },
     { method: 'GET', path: '/docs/init.js', handler: () => text(INIT_JS, 'text/javascript; charset=utf-8') },

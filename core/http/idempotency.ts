@@ -2,7 +2,9 @@ import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import { errors } from '../errors';
 
-export const RETENTION_MS = 24 * 60 * 60 * 1000;
+import { RETENTION } from '../db/retention';
+
+export const RETENTION_MS = RETENTION.idempotency_keys.ms;
 
 export interface StoredResponse {
   status: number;
@@ -73,6 +75,3 @@ export function claimInFlight(apiKeyId: string, key: string): () => void {
 const inFlightError = () =>
   errors.conflict('A request with this Idempotency-Key is still in progress. Retry after it completes.', 'idempotency_key_in_use', 'Idempotency-Key');
 
-export async function purgeIdempotencyKeys(db: Db, clock: Clock) {
-  await db.query('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(clock.now().getTime() - RETENTION_MS)]);
-}

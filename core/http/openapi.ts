@@ -1,14 +1,15 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ALL_SCOPES, PLANS } from '../keys';
-import { acceptedScopes, type PluginDef } from '../plugins/contract';
-import { Timestamp, Uuid } from '../plugins/schema';
-import { restRoutes } from './rest';
+import { acceptedScopes } from '../plugins/contract';
+import type { Registry } from '../plugins/registry';
+import { errorDef } from '../errors';
+import { Uuid } from '../plugins/schema';
+import { restRoutes, type RestRoute } from './rest';
 import { LATEST, VERSIONS } from './versioning';
 
 /**
- * The OpenAPI 3.1 document. Plugin operations come only from restRoutes(), the same derivation
- * that mounts the routes, so the document cannot drift from what the server answers. The admin
- * API is not a plugin, so its three routes are described by the one table below.
+ * The OpenAPI 3.1 document. Operations come only from restRoutes(), the same derivation that
+ * mounts the routes, so the document cannot drift from what the server answers; webhook payloads
+ * come from the event types the plugins declare.
  */
 
 type Json = Record<string, any>;
@@ -74,70 +75,6 @@ const commonResponseHeaders = () => ({
   'X-API-Latest-Version': ref('headers', 'X-API-Latest-Version'),
 });
 
-interface AdminOperation {
-  method: 'POST' | 'DELETE';
-  path: string;
-  operationId: string;
-  description: string;
-  status: number;
-  body?: TSchema;
-  output: TSchema;
-}
-
-const StoreId = Uuid('The store id.');
-const Scopes = Type.Array(Type.String({ enum: ALL_SCOPES }), { description: 'Scopes of the key; all scopes when left out.' });
-const ApiKey = Type.Object({
-  object: Type.Literal('api_key'),
-  id: Uuid(),
-  key: Type.String({ description: 'The plain key: returned only at creation, store it now.' }),
-  key_prefix: Type.String(),
-  scopes: Type.Array(Type.String()),
-  livemode: Type.Boolean(),
-  expires_at: Type.Union([Timestamp(), Type.Null()]),
-  created_at: Timestamp(),
-});
-
-/** The admin API (core/http/admin.ts), the only operations not derived from a plugin. */
-const ADMIN_OPERATIONS: AdminOperation[] = [
-  {
-    method: 'POST',
-    path: '/v1/stores',
-    operationId: 'admin_create_store',
-    description: 'Create a store and its first (sandbox) API key. The plain key is returned only in this response.',
-    status: 201,
-    body: Type.Object({
-      name: Type.String({ minLength: 1, maxLength: 200 }),
-      plan: Type.Optional(Type.String({ enum: [...PLANS], default: 'free' })),
-      scopes: Type.Optional(Scopes),
-    }),
-    output: Type.Object({
-      store: Type.Object({ object: Type.Literal('store'), id: StoreId, name: Type.String(), plan: Type.String(), created_at: Timestamp() }),
-      api_key: ApiKey,
-    }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/stores/:storeId/api-keys',
-    operationId: 'admin_create_api_key',
-    description: 'Create another API key for a store. The plain key is returned only in this response.',
-    status: 201,
-    body: Type.Object({
-      scopes: Type.Optional(Scopes),
-      livemode: Type.Optional(Type.Boolean({ default: false, description: 'true for a svc_live_ key, false for svc_test_.' })),
-      expires_at: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
-    }),
-    output: ApiKey,
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/stores/:storeId/api-keys/:keyId',
-    operationId: 'admin_revoke_api_key',
-    description: 'Revoke an API key; requests made with it then fail with 401.',
-    status: 200,
-    output: Type.Object({ object: Type.Literal('api_key'), id: Uuid(), revoked: Type.Literal(true) }),
-  },
-];
-
 function pathParameter(name: string, inputProps: Json): Json {
   if (name === 'storeId') return ref('parameters', 'StoreId');
   const schema = inputProps[name] ? { ...inputProps[name] } : { type: 'string' };
@@ -153,11 +90,12 @@ const headerParameters = (method: string) => [
 ];
 
 /** A streaming action answers server-sent events, each `data:` line one output object. */
-const streamResponse = (status: number, output: TSchema) => ({
+/** A raw answer: a stream of server-sent events (each `data:` line one output object), an image, a page. */
+const rawResponse = (status: number, output: TSchema, contentType = 'application/octet-stream') => ({
   [status]: {
-    description: 'Server-sent events: each `data:` line is one JSON event of this schema.',
+    description: contentType === 'text/event-stream' ? 'Server-sent events: each `data:` line is one JSON event of this schema.' : `A ${contentType} body.`,
     headers: commonResponseHeaders(),
-    content: { 'text/event-stream': { schema: plain(output) } },
+    content: { [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } } },
   },
 });
 
@@ -191,51 +129,50 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
   return { query: [], body: { required: bodyRequired.length > 0, content: { 'application/json': { schema } } } };
 }
 
-function pluginOperations(plugins: PluginDef[]): { path: string; method: string; operation: Json }[] {
-  return restRoutes(plugins).map((route) => {
+/** Who may call, as OpenAPI security requirements and one sentence for the description. */
+function access(route: RestRoute): { security: Json[]; sentence: string; scopes?: string[] } {
+  if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
+  if (route.auth.includes('admin'))
+    return { security: [{ AdminToken: [] }], sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.' };
+  const scopes = acceptedScopes(route.plugin, route.action.kind);
+  return { security: API_KEY_SECURITY, scopes, sentence: `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` };
+}
+
+/** The body as the route reads it: JSON, a form, raw bytes or multipart parts. */
+function requestBody(route: RestRoute, body: Json | undefined): Json | undefined {
+  if (route.body === 'json') return body;
+  if (route.body === 'form') return body && { ...body, content: { 'application/x-www-form-urlencoded': body.content['application/json'], ...body.content } };
+  const type = route.body === 'multipart' ? 'multipart/form-data' : '*/*';
+  return { required: true, content: { [type]: { schema: { type: 'string', format: 'binary' } } } };
+}
+
+/** The error codes an action declares, with what each means. */
+const errorCodes = (codes: string[] | undefined) =>
+  codes?.length ? { 'x-error-codes': Object.fromEntries(codes.map((c) => [c, errorDef(c)?.description ?? ''])) } : {};
+
+function pluginOperations(registry: Registry): { path: string; method: string; operation: Json }[] {
+  return restRoutes(registry).map((route) => {
     const input = plain(route.action.input);
     const pathNames = pathParamNames(route.path);
     const { query, body } = inputParts(route.method, input, pathNames);
-    const scopes = acceptedScopes(route.plugin, route.action.kind);
-    const scopeSentence = `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`;
+    const who = access(route);
     const events = route.action.emits?.length ? `\n\nEmits webhook events: ${route.action.emits.map((e) => `\`${e}\``).join(', ')}.` : '';
     const operation: Json = {
       operationId: `${route.plugin.name}_${route.actionName}`,
       tags: [route.plugin.name],
       summary: firstSentence(route.action.description),
-      description: `${route.action.description}\n\n${scopeSentence}${events}`,
+      description: `${route.action.description}\n\n${who.sentence}${events}`,
       parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method)],
-      ...(body ? { requestBody: body } : {}),
+      ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
       responses: {
-        ...(route.action.stream ? streamResponse : successResponse)(route.status, route.action.output),
+        ...(route.response === 'raw' ? rawResponse(route.status, route.action.output, route.action.rest!.contentType) : successResponse(route.status, route.action.output)),
         ...errorResponseRefs(),
       },
-      security: API_KEY_SECURITY,
-      'x-required-scopes': scopes,
+      security: who.security,
+      ...(who.scopes ? { 'x-required-scopes': who.scopes } : {}),
+      ...errorCodes(route.action.errors),
     };
     return { path: toOpenApiPath(route.path), method: route.method.toLowerCase(), operation };
-  });
-}
-
-function adminOperations(): { path: string; method: string; operation: Json }[] {
-  return ADMIN_OPERATIONS.map((op) => {
-    const pathNames = pathParamNames(op.path);
-    const { 400: bad, 401: unauth, 404: missing, 500: internal } = errorResponseRefs();
-    const operation: Json = {
-      operationId: op.operationId,
-      tags: ['admin'],
-      summary: firstSentence(op.description),
-      description: `${op.description}\n\nRequires the admin token (SVC_ADMIN_TOKEN) as \`Authorization: Bearer <token>\`; API keys are not accepted.`,
-      parameters: [
-        ...pathNames.map((n) => (n === 'storeId' ? ref('parameters', 'StoreId') : pathParameter(n, { [n]: plain(Uuid(`The ${n}.`)) }))),
-        ref('parameters', 'ApiVersion'),
-      ],
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
-      // The admin handlers answer only these: no rate limit, scopes or conflicts apply.
-      responses: { ...successResponse(op.status, op.output), 400: bad, 401: unauth, 404: missing, 500: internal },
-      security: [{ AdminToken: [] }],
-    };
-    return { path: toOpenApiPath(op.path), method: op.method.toLowerCase(), operation };
   });
 }
 
@@ -274,7 +211,7 @@ function components(): Json {
       ]),
     ),
     parameters: {
-      StoreId: { name: 'storeId', in: 'path', required: true, description: 'The store id; must be the API key\'s own store.', schema: plain(StoreId) },
+      StoreId: { name: 'storeId', in: 'path', required: true, description: 'The store id; must be the API key\'s own store.', schema: plain(Uuid('The store id.')) },
       ApiVersion: {
         name: 'X-API-Version',
         in: 'header',
@@ -303,10 +240,37 @@ function components(): Json {
   };
 }
 
-/** Builds the whole document from the plugin declarations plus the admin table. */
-export function buildOpenApi(plugins: PluginDef[]): Json {
+/** One entry per event type: the POST svc sends (SPEC 2.8), with that type's `data`. */
+function webhookPayloads(registry: Registry): Json {
+  return Object.fromEntries(
+    [...registry.events].map(([type, data]) => [
+      type,
+      {
+        post: {
+          summary: `The ${type} event`,
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'object', 'type', 'created_at', 'data'],
+                  properties: { id: { type: 'string' }, object: { const: 'event' }, type: { const: type }, created_at: { type: 'string' }, data: plain(data) },
+                },
+              },
+            },
+          },
+          responses: { '2XX': { description: 'Any 2xx acknowledges the delivery; other answers are retried.' } },
+        },
+      },
+    ]),
+  );
+}
+
+/** Builds the whole document from the plugin declarations. */
+export function buildOpenApi(registry: Registry): Json {
+  const plugins = registry.plugins;
   const paths: Json = {};
-  for (const { path, method, operation } of [...pluginOperations(plugins), ...adminOperations()]) {
+  for (const { path, method, operation } of pluginOperations(registry)) {
     (paths[path] ??= {})[method] = operation;
   }
   return {
@@ -321,11 +285,9 @@ export function buildOpenApi(plugins: PluginDef[]): Json {
       ].join('\n\n'),
     },
     servers: [{ url: '/', description: 'This server' }],
-    tags: [
-      ...plugins.map((p) => ({ name: p.name, description: `${p.name} (${p.category})` })),
-      { name: 'admin', description: 'Store and API key management with the admin token.' },
-    ],
+    tags: plugins.map((p) => ({ name: p.name, description: p.description ?? `${p.name} (${p.category})` })),
     paths,
+    webhooks: webhookPayloads(registry),
     components: components(),
     security: API_KEY_SECURITY,
   };

@@ -101,6 +101,3 @@ export class RateLimiter {
 }
 
 /** Old windows are useless after their minute; the maintenance timer deletes them. */
-export async function purgeRateWindows(db: Db, clock: Clock) {
-  await db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [new Date(clock.now().getTime() - 10 * 60_000)]);
-}

@@ -1,7 +1,7 @@
 import { toSvcError } from '../errors';
 import { LATEST } from './versioning';
 
-export const newRequestId = () => `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+export { newRequestId } from '../ids';
 
 /** The headers every response carries (SPEC 4, 9). */
 export function baseHeaders(requestId: string, version = LATEST.id): Record<string, string> {

@@ -1,9 +1,12 @@
 import type { Db } from '../db/types';
-import type { ActionDef, CallerCtx, PluginDef } from '../plugins/contract';
-import { acceptedScopes } from '../plugins/contract';
-import { hasScope, invoke } from '../plugins/invoke';
+import type { ActionDef, CallerCtx, PluginDef, RestMapping, Store } from '../plugins/contract';
+import { acceptedScopes, credentialId } from '../plugins/contract';
+import type { Registry } from '../plugins/registry';
+import { hasScope, invoke, runAfterCommit } from '../plugins/invoke';
 import { errors } from '../errors';
-import { readJsonBody } from './body';
+import { getStore } from '../keys';
+import { authenticate, type AuthKind } from './auth';
+import { readBody } from './body';
 import { claimInFlight, withIdempotency } from './idempotency';
 import { baseHeaders, errorResponse, json, newRequestId } from './respond';
 import type { Services } from './services';
@@ -19,27 +22,43 @@ export interface RestRoute {
   /** Full path in Elysia syntax, e.g. /v1/stores/:storeId/products/:id */
   path: string;
   status: number;
+  /** The route's declared kinds, defaults filled in. */
+  auth: AuthKind[];
+  scope: 'store' | 'global';
+  body: NonNullable<RestMapping['body']>;
+  response: NonNullable<RestMapping['response']>;
   /** Path parameters with the pattern their value must match (ids), compiled once. */
   pathChecks: [string, RegExp][];
 }
 
+/** `api_key` routes take a user's token too: both are a store's credential with scopes. */
+const authKinds = (auth: RestMapping['auth']): AuthKind[] => (auth === undefined || auth === 'api_key' ? ['api_key', 'user'] : [auth]);
+
 /** Every REST route, derived from the plugin declarations. */
-export function restRoutes(plugins: PluginDef[]): RestRoute[] {
-  return plugins.flatMap((plugin) =>
+export function restRoutes(registry: Registry): RestRoute[] {
+  return registry.plugins.flatMap((plugin) =>
     Object.entries(plugin.actions)
       .filter(([, a]) => a.rest)
-      .map(([actionName, action]) => ({
-        plugin,
-        actionName,
-        action,
-        method: action.rest!.method,
-        path: STORE_PREFIX + action.rest!.path,
-        status: action.rest!.status ?? 200,
-        pathChecks: [...action.rest!.path.matchAll(/:([a-z_]+)/g)]
-          .map(([, name]) => [name, (action.input as any).properties?.[name]?.pattern] as const)
-          .filter(([, pattern]) => pattern)
-          .map(([name, pattern]) => [name, new RegExp(pattern)] as [string, RegExp]),
-      })),
+      .map(([actionName, action]) => {
+        const rest = action.rest!;
+        const scope = rest.scope ?? 'store';
+        return {
+          plugin,
+          actionName,
+          action,
+          method: rest.method,
+          path: (scope === 'store' ? STORE_PREFIX : '') + rest.path,
+          status: rest.status ?? 200,
+          auth: authKinds(rest.auth),
+          scope,
+          body: rest.body ?? 'json',
+          response: rest.response ?? 'json',
+          pathChecks: [...rest.path.matchAll(/:([a-z_]+)/g)]
+            .map(([, name]) => [name, (action.input as any).properties?.[name]?.pattern] as const)
+            .filter(([, pattern]) => pattern)
+            .map(([name, pattern]) => [name, new RegExp(pattern)] as [string, RegExp]),
+        };
+      }),
   );
 }
 
@@ -61,28 +80,42 @@ function queryInput(route: RestRoute, url: string): Record<string, unknown> {
   return out;
 }
 
-/**
- * The API key: `x-api-key` (SPEC 4), or `Authorization: Bearer <key>`, which the custom-tool
- * gateway form and HTTP clients of the MCP kind send (SPEC 5.2).
- */
-export const apiKeyOf = (request: Request) =>
-  request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
-
 /** A malformed id in the path names no resource: 404, as for an unknown id (SPEC 7). */
-function checkPathParams(route: RestRoute, pathParams: Record<string, string>) {
+function checkPathParams(registry: Registry, route: RestRoute, pathParams: Record<string, string>) {
   for (const [name, pattern] of route.pathChecks)
-    if (!pattern.test(pathParams[name])) throw errors.notFound(`${route.plugin.name.replace(/s$/, '')}: '${pathParams[name]}'`, name);
+    if (!pattern.test(pathParams[name]))
+      throw errors.notFound(`${name === 'id' ? registry.noun(route.plugin) : name.replace(/_id$/, '').replaceAll('_', ' ')}: '${pathParams[name]}'`, name);
 }
 
-function streamed(body: unknown, headers: Record<string, string>): Response {
-  if (!(body instanceof Response)) throw new Error('a stream action must return a Response');
+/** A raw answer (an SSE stream, an image, a page, a redirect) leaves with the convention headers added. */
+function rawResponse(body: unknown, headers: Record<string, string>): Response {
+  if (!(body instanceof Response)) throw new Error('an action with response: raw must return a Response');
   const merged = new Headers(headers);
+  merged.delete('Content-Type');
   body.headers.forEach((v, k) => merged.set(k, v));
   return new Response(body.body, { status: body.status, headers: merged });
 }
 
 /**
- * The REST pipeline, one place for every convention, in order: request id, version, API key,
+ * The store a request acts on: a store credential's own store (another store's URL is 403
+ * store_mismatch), or for the operator the store the URL names (404 if there is none).
+ */
+async function storeOf(svc: Services, route: RestRoute, storeId: string | undefined, authStore: Store | undefined, principalKind: string): Promise<Store> {
+  if (route.scope === 'global') return authStore ?? NO_STORE;
+  if (principalKind === 'admin' || principalKind === 'public') {
+    const store = /^[0-9a-f-]{36}$/i.test(storeId ?? '') ? await getStore(svc.db, storeId!) : undefined;
+    if (!store) throw errors.notFound(`store: '${storeId}'`, 'store_id');
+    return store;
+  }
+  if (storeId !== authStore?.id) throw errors.storeMismatch();
+  return authStore!;
+}
+
+/** Global routes act on no store: handlers of such routes never read ctx.store. */
+const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const });
+
+/**
+ * The REST pipeline, one place for every convention, in order: request id, version, credential,
  * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
  */
 export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>): Promise<Response> {
@@ -91,45 +124,68 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
   try {
     const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
     headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
-    const { principal, store } = await svc.keys.resolve(apiKeyOf(request));
-    if (params.storeId !== principal.storeId) throw errors.storeMismatch();
-    const rate = await svc.rateLimiter.check(store.id, store.plan);
-    Object.assign(headers, rate.headers);
+    if (route.auth.length === 1 && route.auth[0] === 'admin' && !svc.adminToken)
+      throw errors.auth('The admin API is disabled: set SVC_ADMIN_TOKEN on the server.');
+    const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);
+    const { storeId, ...pathParams } = params ?? {};
+    const store = await storeOf(svc, route, storeId, authStore, principal.kind);
+    if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
+      const rate = await svc.rateLimiter.check(store.id, store.plan);
+      Object.assign(headers, rate.headers);
+    }
+    // Operator and public routes are let in by their kind alone; a store credential needs a scope.
     const accepted = acceptedScopes(route.plugin, route.action.kind);
-    if (!hasScope(principal.scopes, accepted)) throw errors.scope(accepted);
+    if (principal.kind !== 'admin' && principal.kind !== 'public' && !hasScope(principal.scopes, accepted)) throw errors.scope(accepted);
 
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-    const body = hasBody ? await readJsonBody(request) : { raw: '', value: queryInput(route, request.url) };
-    const { storeId, ...pathParams } = params;
-    const input = { ...(body.value as object), ...pathParams };
-    checkPathParams(route, pathParams);
-    const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
-    const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
+    const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
+    const input = { ...(hasBody && route.body !== 'json' && route.body !== 'form' ? queryInput(route, request.url) : {}), ...body.value, ...pathParams };
+    checkPathParams(svc.registry, route, pathParams);
+    const ctx: CallerCtx = {
+      db: svc.db,
+      store,
+      principal,
+      clock: svc.clock,
+      registry: svc.registry,
+      log: svc.log,
+      shutdown: svc.shutdown,
+      requestId,
+      storePath: `/v1/stores/${store.id}`,
+    };
+    const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
+      status: route.status,
+      body: await invoke(route.plugin, route.action, { ...ctx, db, afterCommitQueue }, input),
+    });
 
-    // A streamed answer (SSE) leaves now with the convention headers; it manages its own writes.
-    if (route.action.stream) return streamed((await run(svc.db)).body, headers);
+    // A raw answer (a stream, an image, a page) leaves now with the convention headers; it manages its own writes.
+    if (route.response === 'raw') return rawResponse((await run(svc.db)).body, headers);
 
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
+    const owner = idemKey ? credentialId(principal) : '';
     let result: { status: number; body: unknown };
     if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !idemKey)) result = await run(svc.db);
     else {
-      const release = idemKey ? claimInFlight(principal.keyId, idemKey) : () => {};
+      const release = idemKey ? claimInFlight(owner, idemKey) : () => {};
+      // The transaction is REST's (it holds the idempotency record too), so the action's
+      // after-commit work waits for this commit, not the handler's return.
+      const afterCommit: (() => void | Promise<void>)[] = [];
       try {
         result = await svc.db.transaction(async (tx) => {
-          if (!idemKey) return run(tx);
+          if (!idemKey) return run(tx, afterCommit);
           const r = await withIdempotency(
-          tx,
-          svc.clock,
-          { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
-          run,
-        );
+            tx,
+            svc.clock,
+            { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
+            (db) => run(db, afterCommit),
+          );
           if (r.replayed) headers['Idempotent-Replayed'] = 'true';
           return r;
         });
       } finally {
         release();
       }
+      await runAfterCommit(afterCommit, svc.log);
     }
     return json(result.status, downgradeBody(result.body, version.version), headers);
   } catch (err) {

@@ -1,16 +1,17 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
-import type { PluginDef } from '../plugins/contract';
-import { KeyResolver } from './auth';
+import type { Registry } from '../plugins/registry';
+import { KeyResolver, adminAuthenticator, apiKeyAuthenticator, type Authenticator } from './auth';
+import { createLogger, type Logger } from '../log';
 import { RateLimiter, type PlanLimit } from './rate-limit';
 import { McpSessions } from '../mcp/sessions';
-import type { ToolOptions } from '../mcp/tools';
+import type { ToolOptions } from '../tools/catalog';
 
 /** What the HTTP layer needs, built once per server (or per test). */
 export interface Services {
   db: Db;
   clock: Clock;
-  plugins: PluginDef[];
+  registry: Registry;
   keys: KeyResolver;
   rateLimiter: RateLimiter;
   /** Bearer token of the admin API; undefined disables it. */
@@ -20,6 +21,11 @@ export interface Services {
   mcpToolsMode: ToolOptions['mode'];
   /** Hosts the MCP endpoint answers for (DNS-rebinding guard); '*' allows any. */
   allowedHosts: string[];
+  /** The ways a request may prove who it is, tried in order (the admin token before API keys). */
+  authenticators: Authenticator[];
+  log: Logger;
+  /** Aborted when the process starts shutting down: streams end on it. */
+  shutdown: AbortSignal;
 }
 
 export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
@@ -27,17 +33,23 @@ export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
 export function makeServices(opts: {
   db: Db;
   clock: Clock;
-  plugins: PluginDef[];
+  registry: Registry;
   limits: Record<string, PlanLimit>;
   adminToken?: string;
   mcpToolsMode?: ToolOptions['mode'];
   allowedHosts?: string[];
+  log?: Logger;
+  shutdown?: AbortSignal;
 }): Services {
+  const keys = new KeyResolver(opts.db, opts.clock);
   return {
     db: opts.db,
     clock: opts.clock,
-    plugins: opts.plugins,
-    keys: new KeyResolver(opts.db, opts.clock),
+    registry: opts.registry,
+    keys,
+    authenticators: [adminAuthenticator(opts.adminToken), apiKeyAuthenticator(keys)],
+    log: opts.log ?? createLogger(),
+    shutdown: opts.shutdown ?? new AbortController().signal,
     rateLimiter: new RateLimiter(opts.db, opts.clock, opts.limits),
     adminToken: opts.adminToken,
     mcpSessions: new McpSessions(opts.db, opts.clock),

@@ -4,12 +4,14 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toSvcError } from '../errors';
 import type { Services } from '../http/services';
 import { buildMcpServer } from './server';
-import { apiKeyOf } from '../http/rest';
+import { credentialOf } from '../http/auth';
+import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
-import type { ToolOptions } from './tools';
+import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchToolChanges } from './tool-watch';
 import { forgetCustomTools } from '../tools/custom';
+import { toolsChanged } from '../signals';
 
 export const MCP_PATH = '/agent/mcp';
 const MAX_BODY = 4 * 1024 * 1024;
@@ -95,10 +97,11 @@ function watched(response: Response, request: Request, sessionId: string, entry:
  * list changed (custom tools). Reaches the GET streams open on this process; other processes'
  * streams hear of it through their watch (tool-watch.ts).
  */
-export async function notifyToolsChanged(storeId: string) {
+async function notifyToolsChanged(storeId: string) {
   announcedHere.add(storeId);
   await sendToolListChanged(storeId);
 }
+toolsChanged.on((storeId) => void notifyToolsChanged(storeId));
 
 async function sendToolListChanged(storeId: string) {
   await Promise.all(
@@ -145,10 +148,9 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  */
 export async function handleMcp(svc: Services, request: Request): Promise<Response> {
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
-  const key = apiKeyOf(request);
   let auth;
   try {
-    auth = await svc.keys.resolve(key);
+    auth = await svc.keys.resolve(credentialOf(request));
     await svc.rateLimiter.check(auth.store.id, auth.store.plan);
   } catch (err) {
     const e = toSvcError(err);
@@ -166,7 +168,7 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (sid) {
     session = await svc.mcpSessions.get(sid);
     // A session presented with another credential is as good as unknown.
-    if (!session || session.apiKeyId !== principal.keyId) return rpcError(404, -32001, 'Session not found');
+    if (!session || session.apiKeyId !== credentialId(principal)) return rpcError(404, -32001, 'Session not found');
   }
 
   if (request.method === 'DELETE') {
@@ -204,11 +206,11 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (!initializing && !session) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
 
   if (initializing) {
-    const opts = toolOptions(request, svc.mcpToolsMode, svc.plugins.map((p) => p.name));
+    const opts = toolOptions(request, svc.mcpToolsMode, svc.registry.plugins.map((p) => p.name));
     if (typeof opts === 'string') return rpcError(400, -32602, opts);
     const requested = (parsedBody as any).params?.protocolVersion;
     session = await svc.mcpSessions.create({
-      apiKeyId: principal.keyId,
+      apiKeyId: credentialId(principal),
       storeId: store.id,
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
       options: opts,
@@ -216,7 +218,7 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   }
 
   const current = session!;
-  const server = buildMcpServer(svc.plugins, { db: svc.db, clock: svc.clock, principal, store }, current.options, {
+  const server = buildMcpServer(svc.registry, { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store }, current.options, {
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
   });

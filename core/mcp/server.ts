@@ -10,10 +10,10 @@ import {
   type CallToolResult,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { PluginDef } from '../plugins/contract';
+import type { Registry } from '../plugins/registry';
 import { callTool, resolveTarget, type ToolCaller } from '../tools/call';
 import { usableCustomTools } from '../tools/custom';
-import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools';
+import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
@@ -40,7 +40,7 @@ export interface SessionHooks {
  * An MCP server (the SDK's low-level Server: it takes our TypeBox JSON Schemas as they are)
  * whose tools are derived from the plugin registry for one caller.
  */
-export function buildMcpServer(plugins: PluginDef[], caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
+export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: INSTRUCTIONS,
@@ -53,16 +53,16 @@ export function buildMcpServer(plugins: PluginDef[], caller: Omit<ToolCaller, 's
   });
   const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
   const custom = () => usableCustomTools(caller.db, caller.store.id);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(plugins, caller.principal, opts, await custom()) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
-      const found = discover(plugins, caller.principal, opts, toolName, await custom());
+      const found = discover(registry, caller.principal, opts, toolName, await custom());
       if (!found) return textResult({ error: `No tool named '${toolName}' is available to this connection.` }, true);
       return textResult(found);
     }
-    const target = await resolveTarget(caller.db, plugins, caller.store.id, name, args);
+    const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);

@@ -1,6 +1,7 @@
+import { RETENTION } from '../db/retention';
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
-import type { ToolOptions } from './tools';
+import type { ToolOptions } from '../tools/catalog';
 
 export interface McpSession {
   id: string;
@@ -10,7 +11,7 @@ export interface McpSession {
   options: ToolOptions;
 }
 
-const IDLE_EXPIRY_MS = 24 * 3600_000;
+const IDLE_EXPIRY_MS = RETENTION.mcp_sessions.ms;
 const TOUCH_EVERY_MS = 5 * 60_000;
 const CACHE_MS = 5_000;
 
@@ -73,6 +74,3 @@ export class McpSessions {
   }
 }
 
-export async function purgeMcpSessions(db: Db, clock: Clock) {
-  await db.query('DELETE FROM mcp_sessions WHERE last_used_at <= $1', [new Date(clock.now().getTime() - IDLE_EXPIRY_MS)]);
-}

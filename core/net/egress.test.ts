@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { egressFetch, systemResolver, type EgressInit } from './egress';
-import { LOCAL, fixed, refusal } from './testkit';
+import { LOCAL, fixed, refusal } from '../../test/kit/egress';
 
 let fetchSpy: ReturnType<typeof spyOn<typeof globalThis, 'fetch'>>;
 const fetched = () => fetchSpy.mock.calls.map((c) => new URL(String(c[0])).hostname);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { egressFetch } from './egress';
-import { LOCAL, fixed, makeTestCa, refusal, runChild } from './testkit';
+import { LOCAL, fixed, makeTestCa, refusal, runChild } from '../../test/kit/egress';
 
 let fetchSpy: ReturnType<typeof spyOn<typeof globalThis, 'fetch'>>;
 const fetched = () => fetchSpy.mock.calls.map((c) => new URL(String(c[0])).hostname);

@@ -2,7 +2,7 @@
  * Egress policy: which URLs and addresses a server-side request may reach.
  * Pure checks (no I/O) so registration-time validation and the fetch path share them.
  */
-import { SvcError } from '../errors';
+import { invalid, registerErrors, SvcError } from '../errors';
 import { blockReason, formatIp, inCidr, parseCidr, parseIp, type BlockReason, type Cidr, type IpBytes } from './ip';
 
 export type EgressCode = 'egress_blocked' | 'egress_invalid_url' | 'egress_timeout' | 'egress_failed';
@@ -12,12 +12,12 @@ export type EgressCode = 'egress_blocked' | 'egress_invalid_url' | 'egress_timeo
  * timeouts and network failures are 5xx so SvcError.retryable lets webhook delivery
  * retry them (SPEC 6.1 rule 1-2).
  */
-const STATUS: Record<EgressCode, [number, 'invalid_request_error' | 'api_error']> = {
-  egress_blocked: [400, 'invalid_request_error'],
-  egress_invalid_url: [400, 'invalid_request_error'],
-  egress_timeout: [504, 'api_error'],
-  egress_failed: [502, 'api_error'],
-};
+registerErrors('core/net', {
+  egress_blocked: invalid('The URL points at an address outbound requests may not reach (private, loopback, metadata).'),
+  egress_invalid_url: invalid('The URL is not a valid http(s) URL.'),
+  egress_timeout: { status: 504, type: 'api_error', description: 'The outside server did not answer in time.' },
+  egress_failed: { status: 502, type: 'api_error', description: 'The outside server could not be reached.' },
+});
 
 export class EgressError extends SvcError {
   constructor(
@@ -29,7 +29,7 @@ export class EgressError extends SvcError {
     readonly address: string | null = null,
     options?: { cause?: unknown },
   ) {
-    super(STATUS[code][0], STATUS[code][1], code, message, code === 'egress_failed' || code === 'egress_timeout' ? null : 'url');
+    super(code, message, code === 'egress_failed' || code === 'egress_timeout' ? null : 'url');
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 }

@@ -1,51 +1,130 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import type { Migration } from '../db/migrate';
+import type { Logger } from '../log';
+import type { ErrorDef } from '../errors';
+import type { Registry } from './registry';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+import type { Plan } from '../plans';
+export type { Plan };
 
-/** Who is calling: today an API key scoped to one store. */
-export interface Principal {
-  kind: 'api_key';
-  keyId: string;
-  storeId: string;
-  scopes: string[];
-  livemode: boolean;
+/**
+ * Who is calling. Every authenticator (core/http/auth.ts) returns one of these; `invoke` checks
+ * `scopes` the same way whatever the kind, so a user's token and an API key are held to one rule.
+ */
+export type Principal =
+  | { kind: 'api_key'; keyId: string; storeId: string; scopes: string[]; livemode: boolean }
+  | { kind: 'user'; userId: string; storeId: string; scopes: string[]; livemode: boolean; role: string }
+  | { kind: 'admin'; storeId?: undefined; scopes: string[]; livemode: false }
+  | { kind: 'public'; storeId?: undefined; scopes: string[]; livemode: false };
+
+/**
+ * The credential a request came with, as one id: idempotency records and MCP sessions belong to
+ * it (an API key's id, or the user's id for a user's token).
+ */
+export function credentialId(p: Principal): string {
+  if (p.kind === 'api_key') return p.keyId;
+  if (p.kind === 'user') return p.userId;
+  return p.kind;
+}
+
+/** The id an audit record or event names as the actor: a key id, a user id, or the operator. */
+export function actorOf(p: Principal): { type: Principal['kind']; id: string | null } {
+  if (p.kind === 'api_key') return { type: 'api_key', id: p.keyId };
+  if (p.kind === 'user') return { type: 'user', id: p.userId };
+  return { type: p.kind, id: null };
 }
 
 export interface Store {
   id: string;
   name: string;
-  plan: 'free' | 'starter' | 'pro' | 'enterprise';
+  plan: Plan;
+}
+
+export interface EnqueueOptions {
+  /** Run no earlier than this (a Date, or seconds from now). */
+  startAfter?: Date | number;
+  /** pg-boss singleton key: one pending job per key. */
+  singletonKey?: string;
 }
 
 /** Everything a handler may use, passed explicitly. */
 export interface Ctx {
   db: Db;
+  /** The store of a store-scoped route; global routes (auth, admin, public pages) have none. */
   store: Store;
   principal: Principal;
   clock: Clock;
   requestId: string;
   /** Base path of this store's REST resources, for `url` fields of lists. */
   storePath: string;
+  /** The plugins of this process (names, actions, scopes, event types), built once at boot. */
+  registry: Registry;
+  /** Structured logger carrying the request id and the plugin's name. */
+  log: Logger;
+  /** This plugin's configuration, validated at boot against its declared `config` schema. */
+  config: Record<string, any>;
+  /** Ends when the process shuts down: long-lived work (streams, waits) stops on it. */
+  shutdown: AbortSignal;
   /**
    * Records a domain event (SPEC 6.1) caused by this change: call it in the handler, with the
    * resource as the API returns it. invoke writes it in the same transaction, so it exists exactly
    * when the change commits. Only types the action declares in `emits` may be emitted.
    */
   emit(type: string, data: object): void;
+  /**
+   * Runs another plugin's action (`'inventory.adjust_stock'`) through invoke with this caller's
+   * principal (its scopes are checked), inside this call's transaction when there is one.
+   */
+  call<T = any>(target: string, input: unknown): Promise<T>;
+  /** Enqueues one of this plugin's declared jobs in the change's transaction (exactly when it commits). */
+  enqueue(job: string, payload: object, opts?: EnqueueOptions): Promise<void>;
+  /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
+  afterCommit(fn: () => void | Promise<void>): void;
 }
 
-/** What a caller (REST, MCP, jobs) hands to invoke: invoke adds `emit`. */
-export type CallerCtx = Omit<Ctx, 'emit'>;
+/** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
+export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown'> & {
+  log?: Logger;
+  shutdown?: AbortSignal;
+  /** Set by invoke for nested calls: after-commit work joins the outermost call's list. */
+  afterCommitQueue?: (() => void | Promise<void>)[];
+};
 
+/**
+ * How an action is reached over HTTP. The defaults are the common case: a store-scoped JSON route
+ * behind an API key (or a user's token).
+ */
 export interface RestMapping {
   method: HttpMethod;
-  /** Relative to /v1/stores/:storeId, with `:name` path parameters that become input fields. */
+  /**
+   * Store routes: relative to /v1/stores/:storeId. Global routes: the full path (`/auth/login`,
+   * `/s/:code`). `:name` path parameters become input fields.
+   */
   path: string;
   status?: number;
+  /** Who may call: `api_key` (default; a user's token is accepted too), `user` (a signed-in user only), `admin` (the operator token), `public` (anyone). */
+  auth?: 'api_key' | 'user' | 'admin' | 'public';
+  /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
+  scope?: 'store' | 'global';
+  /**
+   * `json` (default): a JSON object merged with path and query parameters. `raw`: the handler gets
+   * `input.body` as bytes with `input.content_type`. `multipart`: `input.form` (a FormData).
+   * `form`: an URL-encoded form as a plain object (HTML forms, OAuth token requests).
+   */
+  body?: 'json' | 'raw' | 'multipart' | 'form';
+  /**
+   * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
+   * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
+   * stream outlives one): it writes in its own short transactions and records events with
+   * `recordEvents`. It is never a tool for agents or MCP clients.
+   */
+  response?: 'json' | 'raw';
+  /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
+  contentType?: string;
 }
 
 export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
@@ -55,32 +134,21 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   input: I;
   output: O;
   rest?: RestMapping;
-  /** Event types this action may emit with ctx.emit (SPEC 6.1 names). */
+  /** Event types this action may emit with ctx.emit: the plugin's own `events`, or another's. */
   emits?: string[];
+  /** Error codes (from the error table) this action may answer; OpenAPI lists them. */
+  errors?: string[];
   /**
    * The write handler runs exactly one SQL statement, which PostgreSQL applies atomically, so
    * invoke need not wrap it in a transaction (two round trips saved on the hottest writes).
-   * When the store subscribes to one of its `emits`, invoke runs it in a transaction after all,
-   * so the event is written atomically with the change.
+   * When the store subscribes to one of its `emits`, invoke runs it in a transaction after all.
    */
   atomic?: boolean;
-  /**
-   * The handler returns a `Response` whose body streams (server-sent events: agent chat). A stream
-   * outlives any transaction, so invoke runs the handler outside one (ctx.db is the shared db) and
-   * the handler writes in its own short transactions, recording events with `recordEvents`
-   * (ctx.emit is unavailable). REST hands the Response on with the convention headers; it is never
-   * recorded for idempotent replay. Tool callers (MCP, agents) do not see such actions.
-   */
-  stream?: boolean;
-  /**
-   * REST only, never a tool for agents or MCP clients: decisions a human must make (approving a
-   * gated call) and ways around the tool-call path (a tool's test run skips audit and approval).
-   */
+  /** REST only, never a tool for agents or MCP clients (decisions a human must make). */
   humanOnly?: boolean;
   /**
-   * The handler waits on something outside svc (a custom tool's endpoint or sandbox) and writes
-   * nothing itself: REST never runs it inside a transaction, and ignores an Idempotency-Key
-   * (there is nothing to duplicate; a repeat runs again), so a slow call never holds the database.
+   * The handler waits on something outside svc and writes nothing itself: REST never runs it in a
+   * transaction, and ignores an Idempotency-Key (a repeat runs again).
    */
   external?: boolean;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
@@ -92,24 +160,49 @@ export interface PluginDef {
   category: 'commerce' | 'intelligence' | 'marketing' | 'content' | 'platform' | 'operations';
   /** One sentence for AI clients choosing a tool (MCP, agents). */
   description?: string;
+  /** The noun of one resource, for messages ("No such product: ..."); defaults to the name. */
+  resource?: string;
+  /** Part of SPEC 4.10's tool catalog (its action names are fixed by the SPEC). */
+  catalog?: boolean;
+  /** A tool for agents and MCP clients at all (false: REST only, like the operator API). Default true. */
+  tool?: boolean;
   /** Accepted scopes (SPEC 5.4): one of `read` for read actions, one of `write` for the others. */
   scopes: { read: string[]; write: string[] };
+  /** Event types this plugin emits, with their payload schema (webhooks, OpenAPI). */
+  events?: Record<string, TSchema>;
+  /** Plugins whose `public.ts` this one imports; checked at boot, and by the import test. */
+  requires?: string[];
+  /** Configuration schema; each field is read from `SVC_<PLUGIN>_<FIELD>` (or the field's `env`), validated at boot. */
+  config?: TObject;
+  /** This plugin's own error codes (`defineErrors`), added to the table. */
+  errors?: Record<string, ErrorDef>;
   actions: Record<string, ActionDef<any, any>>;
   migrations?: Migration[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
 }
 
+export interface JobDeps {
+  db: Db;
+  clock: Clock;
+  registry: Registry;
+  log: Logger;
+  config: Record<string, any>;
+}
+
 export interface PluginJob {
   name: string;
   /** Runs a batch of job payloads; a throw fails them and pg-boss retries them. */
-  run: (deps: { db: Db; clock: Clock }, batch: unknown[]) => Promise<void>;
+  run: (deps: JobDeps, batch: unknown[]) => Promise<void>;
   /** Cron schedule (once per cluster), if the job is periodic. */
   cron?: string;
 }
 
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
+
+/** Whether an action is offered to agents and MCP clients: not REST-only, not a raw answer. */
+export const isTool = (plugin: PluginDef, a: ActionDef) => plugin.tool !== false && !a.humanOnly && a.rest?.response !== 'raw';
 
 /** The scopes that allow an action of this kind. */
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {

@@ -2,6 +2,10 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { errors } from '../errors';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef } from './contract';
+import type { Registry } from './registry';
+import type { Db } from '../db/types';
+import { createLogger, errorFields, type Logger } from '../log';
+import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
 import { writeEvents } from '../events/outbox';
 import type { PendingEvent } from '../events/types';
@@ -69,6 +73,8 @@ const NONE: ReadonlySet<string> = new Set();
 const readsDoNotEmit = (type: string) => {
   throw new Error(`a read action cannot emit '${type}'`);
 };
+const rootLog = createLogger();
+const never = new AbortController().signal;
 
 /**
  * ctx.emit for one action call: refuses undeclared types (a declaration that lies would break the
@@ -84,28 +90,102 @@ function collector(plugin: PluginDef, action: ActionDef, subscribed: ReadonlySet
   return { pending, emit };
 }
 
+// Outputs are checked against their declared schemas under test, so a handler whose answer drifts
+// from its documented shape fails the suite instead of surprising a client. Production skips it.
+const checkOutputs = process.env.NODE_ENV === 'test' || process.env.SVC_CHECK_OUTPUTS === '1';
+function checkOutput(plugin: PluginDef, name: string, action: ActionDef, out: unknown) {
+  if (!checkOutputs || action.rest?.response === 'raw' || out === null) return;
+  const checker = checkerFor(action.output);
+  if (checker.Check(out)) return;
+  const e = checker.Errors(out).First();
+  throw new Error(`${plugin.name}.${name}: output does not match its schema at ${e?.path || '/'}: ${e?.message}`);
+}
+
+/** The parts of ctx bound to the plugin and this call: config, log, call, enqueue, afterCommit. */
+function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise<void>)[], emit: Ctx['emit']): (db: Db) => Ctx {
+  const log = (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name });
+  return (db) => {
+    const ctx: Ctx = {
+      ...caller,
+      db,
+      log,
+      shutdown: caller.shutdown ?? never,
+      config: caller.registry.configOf(plugin.name),
+      emit,
+      afterCommit: (fn) => void queue.push(fn),
+      enqueue: async (job, payload, opts = {}) => {
+        if (!plugin.jobs?.some((j) => j.name === job)) throw new Error(`${plugin.name}: enqueue('${job}') is not a declared job`);
+        const startAfter = typeof opts.startAfter === 'number' ? new Date(caller.clock.now().getTime() + opts.startAfter * 1000) : opts.startAfter;
+        await enqueue(db, `${plugin.name}.${job}`, [{ data: payload, startAfter, singletonKey: opts.singletonKey }]);
+      },
+      call: (target, input) => {
+        const ref = resolveAction(caller.registry, target);
+        return invoke(ref.plugin, ref.action, { ...caller, db, afterCommitQueue: queue }, input) as Promise<any>;
+      },
+    };
+    return ctx;
+  };
+}
+
+/** `'plugin.action'` to its declaration; a typo is a bug in the calling plugin. */
+export function resolveAction(registry: Registry, target: string) {
+  const [pluginName, actionName] = target.split('.');
+  const plugin = registry.byName.get(pluginName);
+  const action = plugin?.actions[actionName];
+  if (!plugin || !action) throw new Error(`ctx.call: no action '${target}' is registered`);
+  return { plugin, action, actionName };
+}
+
+export async function runAfterCommit(queue: (() => void | Promise<void>)[], log: Logger) {
+  for (const fn of queue.splice(0)) {
+    try {
+      await fn();
+    } catch (e) {
+      log.error('after-commit work failed', errorFields(e));
+    }
+  }
+}
+
 /**
- * The one choke point every caller (REST, MCP, agents, jobs) goes through:
- * check scope, validate input, run the handler with an explicit ctx; a write runs in one
- * transaction together with the events it emitted.
+ * The one choke point every caller (REST, MCP, agents, jobs, ctx.call) goes through: check scope,
+ * validate input, run the handler with an explicit ctx; a write runs in one transaction together
+ * with the events it emitted, and its after-commit work runs once that transaction has committed.
  */
-export async function invoke(plugin: PluginDef, action: ActionDef, ctx: CallerCtx, input: unknown): Promise<unknown> {
+export async function invoke(plugin: PluginDef, action: ActionDef, caller: CallerCtx, input: unknown): Promise<unknown> {
+  // The operator and the public reach only routes that admit exactly them (checked by the route);
+  // every store credential, key or user, is held to the action's scopes.
+  const { kind, scopes } = caller.principal;
   const accepted = acceptedScopes(plugin, action.kind);
-  if (!hasScope(ctx.principal.scopes, accepted)) throw errors.scope(accepted);
+  if (kind !== 'admin' && kind !== 'public' && !hasScope(scopes, accepted)) throw errors.scope(accepted);
   validateInput(action.input, input);
-  if (action.stream) return action.handler({ ...ctx, emit: streamsRecordTheirOwn }, input as any);
+  const nested = caller.afterCommitQueue;
+  const queue = nested ?? [];
+  const finish = async (out: unknown) => {
+    checkOutput(plugin, actionNameOf(plugin, action), action, out);
+    if (!nested) await runAfterCommit(queue, caller.log ?? rootLog);
+    return out;
+  };
+  if (action.rest?.response === 'raw') return finish(await action.handler(bind(plugin, caller, queue, streamsRecordTheirOwn)(caller.db), input as any));
   // Reads change nothing, so they emit nothing: the hot path skips the event machinery.
-  if (action.kind === 'read') return action.handler({ ...ctx, emit: readsDoNotEmit }, input as any);
-  const subscribed = action.emits?.length ? await subscribedTypes(ctx.db, ctx.store.id) : NONE;
-  const events = collector(plugin, action, subscribed, ctx);
-  const run = (c: Ctx) => action.handler(c, input as any);
+  if (action.kind === 'read') return finish(await action.handler(bind(plugin, caller, queue, readsDoNotEmit)(caller.db), input as any));
+  const subscribed = action.emits?.length ? await subscribedTypes(caller.db, caller.store.id) : NONE;
+  const events = collector(plugin, action, subscribed, caller);
+  const ctxFor = bind(plugin, caller, queue, events.emit);
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
   // written with it; so does an external action (it writes nothing and waits on the outside world).
-  if ((action.atomic || action.external) && !action.emits?.some((t) => subscribed.has(t))) return run({ ...ctx, emit: events.emit });
+  if ((action.atomic || action.external) && !action.emits?.some((t) => subscribed.has(t))) return finish(await action.handler(ctxFor(caller.db), input as any));
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
-  return ctx.db.transaction(async (tx) => {
-    const out = await run({ ...ctx, db: tx, emit: events.emit });
-    if (events.pending.length) await writeEvents(tx, ctx.store.id, events.pending.splice(0));
-    return out;
+  const out = await caller.db.transaction(async (tx) => {
+    const result = await action.handler(ctxFor(tx), input as any);
+    if (events.pending.length) await writeEvents(tx, caller.store.id, events.pending.splice(0));
+    return result;
   });
+  return finish(out);
+}
+
+const names = new WeakMap<ActionDef, string>();
+function actionNameOf(plugin: PluginDef, action: ActionDef) {
+  let n = names.get(action);
+  if (!n) names.set(action, (n = Object.entries(plugin.actions).find(([, a]) => a === action)?.[0] ?? '?'));
+  return n;
 }

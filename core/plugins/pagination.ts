@@ -27,7 +27,7 @@ export async function page<T>(
   if (cursorId) {
     const param = backwards ? 'ending_before' : 'starting_after';
     const found = await db.query<{ seq: string }>(`SELECT seq FROM ${opts.table} WHERE store_id = $1 AND id = $2`, [opts.storeId, cursorId]);
-    if (!found.length) throw errors.badRequest('resource_missing', `No such object: ${cursorId}.`, param);
+    if (!found.length) throw errors.badRequest('invalid_cursor', `No such object: ${cursorId}.`, param);
     params.push(found[0].seq);
     where.push(`seq ${backwards ? '>' : '<'} $${params.length}`);
   }

@@ -4,12 +4,10 @@
  * Not a test file: each test file calls useWorlds() and builds its worlds with world().
  */
 import { afterAll, afterEach, beforeAll, expect } from 'bun:test';
-import { product, setup, type Harness } from '../../test/helpers';
-import { plugins as registry } from '../../plugins';
-import { agentsPlugin } from '../../plugins/agents';
-import { events, fakeServer, openai, type Reply } from '../../plugins/agents/fake-models';
-import { startReceiver, testCerts } from '../../test/webhook-receiver';
-import { sharedDb } from '../../test/db';
+import { product, setup, type Harness } from '../../test/kit/setup';
+import { events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
+import { startReceiver, testCerts } from '../../test/kit/webhook-receiver';
+import { sharedDb } from '../../test/kit/db';
 import { approvalTimeoutJob } from '../../workers/approvals';
 import { APPROVAL_QUEUE, type ApprovalJob } from './executions';
 
@@ -37,10 +35,8 @@ export function useWorlds() {
 export async function world(replies: Reply[] = []) {
   const fake = fakeServer(replies);
   stops.push(fake.stop);
-  const list = registry.filter((p) => p.name !== 'agents');
-  list.push(agentsPlugin({ plugins: () => list, env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test' }, keepAliveMs: 60, approvalPollMs: 20 }));
-  const h = await setup({ plugins: list });
-  const worker = approvalTimeoutJob(h.db, h.clock, list);
+  const h = await setup({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', SVC_AGENTS_KEEP_ALIVE_MS: '60', SVC_AGENTS_APPROVAL_POLL_MS: '20' } });
+  const worker = approvalTimeoutJob(h.db, h.clock, h.registry);
 
   /** An agent with these tools, and tool_overrides set through PATCH tool-config. */
   async function agent(tools: string[], overrides?: Record<string, unknown>) {
@@ -165,7 +161,7 @@ ${text}`);
   /** The messages the fake model received on its nth request, as text. */
   const sentToModel = (n: number) => JSON.stringify(fake.requests[n]?.body.messages ?? null);
 
-  return { h, fake, list, worker, agent, chat, converse, orderTool, exec, jobs, runJobs, productCount, eventsOf, sentToModel, toolResults, subscribe };
+  return { h, fake, worker, agent, chat, converse, orderTool, exec, jobs, runJobs, productCount, eventsOf, sentToModel, toolResults, subscribe };
 }
 
 export const createCall = (over: Record<string, unknown> = {}) => ({ name: 'products', input: { action: 'create_product', ...product({ name: 'Gated Lamp', ...over }) } });

@@ -4,9 +4,9 @@
  * harness's manual clock standing in for time.
  */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/helpers';
-import { events, openai } from '../../plugins/agents/fake-models';
-import { deliveryOptions } from '../../test/webhook-receiver';
+import { product, setup } from '../../test/kit/setup';
+import { events, openai } from '../../test/kit/fake-models';
+import { deliveryOptions } from '../../test/kit/webhook-receiver';
 import { deliver } from '../../workers/webhooks';
 import { createKey, revokeKey } from '../keys';
 import type { Clock } from '../clock';
@@ -208,7 +208,7 @@ describe('SPEC 3.1: a gated agent call', () => {
     const agent = await w.agent(['products'], { products: { requires_approval: true } });
     const chat = await w.chat(agent.id, 'Add a lamp');
     const { execution_id: id } = await chat.held();
-    const other = await setup({ plugins: w.list });
+    const other = await setup();
     expect((await other.call('GET', `/tool-executions/${id}`)).status).toBe(404);
     const approve = await other.call('POST', `/tool-executions/${id}/approve`, {});
     expect(approve.status).toBe(404);
@@ -234,6 +234,7 @@ describe('decisions racing, and the run job', () => {
     const caller: ToolCaller = {
       db: w.h.db,
       clock: w.h.clock,
+      registry: w.h.registry,
       principal: { kind: 'api_key', keyId, storeId: w.h.store.id, scopes: ['products', 'ai'], livemode: false },
       store: { id: w.h.store.id, name: 'Test store', plan: 'pro' } as ToolCaller['store'],
       source: 'agent',
@@ -241,7 +242,7 @@ describe('decisions racing, and the run job', () => {
     };
     const ids = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
-        const target = await resolveTarget(w.h.db, w.list, w.h.store.id, 'products', { action: 'create_product', ...product({ name: `P${i}` }) });
+        const target = await resolveTarget(w.h.db, w.h.registry, w.h.store.id, 'products', { action: 'create_product', ...product({ name: `P${i}` }) });
         const out = await callTool(caller, target!);
         expect(out.kind).toBe('pending');
         return out.executionId;
@@ -253,7 +254,7 @@ describe('decisions racing, and the run job', () => {
   /** A human whose clock reads just before the window closes, approving in its own transaction (as the REST handler does). */
   const humanApprove = (w: Awaited<ReturnType<typeof world>>, clock: Clock, id: string) =>
     w.h.db
-      .transaction((tx) => approveExecution({ db: tx, clock, plugins: w.list }, w.h.store.id, id, { keyId: 'human' }))
+      .transaction((tx) => approveExecution({ db: tx, clock, registry: w.h.registry }, w.h.store.id, id, { keyId: 'human' }))
       .then(
         () => 'approved',
         (e) => e.code as string,
@@ -332,7 +333,7 @@ describe('decisions racing, and the run job', () => {
     const { w, ids, keyId } = await pendingCreates(1, { requires_approval: true });
     const [id] = ids;
     expect((await w.h.call('POST', `/tool-executions/${id}/approve`, {})).status).toBe(200);
-    await revokeKey(w.h.db, w.h.clock, w.h.store.id, keyId);
+    await revokeKey({ db: w.h.db, clock: w.h.clock, afterCommit: (fn) => fn() }, w.h.store.id, keyId);
     await w.runJobs(id, 'run');
     expect(await w.exec(id)).toMatchObject({ status: 'error', output: { error: { code: 'invalid_api_key' } } });
     expect(await w.productCount()).toBe(0);

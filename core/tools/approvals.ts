@@ -1,7 +1,8 @@
 import type { Db } from '../db/types';
 import { iso, type Clock } from '../clock';
-import { errors, SvcError, toSvcError } from '../errors';
-import type { PluginDef, Store } from '../plugins/contract';
+import { errorDef, errors, fail, toSvcError } from '../errors';
+import type { Store } from '../plugins/contract';
+import type { Registry } from '../plugins/registry';
 import { recordEvents } from '../events/outbox';
 import { authorize, runTarget, type RunResult, type ToolOutcome, type ToolTarget } from './call';
 import { toCustomTool } from './custom';
@@ -10,7 +11,7 @@ import { FINAL, enqueueRun, executionRow, outputOf, principalFrom, scheduleTimeo
 export interface ApprovalDeps {
   db: Db;
   clock: Clock;
-  plugins: PluginDef[];
+  registry: Registry;
 }
 
 type Row = Record<string, any>;
@@ -152,7 +153,7 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
   if (!key || key.revoked_at != null || (key.expires_at != null && new Date(key.expires_at) <= deps.clock.now()))
     return {
       status: 'error',
-      error: new SvcError(401, 'authentication_error', 'invalid_api_key', 'The API key that made this call was revoked or expired while it waited for approval; it was not run.'),
+      error: fail('invalid_api_key', 'The API key that made this call was revoked or expired while it waited for approval; it was not run.'),
     };
   const [store] = await deps.db.query<Store>('SELECT id, name, plan FROM stores WHERE id = $1', [row.store_id]);
   let target: ToolTarget;
@@ -161,11 +162,11 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
     if (!tool) return gone(`custom tool '${row.tool}' (it was deleted while the call waited)`);
     target = { kind: 'custom', tool: toCustomTool(tool), input: row.input };
   } else {
-    const plugin = deps.plugins.find((p) => p.name === row.tool);
+    const plugin = deps.registry.byName.get(row.tool);
     if (!plugin) return gone(`tool '${row.tool}'`);
     target = { kind: 'builtin', plugin, actionName: row.action, input: row.input };
   }
-  const caller = { db: deps.db, clock: deps.clock, store, principal: principalFrom(row.store_id, row.principal) };
+  const caller = { db: deps.db, clock: deps.clock, registry: deps.registry, store, principal: principalFrom(row.store_id, row.principal) };
   try {
     authorize(caller, target);
   } catch (err) {
@@ -178,7 +179,9 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
 export function outcomeOf(row: Row): ToolOutcome {
   if (row.status === 'success') return { kind: 'result', result: row.output, executionId: row.id };
   const e = row.output?.error ?? { type: 'api_error', code: 'tool_error', message: 'The call failed.', param: null };
-  return { kind: 'error', error: new SvcError(409, e.type, e.code, e.message, e.param), executionId: row.id };
+  // A stored code from an older build may no longer be in the table: keep the message, not the code.
+  const error = errorDef(e.code) ? fail(e.code, e.message, e.param) : fail('tool_error', e.message, e.param);
+  return { kind: 'error', error, executionId: row.id };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { setup } from '../../test/helpers';
+import { setup } from '../../test/kit/setup';
 import { writeAudit, type AuditRow } from './audit-batch';
 
 const row = (storeId: string, n: number): AuditRow => ({

@@ -1,10 +1,14 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
-import { errors, SvcError, toSvcError } from '../errors';
-import { acceptedScopes, type ActionDef, type PluginDef, type Principal, type Store } from '../plugins/contract';
+import { errors, fail, type SvcError, toSvcError } from '../errors';
+import type { Registry } from '../plugins/registry';
+import { createLogger, errorFields, type Logger } from '../log';
+
+const defaultLog = createLogger();
+import { acceptedScopes, isTool, type ActionDef, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { hasScope, invoke } from '../plugins/invoke';
-import { newRequestId } from '../http/respond';
-import { CUSTOM_TOOL_SCOPES, resolveCall } from '../mcp/tools';
+import { newRequestId } from '../ids';
+import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput, type CustomTool } from './custom';
 import { gateFor, type ToolOverrides } from './gate';
 import { holdForApproval, insertExecution } from './executions';
@@ -13,6 +17,8 @@ import { holdForApproval, insertExecution } from './executions';
 export interface ToolCaller {
   db: Db;
   clock: Clock;
+  registry: Registry;
+  log?: Logger;
   principal: Principal;
   store: Store;
   /** Restricts calls to read actions (MCP read-only connections). */
@@ -40,12 +46,12 @@ export type ToolOutcome =
  */
 export async function resolveTarget(
   db: Db,
-  plugins: PluginDef[],
+  registry: Registry,
   storeId: string,
   name: string,
   args: Record<string, unknown>,
 ): Promise<ToolTarget | undefined> {
-  const builtin = resolveCall(plugins, name, args);
+  const builtin = resolveCall(registry, name, args);
   if (builtin) return { kind: 'builtin', ...builtin, input: builtin.input as Record<string, unknown> };
   const tool = await findCustomTool(db, storeId, name);
   return tool ? { kind: 'custom', tool, input: args } : undefined;
@@ -57,10 +63,10 @@ const actionOf = (t: ToolTarget) => (t.kind === 'builtin' ? (t.actionName ?? '')
 /** The built-in action a target names, or a 400 listing the valid ones. Streaming and humanOnly actions are not tools. */
 function builtinAction(plugin: PluginDef, actionName: string | undefined): ActionDef {
   const found = actionName ? plugin.actions[actionName] : undefined;
-  const isTool = (a: ActionDef | undefined) => a && !a.stream && !a.humanOnly;
-  if (!isTool(found))
+  const tool = (a: ActionDef | undefined) => a && isTool(plugin, a);
+  if (!tool(found))
     throw errors.validation(
-      `Unknown action '${actionName ?? ''}' for tool ${plugin.name}. Valid actions: ${Object.keys(plugin.actions).filter((a) => isTool(plugin.actions[a])).join(', ')}.`,
+      `Unknown action '${actionName ?? ''}' for tool ${plugin.name}. Valid actions: ${Object.keys(plugin.actions).filter((a) => tool(plugin.actions[a])).join(', ')}.`,
       'action',
     );
   return found!;
@@ -85,13 +91,13 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
 export type RunResult = { status: 'success'; result: unknown } | { status: 'error' | 'timeout'; error: SvcError };
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
-export async function runTarget(deps: { db: Db; clock: Clock; principal: Principal; store: Store }, target: ToolTarget): Promise<RunResult> {
+export async function runTarget(deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store }, target: ToolTarget): Promise<RunResult> {
   try {
     if (target.kind === 'custom') {
       const out = await runCustomTool(target.tool, target.input, deps.store.id);
       if (out.status === 'success') return out;
       const code = out.status === 'timeout' ? 'tool_timeout' : 'tool_error';
-      return { status: out.status, error: new SvcError(out.status === 'timeout' ? 504 : 502, 'api_error', code, `${target.tool.name}: ${out.message}`) };
+      return { status: out.status, error: fail(code, `${target.tool.name}: ${out.message}`) };
     }
     const action = builtinAction(target.plugin, target.actionName);
     const result = await invoke(
@@ -103,7 +109,7 @@ export async function runTarget(deps: { db: Db; clock: Clock; principal: Princip
     return { status: 'success', result };
   } catch (err) {
     const e = toSvcError(err);
-    if (e !== err) console.error(`tool ${toolName(target)}.${actionOf(target)} failed:`, err);
+    if (e !== err) (deps.log ?? defaultLog).error('tool call failed', { tool: toolName(target), action: actionOf(target), ...errorFields(err) });
     return { status: 'error', error: e };
   }
 }

@@ -1,17 +1,18 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { Db } from '../db/types';
 import { iso } from '../clock';
-import { errors, SvcError } from '../errors';
+import { errors, fail } from '../errors';
 import type { PluginDef, Store } from '../plugins/contract';
-import { flatName, DISCOVER_TOOLS } from '../mcp/tools';
+import { DISCOVER_TOOLS } from './catalog';
+import { flatName } from '../plugins/registry';
 import { runInSandbox } from '../sandbox/pool';
 import { secretBox, redactDeep } from '../secrets';
 import { runHttpTool, type HttpToolConfig, type RunOutcome } from './http-tool';
 
 /** The one action of a custom tool, as the audit log and approval overrides name it. */
 export const CUSTOM_ACTION = 'run';
-export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
+import { planAtLeast, type Plan } from '../plans';
+import { toolsChanged } from '../signals';
 export const TIMEOUT_ACTIONS = ['reject', 'approve', 'escalate'] as const;
 
 /** A custom tool as stored: one record whichever form (SPEC 2.5 Shape A or B) registered it. */
@@ -43,7 +44,7 @@ export function toCustomTool(r: Record<string, any>): CustomTool {
 }
 
 /** Built-in names a custom tool may not take: categories, flat action names and discover_tools. */
-export function builtinNames(plugins: PluginDef[]): Set<string> {
+export function builtinNames(plugins: readonly PluginDef[]): Set<string> {
   const names = new Set<string>([DISCOVER_TOOLS]);
   for (const p of plugins) {
     names.add(p.name);
@@ -82,6 +83,7 @@ export function forgetCustomTools(storeId: string) {
   if (storeId === '*') cache.clear();
   else cache.delete(storeId);
 }
+toolsChanged.on(forgetCustomTools);
 
 /** One usable custom tool by name (own first), or undefined. */
 export async function findCustomTool(db: Db, storeId: string, name: string): Promise<CustomTool | undefined> {
@@ -90,10 +92,8 @@ export async function findCustomTool(db: Db, storeId: string, name: string): Pro
 
 /** requires_plan (SPEC 8 plan tiers): a store below it gets a 403 naming the plan. */
 export function checkPlan(tool: CustomTool, store: Store) {
-  if (PLANS.indexOf(store.plan) < PLANS.indexOf(tool.requires_plan))
-    throw new SvcError(
-      403,
-      'permission_error',
+  if (!planAtLeast(store.plan, tool.requires_plan))
+    throw fail(
       'plan_required',
       `The tool '${tool.name}' requires the ${tool.requires_plan} plan or higher; this store is on the ${store.plan} plan.`,
       'requires_plan',

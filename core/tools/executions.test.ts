@@ -1,8 +1,8 @@
 /** Held MCP calls and the execution audit log (SPEC 2.6, 4.5): hold results, outcomes, filters, isolation. */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/helpers';
-import { openai } from '../../plugins/agents/fake-models';
-import { mcpClient } from '../../test/mcp/client';
+import { product, setup } from '../../test/kit/setup';
+import { openai } from '../../test/kit/fake-models';
+import { mcpClient } from '../../test/kit/mcp';
 import { callTool } from './call';
 import { world, MIN, stops, useWorlds } from './approvals-kit';
 
@@ -182,7 +182,7 @@ describe('the audit log (SPEC 2.6, 4.5)', () => {
       expect([query, r.status, r.body.error?.param]).toEqual([query, 400, param]);
     }
 
-    const other = await setup({ plugins: w.list });
+    const other = await setup();
     expect((await other.call('GET', '/tool-executions')).body).toMatchObject({ executions: [], total: 0 });
     expect((await other.call('GET', `/tool-executions?agent_id=${agent.id}`)).body.total).toBe(0);
     expect((await other.call('GET', `/tool-executions/${timeoutRow.id}`)).status).toBe(404);

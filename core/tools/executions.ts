@@ -5,7 +5,7 @@ import { errors, type SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
 import { writeAudit } from './audit-batch';
-import type { Principal } from '../plugins/contract';
+import { credentialId, type Principal } from '../plugins/contract';
 import type { RunResult, ToolCaller, ToolTarget } from './call';
 import type { Gate } from './gate';
 
@@ -44,14 +44,13 @@ export const outputOf = (run: RunResult) => (run.status === 'success' ? (run.res
 
 export const errorBody = (e: SvcError) => ({ type: e.type, code: e.code, message: e.message, param: e.param });
 
-const principalOf = (p: Principal) => ({ key_id: p.keyId, scopes: p.scopes, livemode: p.livemode });
-export const principalFrom = (storeId: string, p: { key_id: string; scopes: string[]; livemode: boolean }): Principal => ({
-  kind: 'api_key',
-  keyId: p.key_id,
-  storeId,
-  scopes: p.scopes,
-  livemode: p.livemode,
-});
+// The caller's rights, kept with a held call so the approved run acts as that caller did.
+const principalOf = (p: Principal) =>
+  p.kind === 'user' ? { user_id: p.userId, role: p.role, scopes: p.scopes, livemode: p.livemode } : { key_id: credentialId(p), scopes: p.scopes, livemode: p.livemode };
+export const principalFrom = (storeId: string, p: { key_id?: string; user_id?: string; role?: string; scopes: string[]; livemode: boolean }): Principal =>
+  p.user_id
+    ? { kind: 'user', userId: p.user_id, role: p.role ?? '', storeId, scopes: p.scopes, livemode: p.livemode }
+    : { kind: 'api_key', keyId: p.key_id!, storeId, scopes: p.scopes, livemode: p.livemode };
 
 /** A held call's record: pending, with its approval terms and the caller's rights for the run. */
 const INSERT_HELD = `INSERT INTO tool_executions

@@ -1,7 +1,7 @@
 /** What gates a call (SPEC 4.5): an agent's tool_overrides, a tool's own requires_approval, conditions over the input. */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/helpers';
-import { openai } from '../../plugins/agents/fake-models';
+import { product, setup } from '../../test/kit/setup';
+import { openai } from '../../test/kit/fake-models';
 import { world, useWorlds } from './approvals-kit';
 
 useWorlds();
@@ -90,7 +90,7 @@ describe('tool_overrides (SPEC 4.5)', () => {
     expect(ok.body.tool_overrides).toEqual({ products: { requires_approval: ['create_product'] }, order_stock: { auto_approve: ['run'] } });
     const removed = await patch({ order_stock: null });
     expect(removed.body.tool_overrides).toEqual({ products: { requires_approval: ['create_product'] } });
-    const other = await setup({ plugins: w.list });
+    const other = await setup();
     expect((await other.call('PATCH', `/agents/${a.id}/tool-config`, { tool_overrides: {} })).status).toBe(404);
   });
 });

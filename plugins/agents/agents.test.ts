@@ -1,13 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { setup } from '../../test/helpers';
-import { plugins as registry } from '..';
-import { agentsPlugin } from '.';
+import { setup } from '../../test/kit/setup';
 
 const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
 function withEnv(e: Record<string, string>) {
-  const list = registry.filter((p) => p.name !== 'agents');
-  list.push(agentsPlugin({ plugins: () => list, env: e }));
-  return setup({ plugins: list });
+  return setup({ env: e });
 }
 const agent = (over: Record<string, unknown> = {}) => ({
   name: 'Shop assistant',

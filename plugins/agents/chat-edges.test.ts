@@ -1,12 +1,8 @@
 import { expect, test } from 'bun:test';
-import { setup } from '../../test/helpers';
-import { plugins as registry } from '..';
-import { agentsPlugin } from '.';
+import { setup } from '../../test/kit/setup';
 
 test('chat over the API needs the api channel: an agent on webchat only answers 409 naming channels', async () => {
-  const list = registry.filter((p) => p.name !== 'agents');
-  list.push(agentsPlugin({ plugins: () => list, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } }));
-  const h = await setup({ plugins: list });
+  const h = await setup({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
   const agent = (await h.call('POST', '/agents', { name: 'Widget only', model: 'openai/x', channels: ['webchat'] })).body;
   const r = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
   expect(r.status).toBe(409);
@@ -44,9 +40,7 @@ test('a client that disconnects mid-answer stops the generation: the model reque
     },
   });
   try {
-    const list = registry.filter((p) => p.name !== 'agents');
-    list.push(agentsPlugin({ plugins: () => list, env: { OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_API_KEY: 'sk-test' } }));
-    const h = await setup({ plugins: list });
+    const h = await setup({ env: { OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_API_KEY: 'sk-test' } });
     const agent = (await h.call('POST', '/agents', { name: 'Slow', model: 'openai/slow' })).body;
     const res = await h.app.handle(
       new Request(`http://svc.test${h.base}/agents/${agent.id}/chat`, {

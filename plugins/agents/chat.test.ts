@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/helpers';
-import { plugins as registry } from '..';
-import { agentsPlugin } from '.';
+import { product, setup } from '../../test/kit/setup';
 import { MAX_STEPS } from './chat';
-import { anthropic, cutAfter, events, fakeServer, openai, type Reply } from './fake-models';
+import { anthropic, cutAfter, events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
 
 const backends = [
   { name: 'openai', wire: openai, model: 'openai/gpt-test', env: (url: string) => ({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test' }) },
@@ -21,9 +19,7 @@ for (const b of backends) {
     async function harness(replies: Reply[], tools = ['products']) {
       const fake = fakeServer(replies);
       stops.push(fake.stop);
-      const list = registry.filter((p) => p.name !== 'agents');
-      list.push(agentsPlugin({ plugins: () => list, env: b.env(fake.url) }));
-      const h = await setup({ plugins: list });
+      const h = await setup({ env: b.env(fake.url) });
       const agent = (await h.call('POST', '/agents', { name: 'Helper', model: b.model, system_prompt: 'Be brief.', tools })).body;
       const chat = (message: string, headers: Record<string, string> = {}, extra: object = {}) =>
         h.call('POST', `/agents/${agent.id}/chat`, { message, ...extra }, headers);
@@ -124,13 +120,10 @@ for (const b of backends) {
 }
 
 test('chat with an agent whose provider is no longer configured is a 400 naming the setting', async () => {
-  const settings: Record<string, string | undefined> = { OPENAI_BASE_URL: 'http://127.0.0.1:9' };
-  const list = registry.filter((p) => p.name !== 'agents');
-  list.push(agentsPlugin({ plugins: () => list, env: settings }));
-  const h = await setup({ plugins: list });
+  const h = await setup({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:9' } });
   const agent = (await h.call('POST', '/agents', { name: 'A', model: 'openai/x', tools: [] })).body;
-  delete settings.OPENAI_BASE_URL;
-  const r = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
+  // The server restarts without the provider setting.
+  const r = await h.elsewhere({}).call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
   expect(r.status).toBe(400);
   expect(r.body.error.message).toContain('OPENAI_BASE_URL');
 });

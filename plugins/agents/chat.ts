@@ -1,11 +1,11 @@
-import { errors } from '../../core/errors';
+import { errors } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
-import type { Ctx, PluginDef } from '../../core/plugins/contract';
-import { recordEvents } from '../../core/events/outbox';
-import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, type ToolOptions } from '../../core/mcp/tools';
-import { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from '../../core/tools/call';
-import { usableCustomTools, type CustomTool } from '../../core/tools/custom';
-import { waitForOutcome } from '../../core/tools/approvals';
+import type { Ctx } from '../../core/sdk';
+import { recordEvents } from '../../core/sdk';
+import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, type ToolOptions } from '../../core/sdk';
+import { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from '../../core/sdk';
+import { usableCustomTools, type CustomTool } from '../../core/sdk';
+import { waitForOutcome } from '../../core/sdk';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
 import type { ChatInput } from './schemas';
@@ -44,8 +44,8 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
  * `action` argument, the custom tools it names, plus discover_tools for the schemas), limited to
  * what the caller's key may use.
  */
-function agentTools(plugins: PluginDef[], ctx: Ctx, opts: ToolOptions, custom: CustomTool[]): ToolDef[] {
-  return listTools(plugins, ctx.principal, opts, custom).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
+function agentTools(ctx: Ctx, opts: ToolOptions, custom: CustomTool[]): ToolDef[] {
+  return listTools(ctx.registry, ctx.principal, opts, custom).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
 }
 
 const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
@@ -60,7 +60,6 @@ function toolResult(call: ToolCall, out: ToolOutcome | undefined): ToolResult {
 }
 
 interface ToolRun {
-  plugins: PluginDef[];
   ctx: Ctx;
   opts: ToolOptions;
   custom: CustomTool[];
@@ -80,12 +79,12 @@ interface ToolRun {
  */
 async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
   if (call.name === DISCOVER_TOOLS) {
-    const found = discover(r.plugins, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
+    const found = discover(r.ctx.registry, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
     return found ? reply(call, found, false) : reply(call, { error: `Unknown tool '${call.input.tool_name}'.` }, true);
   }
-  const allowed = r.plugins.filter((p) => r.opts.toolsets!.includes(p.name));
-  const target = await resolveTarget(r.ctx.db, allowed, r.ctx.store.id, call.name, call.input);
-  const permitted = target && (target.kind === 'builtin' || r.custom.some((t) => t.id === target.tool.id));
+  const target = await resolveTarget(r.ctx.db, r.ctx.registry, r.ctx.store.id, call.name, call.input);
+  const permitted =
+    target && (target.kind === 'builtin' ? r.opts.toolsets!.includes(target.plugin.name) : r.custom.some((t) => t.id === target.tool.id));
   if (!permitted) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
   const out = await callTool(r.caller, target);
   if (out.kind !== 'pending') return toolResult(call, out);
@@ -133,16 +132,17 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   await persist(ctx, agent.id, cid, user);
   history.push(user);
 
-  const plugins = deps.plugins();
   const opts: ToolOptions = { mode: 'grouped', toolsets: agent.tools, readOnly: false };
   // The custom tools the agent names (or all of them, given the custom_tools category).
   const custom = (await usableCustomTools(ctx.db, ctx.store.id)).filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
-  const tools = agent.tools.length ? agentTools(plugins, ctx, opts, custom) : [];
+  const tools = agent.tools.length ? agentTools(ctx, opts, custom) : [];
   const abort = new AbortController();
   const encoder = new TextEncoder();
   const caller: ToolCaller = {
     db: ctx.db,
     clock: ctx.clock,
+    registry: ctx.registry,
+    log: ctx.log,
     principal: ctx.principal,
     store: ctx.store,
     source: 'agent',
@@ -155,7 +155,6 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
         if (!abort.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
       };
       const run: ToolRun = {
-        plugins,
         ctx,
         opts,
         custom,

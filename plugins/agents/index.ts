@@ -1,27 +1,49 @@
-import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
+import { Type } from '@sinclair/typebox';
+import { action, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import {
   Agent, AgentCreate, AgentDeleted, AgentId, AgentList, AgentQuery, AgentUpdate, ChatEvent, ChatInput,
-  Conversation, ConversationId, ConversationList, ConversationQuery,
+  Conversation, ConversationId, ConversationList, ConversationQuery, AgentMessage,
 } from './schemas';
 import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
 import { chat } from './chat';
 import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
-import type { ProviderEnv } from './providers';
 
 /**
- * A factory, not a constant: agents need the registry (their tools are its categories) and the
- * provider settings. The registry passes itself lazily (it imports this module); tests pass their
- * own settings instead of touching process.env.
+ * Provider settings keep the names every OpenAI- or Anthropic-compatible tool uses, so an operator
+ * sets them once for everything on the machine.
  */
-export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderEnv; keepAliveMs?: number; approvalPollMs?: number }) {
-  const deps: AgentDeps = { plugins: opts.plugins, env: opts.env ?? process.env, keepAliveMs: opts.keepAliveMs, approvalPollMs: opts.approvalPollMs };
-  return definePlugin({
+const AgentsConfig = Type.Object({
+  openai_base_url: Type.Optional(Type.String({ env: 'OPENAI_BASE_URL', description: 'OpenAI-compatible endpoint for openai/<model> agents.' })),
+  openai_api_key: Type.Optional(Type.String({ env: 'OPENAI_API_KEY' })),
+  anthropic_api_key: Type.Optional(Type.String({ env: 'ANTHROPIC_API_KEY' })),
+  anthropic_base_url: Type.Optional(Type.String({ env: 'ANTHROPIC_BASE_URL' })),
+  keep_alive_ms: Type.Integer({ minimum: 10, default: 15_000, description: 'Keep-alive comment interval of a chat waiting for an approval.' }),
+  approval_poll_ms: Type.Integer({ minimum: 10, default: 500, description: 'How often a waiting chat checks for the decision.' }),
+});
+
+/** What the agents code needs from outside itself, read from ctx: the registry and the settings. */
+const deps = (ctx: Ctx): AgentDeps => ({
+  plugins: () => ctx.registry.plugins,
+  env: {
+    OPENAI_BASE_URL: ctx.config.openai_base_url,
+    OPENAI_API_KEY: ctx.config.openai_api_key,
+    ANTHROPIC_API_KEY: ctx.config.anthropic_api_key,
+    ANTHROPIC_BASE_URL: ctx.config.anthropic_base_url,
+  },
+  keepAliveMs: ctx.config.keep_alive_ms,
+  approvalPollMs: ctx.config.approval_poll_ms,
+});
+
+export default definePlugin({
     name: 'agents',
     category: 'intelligence',
     description: 'AI agents: a model, a system prompt and the tool categories it may use; chat with them.',
+    resource: 'agent',
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+    config: AgentsConfig,
+    events: { 'agent.message': AgentMessage },
     migrations: [
       { id: 'agents/001_agents', sql: migration001 },
       { id: 'agents/002_tool_config', sql: migration002 },
@@ -49,7 +71,7 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
         input: AgentCreate,
         output: Agent,
         rest: { method: 'POST', path: '/agents', status: 201 },
-        handler: (ctx, input) => createAgent(deps, ctx, input),
+        handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
       }),
       update_agent: action({
         kind: 'write',
@@ -57,7 +79,7 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
         input: AgentUpdate,
         output: Agent,
         rest: { method: 'PATCH', path: '/agents/:id' },
-        handler: (ctx, input) => updateAgent(deps, ctx, input),
+        handler: (ctx, input) => updateAgent(deps(ctx), ctx, input),
       }),
       delete_agent: action({
         kind: 'destructive',
@@ -69,13 +91,12 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
       }),
       chat: action({
         kind: 'write',
-        stream: true,
         description: 'Send a message to an agent; the reply streams as server-sent events (text, tool_use, error, end).',
         input: ChatInput,
         output: ChatEvent,
-        rest: { method: 'POST', path: '/agents/:id/chat' },
+        rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream' },
         emits: ['agent.message'],
-        handler: (ctx, input) => chat(deps, ctx, input) as any,
+        handler: (ctx, input) => chat(deps(ctx), ctx, input) as any,
       }),
       get_tool_config: action({
         kind: 'read',
@@ -93,7 +114,7 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
         input: ToolConfigPatch,
         output: ToolConfig,
         rest: { method: 'PATCH', path: '/agents/:id/tool-config' },
-        handler: (ctx, input) => patchToolConfig(deps, ctx, input),
+        handler: (ctx, input) => patchToolConfig(deps(ctx), ctx, input),
       }),
       list_conversations: action({
         kind: 'read',
@@ -113,4 +134,3 @@ export function agentsPlugin(opts: { plugins: () => PluginDef[]; env?: ProviderE
       }),
     },
   });
-}

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 // Text PostgreSQL can store (no NUL, no lone surrogate): invoke refuses the rest with a 400.
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -97,3 +97,6 @@ export const Conversation = Type.Object({
 export const ConversationQuery = Input({ id: Uuid('Agent id'), ...ListParams });
 export const ConversationId = Input({ id: Uuid('Agent id'), conversation_id: Uuid('Conversation id') });
 export const ConversationList = ListOf(Conversation);
+
+/** The agent.message event's payload: one turn, with the agent and conversation it belongs to. */
+export const AgentMessage = Type.Intersect([Message, Type.Object({ agent_id: Uuid(), conversation_id: Uuid() })]);

@@ -1,13 +1,13 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx, PluginDef } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { iso } from '../../core/clock';
-import { page } from '../../core/plugins/pagination';
-import { isUniqueViolation } from '../../core/db/pg-errors';
+import type { Ctx, PluginDef } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { iso } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { isUniqueViolation } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
-import { usableCustomTools } from '../../core/tools/custom';
+import { usableCustomTools } from '../../core/sdk';
 
 type Row = Record<string, any>;
 export type AgentT = Static<typeof Agent>;
@@ -30,7 +30,7 @@ export function toAgent(r: Row): AgentT {
 
 /** What the agents plugin needs from outside itself: the registry (its tools) and the settings. */
 export interface AgentDeps {
-  plugins: () => PluginDef[];
+  plugins: () => readonly PluginDef[];
   env: ProviderEnv;
   /** Keep-alive interval of a chat stream waiting for an approval (tests shorten it). */
   keepAliveMs?: number;

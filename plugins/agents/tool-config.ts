@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { Input, Timestamp, Uuid } from '../../core/plugins/schema';
-import { iso } from '../../core/clock';
-import { CUSTOM_ACTION } from '../../core/tools/custom';
-import { checkCondition, type ToolOverrides } from '../../core/tools/gate';
+import { isTool, type Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { Input, Timestamp, Uuid } from '../../core/sdk';
+import { iso } from '../../core/sdk';
+import { CUSTOM_ACTION } from '../../core/sdk';
+import { checkCondition, type ToolOverrides } from '../../core/sdk';
 import { agentRow, knownTools, type AgentDeps } from './store';
 
 const ActionNames = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 });
@@ -83,7 +83,7 @@ export async function patchToolConfig(deps: AgentDeps, ctx: Ctx, input: Static<t
       continue;
     }
     const plugin = deps.plugins().find((p) => p.name === tool);
-    const actions = plugin && Object.keys(plugin.actions).filter((a) => !plugin.actions[a].stream && !plugin.actions[a].humanOnly);
+    const actions = plugin && Object.keys(plugin.actions).filter((a) => isTool(plugin, plugin.actions[a]));
     await checkOverride(tool, o, actions);
     overrides[tool] = o;
   }

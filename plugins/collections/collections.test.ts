@@ -1,6 +1,6 @@
 /** Collections (SPEC 4.10 collections tool, 5.4 catalog scopes, 7 errors): create, handles, list, add_products atomically. */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { product, setup, type Harness } from '../../test/helpers';
+import { product, setup, type Harness } from '../../test/kit/setup';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,4 +1,5 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
+import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_collections.sql' with { type: 'text' };
 import { AddProducts, Collection, CollectionCreate, CollectionList, CollectionQuery } from './schemas';
 import { addProducts, createCollection, listCollections } from './store';
@@ -7,7 +8,10 @@ export default definePlugin({
   name: 'collections',
   category: 'commerce',
   // SPEC 5.4 lists catalog and catalog:write; catalog:read is added so a read-only key can list.
+  resource: 'collection',
+  catalog: true,
   scopes: { read: ['catalog', 'catalog:read'], write: ['catalog', 'catalog:write'] },
+  errors: { duplicate_handle: conflict('Another collection of the store has this handle.') },
   migrations: [{ id: 'collections/001_collections', sql: migration001 }],
   // Only the catalog's actions (SPEC 4.10): there is no get_collection, so lists carry product_ids
   // and can be filtered by handle to fetch one collection.

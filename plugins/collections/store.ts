@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import type { Db } from '../../core/db/types';
-import { errors } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db/pg-errors';
-import { page } from '../../core/plugins/pagination';
+import { iso } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import type { Db } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { isUniqueViolation } from '../../core/sdk';
+import { page } from '../../core/sdk';
 import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery } from './schemas';
 
 type Row = Record<string, any>;

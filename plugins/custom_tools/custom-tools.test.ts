@@ -3,8 +3,8 @@
  * store of definitions, validation, and plans and visibility across stores.
  */
 import { describe, expect, test } from 'bun:test';
-import { setup } from '../../test/helpers';
-import { mcpClient } from '../../test/mcp/client';
+import { setup } from '../../test/kit/setup';
+import { mcpClient } from '../../test/kit/mcp';
 import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, mcpJson, useToolKit } from './test-kit';
 
 useToolKit();

@@ -1,4 +1,5 @@
-import { action, definePlugin, type PluginDef } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
+import { conflict } from '../../core/sdk';
 import type { TSchema } from '@sinclair/typebox';
 import {
   CustomTool, CustomToolCreate, CustomToolList, CustomToolUpdate, Empty, SecretsInput, SecretsSet, TestA, TestB, TestResult,
@@ -53,7 +54,7 @@ const SHAPE_A: Form = {
  * outside a transaction, since checking JavaScript code waits for a sandbox worker and a test run
  * waits for the tool, and neither may hold the database meanwhile.
  */
-function formActions(plugins: () => PluginDef[], f: Form) {
+function formActions(f: Form) {
   const { view, noun, path } = f;
   return {
     [`create_${noun}`]: action({
@@ -64,7 +65,7 @@ function formActions(plugins: () => PluginDef[], f: Form) {
       input: f.create,
       output: f.one,
       rest: { method: 'POST', path, status: 201 },
-      handler: (ctx, input: any) => createTool(plugins(), ctx, view, input),
+      handler: (ctx, input: any) => createTool(ctx.registry.plugins, ctx, view, input),
     }),
     [`list_${noun}s`]: action({
       kind: 'read',
@@ -90,7 +91,7 @@ function formActions(plugins: () => PluginDef[], f: Form) {
       input: f.update,
       output: f.one,
       rest: { method: 'PATCH', path: `${path}/:id` },
-      handler: (ctx, input: any) => updateTool(plugins(), ctx, view, input),
+      handler: (ctx, input: any) => updateTool(ctx.registry.plugins, ctx, view, input),
     }),
     [`delete_${noun}`]: action({
       kind: 'destructive',
@@ -131,13 +132,13 @@ function formActions(plugins: () => PluginDef[], f: Form) {
  * Ids are shared, so either form reads, changes, tests and sets the secrets of any tool. Running
  * them is core/tools' job (audit log, approval gate); this plugin manages them.
  */
-export function customToolsPlugin(opts: { plugins: () => PluginDef[] }) {
-  return definePlugin({
+export default definePlugin({
     name: 'custom_tools',
     category: 'platform',
     description: 'Register, change, test and delete the store\'s custom tools (HTTP webhooks or sandboxed JavaScript) and set their secrets.',
     // SPEC 5.1: ai:write covers "manage tools".
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
-    actions: { ...formActions(opts.plugins, SHAPE_B), ...formActions(opts.plugins, SHAPE_A) },
+    resource: 'tool',
+    errors: { duplicate_name: conflict('Another tool of the store has this name.') },
+    actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A) },
   });
-}

@@ -5,8 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openToolStreams } from '../../core/mcp/http';
 import { POLL_MS } from '../../core/mcp/tool-watch';
-import { setup } from '../../test/helpers';
-import { mcpClient } from '../../test/mcp/client';
+import { setup } from '../../test/kit/setup';
+import { mcpClient } from '../../test/kit/mcp';
 import { seen, uniq, httpB, webhookA, create, mcpJson, eventually, useToolKit } from './test-kit';
 
 useToolKit();

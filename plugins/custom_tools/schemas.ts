@@ -1,5 +1,5 @@
 import { Type, type TProperties } from '@sinclair/typebox';
-import { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Deleted, Input, ListOf, ListParams, PLANS, Timestamp, Uuid } from '../../core/sdk';
 
 const Name = Type.String({
   minLength: 1,
@@ -10,7 +10,7 @@ const Name = Type.String({
 const Description = Type.String({ minLength: 1, maxLength: 2000, description: 'Shown to the model to decide when to use the tool.' });
 const Category = Type.String({ minLength: 1, maxLength: 64 });
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the input: type object with properties and required.' });
-const Plan = Type.Union(['free', 'starter', 'pro', 'enterprise'].map((p) => Type.Literal(p)), { description: 'Minimum store plan that may run the tool.' });
+const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)), { description: 'Minimum store plan that may run the tool.' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; may contain secret references.' });
 const Method = Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)), { description: 'Default POST.' });
 const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 }), {

@@ -1,7 +1,7 @@
 /** Tool secrets never come back out: not in responses, MCP results, database rows or log output. */
 import { describe, expect, spyOn, test } from 'bun:test';
-import { setup } from '../../test/helpers';
-import { mcpClient } from '../../test/mcp/client';
+import { setup } from '../../test/kit/setup';
+import { mcpClient } from '../../test/kit/mcp';
 import { seen, recv, httpB, jsB, webhookA, useToolKit } from './test-kit';
 
 useToolKit();

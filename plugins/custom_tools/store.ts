@@ -1,11 +1,11 @@
-import type { Ctx, PluginDef } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { page } from '../../core/plugins/pagination';
-import { isUniqueViolation } from '../../core/db/pg-errors';
-import { notifyToolsChanged } from '../../core/mcp/http';
-import { runInSandbox } from '../../core/sandbox/pool';
-import { secretBox } from '../../core/secrets';
-import { builtinNames, checkPlan, forgetCustomTools, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
+import type { Ctx, PluginDef } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { isUniqueViolation } from '../../core/sdk';
+import { runInSandbox } from '../../core/sdk';
+import { secretBox } from '../../core/sdk';
+import { toolsChanged } from '../../core/sdk';
+import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/sdk';
 
 type Row = Record<string, any>;
 export type View = 'tool' | 'custom_tool';
@@ -95,7 +95,7 @@ const names = (view: View) =>
 const REFS = /\{\{\s*(?:secrets\.)?[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g;
 
 /** Checks a whole definition (after a patch is applied): 400 naming the field in the caller's form. */
-async function validate(plugins: PluginDef[], d: Definition, view: View, previous?: Definition) {
+async function validate(plugins: readonly PluginDef[], d: Definition, view: View, previous?: Definition) {
   const n = names(view);
   if (builtinNames(plugins).has(d.name))
     throw errors.validation(`Invalid name: '${d.name}' is a built-in tool name; choose another.`, 'name');
@@ -129,16 +129,11 @@ async function validate(plugins: PluginDef[], d: Definition, view: View, previou
 
 const duplicate = (name: string) => errors.conflict(`A tool named '${name}' already exists in this store.`, 'duplicate_name', 'name');
 
-// Tell connected MCP clients once the change is visible. The writes run outside a transaction
-// (atomic actions), so they are committed already; with an Idempotency-Key REST wraps them in one
-// after all, which commits right after the handler returns, well within the delay.
-function announce(storeId: string, visibility: string, notify = true) {
+// Tell connected MCP clients once the change is visible: after it committed (the signal's
+// listeners drop cached tool lists and send notifications/tools/list_changed).
+function announce(ctx: Pick<Ctx, 'afterCommit'>, storeId: string, visibility: string) {
   const scope = visibility === 'public' ? '*' : storeId;
-  forgetCustomTools(scope);
-  setTimeout(() => {
-    forgetCustomTools(scope); // again: a call between the change and its commit may have cached the old state
-    if (notify) void notifyToolsChanged(scope);
-  }, 20);
+  ctx.afterCommit(() => toolsChanged.emit(scope));
 }
 
 export async function toolRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<CustomTool> {
@@ -147,7 +142,7 @@ export async function toolRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promi
   return toCustomTool(row);
 }
 
-export async function createTool(plugins: PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
+export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
   const d = {
     category: null,
     input_schema: EMPTY_SCHEMA,
@@ -172,7 +167,7 @@ export async function createTool(plugins: PluginDef[], ctx: Ctx, view: View, inp
         d.escalation_group, now],
     );
     if (!row) throw duplicate(d.name);
-    announce(ctx.store.id, d.visibility);
+    announce(ctx, ctx.store.id, d.visibility);
     return render(toCustomTool(row), view);
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicate(d.name);
@@ -180,7 +175,7 @@ export async function createTool(plugins: PluginDef[], ctx: Ctx, view: View, inp
   }
 }
 
-export async function updateTool(plugins: PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
+export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
   // xmin: the row version (it changes with every write), for the guarded UPDATE below.
   const [found] = await ctx.db.query('SELECT *, xmin::text AS row_version FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, input.id]);
   if (!found) throw errors.notFound(`tool: '${input.id}'`, 'id');
@@ -205,7 +200,7 @@ export async function updateTool(plugins: PluginDef[], ctx: Ctx, view: View, inp
       await toolRow(ctx, input.id); // deleted meanwhile: 404
       throw errors.conflict('The tool was changed by another request meanwhile; fetch it and try again.', 'concurrent_modification', 'id');
     }
-    announce(ctx.store.id, current.visibility === 'public' ? 'public' : d.visibility);
+    announce(ctx, ctx.store.id, current.visibility === 'public' ? 'public' : d.visibility);
     return render(toCustomTool(row), view);
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicate(d.name);
@@ -216,7 +211,7 @@ export async function updateTool(plugins: PluginDef[], ctx: Ctx, view: View, inp
 export async function deleteTool(ctx: Ctx, id: string) {
   const [row] = await ctx.db.query('DELETE FROM custom_tools WHERE store_id = $1 AND id = $2 RETURNING id, visibility', [ctx.store.id, id]);
   if (!row) throw errors.notFound(`tool: '${id}'`, 'id');
-  announce(ctx.store.id, row.visibility);
+  announce(ctx, ctx.store.id, row.visibility);
   return row;
 }
 
@@ -246,7 +241,7 @@ export async function setSecrets(ctx: Ctx, input: Record<string, string>) {
     JSON.stringify(names),
     now,
   ]);
-  announce(ctx.store.id, tool.visibility, false); // the list is unchanged; cached copies hold the old secrets
+  announce(ctx, ctx.store.id, tool.visibility); // cached copies hold the old secrets
   return { object: 'tool_secrets' as const, tool_id: tool.id, names, updated_at: now.toISOString() };
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { resetSecretBox } from '../../core/secrets';
-import type { Harness } from '../../test/helpers';
+import type { Harness } from '../../test/kit/setup';
 
 // A local receiver for HTTP tools: it records what it got and answers per path (useToolKit starts it).
 

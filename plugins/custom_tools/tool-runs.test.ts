@@ -1,7 +1,7 @@
 /** Test runs of custom tools: HTTP tools against a real local receiver, and JavaScript tools in the sandbox. */
 import { describe, expect, test } from 'bun:test';
 import { sandboxPoolSize } from '../../core/sandbox/pool';
-import { product, setup } from '../../test/helpers';
+import { product, setup } from '../../test/kit/setup';
 import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, useToolKit } from './test-kit';
 
 useToolKit();

@@ -1,6 +1,6 @@
 /** Customers (SPEC 4.10 customers tool, 5.4 scopes, 7 errors): create, read, list, update, validation, isolation. */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { setup, type Harness } from '../../test/helpers';
+import { setup, type Harness } from '../../test/kit/setup';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,6 +1,6 @@
 /** enrich_customer: order statistics and segment hints computed exactly from real orders placed through POST /orders. */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { product, setup, type Harness } from '../../test/helpers';
+import { product, setup, type Harness } from '../../test/kit/setup';
 
 async function mkProduct(h: Harness, retail: number, currency = 'USD') {
   const r = await h.call('POST', '/products', product({ pricing_data: { retail, currency }, stock_quantity: 1000 }));

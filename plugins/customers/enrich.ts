@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/plugins/contract';
+import type { Ctx } from '../../core/sdk';
 import { customerRow, toCustomer } from './store';
 import type { Enrichment } from './schemas';
 

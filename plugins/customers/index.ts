@@ -1,4 +1,5 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
+import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_customers.sql' with { type: 'text' };
 import { Customer, CustomerCreate, CustomerId, CustomerList, CustomerQuery, CustomerUpdate } from './schemas';
 import { createCustomer, customerRow, listCustomers, toCustomer, updateCustomer } from './store';
@@ -8,7 +9,11 @@ export default definePlugin({
   name: 'customers',
   category: 'commerce',
   // SPEC 5.4 accepts `crm` for the customers tool; as a bare scope it grants read and write.
+  resource: 'customer',
+  catalog: true,
   scopes: { read: ['customers', 'customers:read', 'crm'], write: ['customers', 'customers:write', 'crm'] },
+  events: { 'customer.created': Customer, 'customer.updated': Customer },
+  errors: { duplicate_email: conflict('Another customer of the store has this email.') },
   migrations: [{ id: 'customers/001_customers', sql: migration001 }],
   actions: {
     list_customers: action({

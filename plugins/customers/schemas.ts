@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 /**
  * Text PostgreSQL can store: no U+0000 (text and jsonb refuse it) and no lone UTF-16 surrogate

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db/pg-errors';
-import { page } from '../../core/plugins/pagination';
+import { iso } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { isUniqueViolation } from '../../core/sdk';
+import { page } from '../../core/sdk';
 import { METADATA_KEY_MAX, METADATA_MAX_KEYS, type Customer, type CustomerCreate, type CustomerQuery, type CustomerUpdate } from './schemas';
 
 type Row = Record<string, any>;

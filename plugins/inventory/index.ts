@@ -1,4 +1,5 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
+import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
@@ -10,7 +11,11 @@ import { adjustStock, getInventory, listInventory, transferStock } from './store
 export default definePlugin({
   name: 'inventory',
   category: 'commerce',
+  resource: 'inventory item',
+  catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
+  events: { 'inventory.adjusted': InventoryItem, 'inventory.transferred': InventoryItem },
+  errors: { insufficient_stock: conflict('Fewer units are in stock than the change needs; nothing moved.') },
   migrations: [{ id: 'inventory/001_inventory', sql: migration001 }],
   actions: {
     list_inventory: action({

@@ -1,7 +1,7 @@
 /** The stock ledger seen through inventory: orders and locations, the stock_quantity invariant, and concurrent movements. */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { setup } from '../../test/helpers';
+import { setup } from '../../test/kit/setup';
 import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkProduct, transfer } from './testing';
 
 describe('orders and locations', () => {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 /** The largest product total products accept (products' Stock schema); kept here so adjustments cannot pass it. */
 export const MAX_STOCK = 2_000_000_000;

@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import type { Db } from '../../core/db/types';
-import { errors } from '../../core/errors';
-import { page } from '../../core/plugins/pagination';
-import { adjust, defaultLocation, lockProduct } from '../../core/stock';
+import { iso } from '../../core/sdk';
+import { actorOf, type Ctx } from '../../core/sdk';
+import type { Db } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { adjust, defaultLocation, lockProduct } from '../../core/sdk';
 import {
   MAX_STOCK,
   type InventoryAdjustment,
@@ -148,7 +148,7 @@ async function record(
   const [row] = await tx.query(
     `INSERT INTO inventory_adjustments (id, store_id, product_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, ctx.principal.keyId, ctx.clock.now()],
+    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, actorOf(ctx.principal).id, ctx.clock.now()],
   );
   return toAdjustment(row);
 }

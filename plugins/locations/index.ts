@@ -1,4 +1,4 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
 import { Location, LocationCreate, LocationList, LocationQuery, LocationUpdate } from './schemas';
 import { createLocation, listLocations, updateLocation } from './store';
 
@@ -12,6 +12,8 @@ export default definePlugin({
   category: 'operations',
   // SPEC 5.4 lists inventory and inventory:write; the read/write split of the contract adds
   // inventory:read for the one read action, so read-only inventory keys can see where stock is.
+  resource: 'location',
+  catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
   actions: {
     list_locations: action({

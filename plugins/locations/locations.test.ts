@@ -1,6 +1,6 @@
 /** Locations (SPEC 4.10 locations, 5.4, 7): the default location, unique names, addresses, and safe deactivation. */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { product, setup, type Harness } from '../../test/helpers';
+import { product, setup, type Harness } from '../../test/kit/setup';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 /** PostgreSQL text cannot hold U+0000: refuse it here (400) instead of failing in the database (500). */
 const NO_NUL = '^[^\\u0000]*$';

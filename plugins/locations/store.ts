@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db/pg-errors';
-import { page } from '../../core/plugins/pagination';
-import { defaultLocation } from '../../core/stock';
+import { iso } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { isUniqueViolation } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { defaultLocation } from '../../core/sdk';
 import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpdate } from './schemas';
 
 type Row = Record<string, any>;

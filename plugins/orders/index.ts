@@ -1,4 +1,4 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
@@ -7,7 +7,18 @@ export default definePlugin({
   name: 'orders',
   category: 'commerce',
   description: "Customer orders: placing them, their lifecycle and cancellation.",
+  resource: 'order',
+  catalog: true,
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
+  events: {
+    'order.created': Order,
+    'order.updated': Order,
+    'order.paid': Order,
+    'order.fulfilled': Order,
+    'order.cancelled': Order,
+    // SPEC 6.1 names it; nothing emits it until checkout exists.
+    'checkout.completed': Order,
+  },
   migrations: [{ id: 'orders/001_orders', sql: migration001 }],
   actions: {
     list_orders: action({

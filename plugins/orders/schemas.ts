@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled'] as const;
 const Status = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));

@@ -1,11 +1,11 @@
 import type { Static } from '@sinclair/typebox';
-import { iso, isoOrNull } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import type { Db } from '../../core/db/types';
-import { errors } from '../../core/errors';
-import { fromMinor } from '../../core/money';
-import { page } from '../../core/plugins/pagination';
-import { lockProduct, putBack, take, type Allocation } from '../../core/stock';
+import { iso, isoOrNull } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import type { Db } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { fromMinor } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { lockProduct, putBack, take, type Allocation } from '../../core/sdk';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 
 type Row = Record<string, any>;

@@ -1,4 +1,5 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
+import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import { Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate } from './schemas';
 import { archiveProduct, createProduct, getProductRow, listProducts, toProduct, updateProduct } from './store';
@@ -7,7 +8,11 @@ export default definePlugin({
   name: 'products',
   category: 'commerce',
   description: "The store's product catalog: prices, SKUs and stock.",
+  resource: 'product',
+  catalog: true,
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
+  events: { 'product.created': Product, 'product.updated': Product, 'product.deleted': Product },
+  errors: { duplicate_sku: conflict('Another live product of the store has this SKU.') },
   migrations: [{ id: 'products/001_products', sql: migration001 }],
   actions: {
     list_products: action({

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/schema';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 const Money = (description: string) => Type.Number({ minimum: 0, description });
 

@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { fromMinor, toMinor } from '../../core/money';
-import { page } from '../../core/plugins/pagination';
-import { isUniqueViolation, sqlState } from '../../core/db/pg-errors';
-import { setTotal } from '../../core/stock';
+import type { Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { fromMinor, toMinor } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { isUniqueViolation, sqlState } from '../../core/sdk';
+import { setTotal } from '../../core/sdk';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
 type ProductRow = Record<string, any>;

@@ -1,7 +1,7 @@
-import { action, definePlugin, type Ctx, type PluginDef } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { approveExecution, rejectExecution } from '../../core/tools/approvals';
-import { executionRow, queryExecutions, toExecution } from '../../core/tools/executions';
+import { action, actorOf, definePlugin, type Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { approveExecution, rejectExecution } from '../../core/sdk';
+import { executionRow, queryExecutions, toExecution } from '../../core/sdk';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput } from './schemas';
 
 const instant = (value: string | undefined, param: string) => {
@@ -15,12 +15,13 @@ const instant = (value: string | undefined, param: string) => {
  * an agent or an MCP client is recorded by core/tools; approving or rejecting a gated call is a
  * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
  */
-export function toolExecutionsPlugin(opts: { plugins: () => PluginDef[] }) {
-  const deps = (ctx: Pick<Ctx, 'db' | 'clock'>) => ({ db: ctx.db, clock: ctx.clock, plugins: opts.plugins() });
-  return definePlugin({
+const deps = (ctx: Pick<Ctx, 'db' | 'clock' | 'registry'>) => ({ db: ctx.db, clock: ctx.clock, registry: ctx.registry });
+
+export default definePlugin({
     name: 'tool_executions',
     category: 'platform',
     description: 'The audit log of tool calls by agents and MCP clients, and the approval of gated calls.',
+    resource: 'tool execution',
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
     actions: {
       list_executions: action({
@@ -47,7 +48,7 @@ export function toolExecutionsPlugin(opts: { plugins: () => PluginDef[] }) {
         input: ApproveInput,
         output: Execution,
         rest: { method: 'POST', path: '/tool-executions/:id/approve' },
-        handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: ctx.principal.keyId, comment: input.comment }) as any,
+        handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: actorOf(ctx.principal).id ?? '', comment: input.comment }) as any,
       }),
       reject_execution: action({
         kind: 'write',
@@ -56,8 +57,7 @@ export function toolExecutionsPlugin(opts: { plugins: () => PluginDef[] }) {
         input: RejectInput,
         output: Execution,
         rest: { method: 'POST', path: '/tool-executions/:id/reject' },
-        handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: ctx.principal.keyId, reason: input.reason }) as any,
+        handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: actorOf(ctx.principal).id ?? '', reason: input.reason }) as any,
       }),
     },
   });
-}

@@ -1,12 +1,12 @@
 import type { Static } from '@sinclair/typebox';
-import { iso, isoOrNull } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import type { Db } from '../../core/db/types';
-import { errors } from '../../core/errors';
-import { page } from '../../core/plugins/pagination';
-import { deliveryJob, WEBHOOK_QUEUE, writeEvents } from '../../core/events/outbox';
-import { TEST_EVENT } from '../../core/events/types';
-import { enqueue } from '../../core/jobs/send';
+import { iso, isoOrNull } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import type { Db } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import { deliveryJob, WEBHOOK_QUEUE, writeEvents } from '../../core/sdk';
+import { TEST_EVENT } from '../../core/sdk';
+import { enqueue } from '../../core/sdk';
 import { endpointRow, toEndpoint } from './store';
 import type { Delivery, DeliveryQuery } from './schemas';
 

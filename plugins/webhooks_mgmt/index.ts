@@ -1,4 +1,4 @@
-import { action, definePlugin } from '../../core/plugins/contract';
+import { action, definePlugin } from '../../core/sdk';
 import {
   Delivery,
   DeliveryList,
@@ -24,6 +24,8 @@ export default definePlugin({
   name: 'webhooks_mgmt',
   category: 'platform',
   description: 'Outbound webhooks: endpoints that receive signed event POSTs, test pings and the delivery log.',
+  resource: 'webhook endpoint',
+  catalog: true,
   // SPEC 5.1 names webhooks:read / webhooks:write; SPEC 5.4 also lets platform and platform:write use this tool.
   scopes: {
     read: ['webhooks', 'webhooks:read', 'platform', 'platform:write'],

@@ -1,13 +1,13 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/clock';
-import type { Ctx } from '../../core/plugins/contract';
-import { errors } from '../../core/errors';
-import { secretBox } from '../../core/secrets';
-import { page } from '../../core/plugins/pagination';
-import { EVENT_TYPES } from '../../core/events/types';
-import { invalidateSubscriptions } from '../../core/events/subscriptions';
-import { checkUrl, EgressError } from '../../core/net/egress';
-import { generateSecret } from '../../core/webhooks/sign';
+import { iso } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
+import { errors } from '../../core/sdk';
+import { secretBox } from '../../core/sdk';
+import { page } from '../../core/sdk';
+import type { Registry } from '../../core/sdk';
+import { invalidateSubscriptions } from '../../core/sdk';
+import { checkUrl, EgressError } from '../../core/sdk';
+import { generateSecret } from '../../core/sdk';
 import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from './schemas';
 
 type Row = Record<string, any>;
@@ -30,12 +30,11 @@ export function toEndpoint(r: Row): Static<typeof WebhookEndpoint> {
   };
 }
 
-const KNOWN = new Set<string>(EVENT_TYPES);
-
-/** Known SPEC 6.1 types only, each once, in the order given. */
-function checkEvents(events: string[]): string[] {
+/** Registered event types only, each once, in the order given. */
+function checkEvents(registry: Registry, events: string[]): string[] {
   events.forEach((e, i) => {
-    if (!KNOWN.has(e)) throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected one of ${EVENT_TYPES.join(', ')}.`, `events.${i}`);
+    if (!registry.events.has(e))
+      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
   });
   return [...new Set(events)];
 }
@@ -66,7 +65,7 @@ export async function endpointRow(ctx: Ctx, id: string, forUpdate = false): Prom
 
 export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreate>) {
   const url = checkWebhookUrl(input.url);
-  const events = checkEvents(input.events);
+  const events = checkEvents(ctx.registry, input.events);
   const secret = input.secret ?? generateSecret();
   const now = ctx.clock.now();
   // Sealed at rest; shown once, in this answer.
@@ -95,7 +94,7 @@ export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdat
      WHERE store_id = $1 AND id = $2 RETURNING *`,
     [
       ctx.store.id, cur.id, input.url !== undefined ? checkWebhookUrl(input.url) : cur.url,
-      input.events !== undefined ? checkEvents(input.events) : cur.events,
+      input.events !== undefined ? checkEvents(ctx.registry, input.events) : cur.events,
       input.description !== undefined ? input.description : cur.description,
       input.is_active ?? cur.is_active, enable, disable, ctx.clock.now(),
     ],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { setup, type Harness } from '../../test/helpers';
+import { setup, type Harness } from '../../test/kit/setup';
 
 const URL_A = 'https://hooks.example.com/a';
 

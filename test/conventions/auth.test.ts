@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { ADMIN_TOKEN, setup } from '../helpers';
+import { ADMIN_TOKEN, setup } from '../kit/setup';
 
 const expectError = (r: { status: number; body: any; headers: Headers }, status: number, type: string, code: string) => {
   expect(r.status).toBe(status);

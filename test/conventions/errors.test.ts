@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { plugins } from '../../plugins';
 import fixture from '../fixtures/fixture-plugin';
-import { setup } from '../helpers';
+import { setup } from '../kit/setup';
 
 describe('error envelope', () => {
   test('every response carries X-Request-Id, and errors repeat it as request_id', async () => {
@@ -50,7 +49,7 @@ describe('error envelope', () => {
   });
 
   test('an unexpected failure is a 500 api_error with no SQL or stack, and leaves no partial write', async () => {
-    const h = await setup({ plugins: [...plugins, fixture] });
+    const h = await setup({ extra: [fixture] });
     const original = console.error;
     console.error = () => {}; // the server logs the real cause; keep test output clean
     try {

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { purgeIdempotencyKeys } from '../../core/http/idempotency';
-import { plugins } from '../../plugins';
+import { purgeExpired } from '../../core/db/retention';
 import fixture, { arm } from '../fixtures/fixture-plugin';
-import { product, setup } from '../helpers';
+import { product, setup } from '../kit/setup';
 
 const countProducts = async (h: Awaited<ReturnType<typeof setup>>) =>
   Number((await h.db.query('SELECT count(*)::int AS n FROM products WHERE store_id = $1', [h.store.id]))[0].n);
@@ -53,7 +52,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('a second request while the first is in flight is 409', async () => {
-    const h = await setup({ plugins: [...plugins, fixture] });
+    const h = await setup({ extra: [fixture] });
     const gate = arm();
     const first = h.call('POST', '/fixture/slow', { name: 'a' }, { 'Idempotency-Key': 'busy' });
     await gate.entered;
@@ -65,7 +64,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('a request that failed with a 5xx leaves nothing, and its retry runs again', async () => {
-    const h = await setup({ plugins: [...plugins, fixture] });
+    const h = await setup({ extra: [fixture] });
     const original = console.error;
     console.error = () => {};
     try {
@@ -81,7 +80,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('a write that fails part-way changes nothing even without a key', async () => {
-    const h = await setup({ plugins: [...plugins, fixture] });
+    const h = await setup({ extra: [fixture] });
     const original = console.error;
     console.error = () => {};
     try {
@@ -101,7 +100,7 @@ describe('Idempotency-Key', () => {
     expect(r.status).toBe(201);
     expect(r.headers.get('idempotent-replayed')).toBeNull();
     h.clock.advance(24 * 3600_000 + 1000);
-    await purgeIdempotencyKeys(h.db, h.clock);
+    await purgeExpired(h.db, h.clock);
     const left = await h.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1 AND api_key_id IN (SELECT id FROM api_keys WHERE store_id = $2)', ['old', h.store.id]);
     expect(Number(left[0].n)).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createApp } from '../../core/http/app';
 import { makeServices } from '../../core/http/services';
-import { NO_LIMITS, setup } from '../helpers';
+import { NO_LIMITS, setup } from '../kit/setup';
 
 const limits = (perMinute: number, burst: number) => ({ ...NO_LIMITS, pro: { perMinute, burst } });
 
@@ -37,7 +37,7 @@ describe('rate limits', () => {
   test('the limit holds across several API processes sharing one database', async () => {
     const h = await setup({ limits: limits(20, 1000) });
     // A second, independent server (its own key cache and counters) over the same database.
-    const other = createApp(makeServices({ db: h.db, clock: h.clock, plugins: h.svc.plugins, limits: limits(20, 1000) }));
+    const other = createApp(makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: limits(20, 1000) }));
     const viaOther = async () =>
       (await other.handle(new Request(`http://svc.test${h.base}/products`, { headers: { 'x-api-key': h.key } }))).status;
     const statuses: number[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../helpers';
+import { product, setup } from '../kit/setup';
 
 describe('API versioning', () => {
   test('without X-API-Version the latest stable version applies and both headers are present', async () => {

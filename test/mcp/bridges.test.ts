@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { product, setup, type Harness } from '../helpers';
+import { product, setup, type Harness } from '../kit/setup';
 
 const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
 let h: Harness;

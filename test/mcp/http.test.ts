@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
-import { NO_LIMITS, product, setup, type Harness } from '../helpers';
-import { mcpClient } from './client';
+import { NO_LIMITS, product, setup, type Harness } from '../kit/setup';
+import { mcpClient } from '../kit/mcp';
 
 const ACCEPT = 'application/json, text/event-stream';
 const init = (id = 1) => ({
@@ -143,7 +143,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
   test('a session works whichever API process serves each request (sessions live in the database)', async () => {
     const h = await setup();
     const other = createApp(
-      makeServices({ db: h.db, clock: h.clock, plugins: h.svc.plugins, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
+      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
     );
     const { client } = await mcpClient(h, { apps: [h.app, other] });
     for (let i = 0; i < 4; i++) expect((await client.listTools()).tools.length).toBeGreaterThan(1);

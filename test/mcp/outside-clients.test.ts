@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { product, setup, type Harness } from '../helpers';
+import { product, setup, type Harness } from '../kit/setup';
 import { keyProxy } from './key-proxy';
 
 const ROOT = join(import.meta.dir, '..', '..');

@@ -7,7 +7,7 @@
  * calls must go through core/tools/call.ts with the caller's principal, a step limit, persistence)
  * and exact control of aborts and error surfacing. The fake-server tests pin both formats.
  */
-import { errors } from '../../../core/errors';
+import { errors } from '../../../core/sdk';
 import { anthropicProvider } from './anthropic';
 import { openaiProvider } from './openai';
 import type { ModelProvider } from './types';

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Harness } from '../helpers';
+import type { Harness } from './setup';
 
 /** An SDK MCP client talking to the in-process app (no port), as a real client would. */
 export async function mcpClient(h: Harness, opts: { key?: string; query?: string; apps?: { handle: (r: Request) => Promise<Response> }[] } = {}) {

@@ -1,7 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { acceptedScopes, type ActionDef, type PluginDef, type Principal } from '../plugins/contract';
+import { acceptedScopes, isTool, type ActionDef, type Principal } from '../plugins/contract';
 import { hasScope } from '../plugins/invoke';
-import type { CustomTool } from '../tools/custom';
+import type { CustomTool } from './custom';
+import { flatName, type Registry } from '../plugins/registry';
 
 /** Custom tools are listed under this toolset (the plugin that manages them). */
 export const CUSTOM_TOOLSET = 'custom_tools';
@@ -26,17 +27,17 @@ const MAX_NAME = 64;
 /** Strips TypeBox's symbol keys: MCP clients get plain JSON Schema. */
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema));
 
-export const flatName = (plugin: PluginDef, actionName: string) => `${plugin.name}_${actionName}`;
+export { flatName };
 
 /** The actions this principal may call under these options, by plugin. */
-export function visibleActions(plugins: PluginDef[], principal: Principal, opts: ToolOptions) {
-  return plugins
-    .filter((p) => !opts.toolsets || opts.toolsets.includes(p.name))
+export function visibleActions(registry: Registry, principal: Principal, opts: ToolOptions) {
+  return registry.plugins
+    .filter((p) => p.tool !== false && (!opts.toolsets || opts.toolsets.includes(p.name)))
     .map((plugin) => ({
       plugin,
       actions: Object.entries(plugin.actions).filter(
         // A streaming action answers with a Response, not a tool result; humanOnly ones are not tools.
-        ([, a]) => !a.stream && !a.humanOnly && (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
+        ([, a]) => isTool(plugin, a) && (!opts.readOnly || a.kind === 'read') && hasScope(principal.scopes, acceptedScopes(plugin, a.kind)),
       ),
     }))
     .filter((g) => g.actions.length > 0);
@@ -67,8 +68,8 @@ const customTool = (t: CustomTool): Tool => ({
 });
 
 /** tools/list: grouped or flat, the store's custom tools, and discover_tools; deterministic order. */
-export function listTools(plugins: PluginDef[], principal: Principal, opts: ToolOptions, custom: CustomTool[] = []): Tool[] {
-  const groups = visibleActions(plugins, principal, opts);
+export function listTools(registry: Registry, principal: Principal, opts: ToolOptions, custom: CustomTool[] = []): Tool[] {
+  const groups = visibleActions(registry, principal, opts);
   const tools: Tool[] = [];
   for (const { plugin, actions } of groups) {
     if (opts.mode === 'flat') {
@@ -115,8 +116,8 @@ export function listTools(plugins: PluginDef[], principal: Principal, opts: Tool
 }
 
 /** discover_tools: the actions of one tool with full schemas, or an index of all tools. */
-export function discover(plugins: PluginDef[], principal: Principal, opts: ToolOptions, toolName?: string, custom: CustomTool[] = []) {
-  const groups = visibleActions(plugins, principal, opts);
+export function discover(registry: Registry, principal: Principal, opts: ToolOptions, toolName?: string, custom: CustomTool[] = []) {
+  const groups = visibleActions(registry, principal, opts);
   const customs = visibleCustomTools(custom, principal, opts);
   if (!toolName)
     return {
@@ -153,14 +154,13 @@ export function discover(plugins: PluginDef[], principal: Principal, opts: ToolO
  * `{name: "products", arguments: {action: "get_product", id}}` or the flat `products_get_product`.
  * Undefined when no such tool exists (a protocol error, -32602).
  */
-export function resolveCall(plugins: PluginDef[], name: string, args: Record<string, unknown>) {
-  const grouped = plugins.find((p) => p.name === name);
-  if (grouped) {
+export function resolveCall(registry: Registry, name: string, args: Record<string, unknown>) {
+  const grouped = registry.byName.get(name);
+  if (grouped && grouped.tool !== false) {
     const { action, ...input } = args;
     return { plugin: grouped, actionName: typeof action === 'string' ? action : undefined, input };
   }
-  for (const plugin of plugins)
-    for (const actionName of Object.keys(plugin.actions))
-      if (flatName(plugin, actionName) === name) return { plugin, actionName, input: args };
+  const flat = registry.byFlatName.get(name);
+  if (flat && flat.plugin.tool !== false) return { plugin: flat.plugin, actionName: flat.actionName, input: args };
   return undefined;
 }

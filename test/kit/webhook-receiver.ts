@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:https';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixed, makeTestCa } from '../core/net/testkit';
-import type { DeliveryOptions } from '../workers/webhooks';
+import { fixed, makeTestCa } from './egress';
+import type { DeliveryOptions } from '../../workers/webhooks';
 
 export interface Received {
   path: string;

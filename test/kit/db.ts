@@ -1,13 +1,17 @@
-import { openDb, type Db } from '../core/db';
-import { migrate } from '../core/db/migrate';
-import { allMigrations } from '../core/migrations';
-import { installJobs } from '../core/jobs/workers';
-import { plugins } from '../plugins';
+import { openDb, type Db } from '../../core/db';
+import { migrate } from '../../core/db/migrate';
+import { allMigrations } from '../../core/migrations';
+import { installJobs } from '../../core/jobs/run';
+import type { PluginDef } from '../../core/plugins/contract';
+import { createRegistry } from '../../core/plugins/registry';
+import { allJobs } from '../../workers';
+import { systemClock } from '../../core/clock';
 
 /**
  * The test database: an in-memory PGlite, or, when DATABASE_URL is set, a throwaway database
  * created on that server and dropped when the run ends. One per test process; tests isolate
- * themselves by creating their own store.
+ * themselves by creating their own store. It starts with the core's tables only: each `setup`
+ * migrates the plugins it lists (a core test needs no plugin's tables).
  */
 const g = globalThis as any;
 
@@ -32,7 +36,8 @@ export async function createThrowawayDatabase(): Promise<{ url: string; drop: ()
   };
 }
 
-export function sharedDb(): Promise<Db> {
+/** The shared test database, migrated for these plugins (and the core's job queues installed). */
+export async function sharedDb(plugins: readonly PluginDef[] = []): Promise<Db> {
   g.__svcTestDb ??= (async () => {
     let db: Db;
     if (process.env.DATABASE_URL) {
@@ -43,11 +48,24 @@ export function sharedDb(): Promise<Db> {
     } else {
       db = await openDb({});
     }
-    await migrate(db, allMigrations(plugins));
-    await installJobs(db, plugins);
+    await migrate(db, allMigrations([]));
+    await installJobs(db, allJobs(db, systemClock, createRegistry([])));
     return db;
   })();
-  return g.__svcTestDb;
+  const db: Db = await g.__svcTestDb;
+  await migrateFor(db, plugins);
+  return db;
+}
+
+// Plugins already migrated in this process: a setup per test must not pay for the migrator's lock.
+const migrated = new Set<string>();
+async function migrateFor(db: Db, plugins: readonly PluginDef[]) {
+  const missing = plugins.filter((p) => !migrated.has(p.name));
+  if (!missing.length) return;
+  const registry = createRegistry([...plugins]);
+  await migrate(db, allMigrations(plugins));
+  await installJobs(db, allJobs(db, systemClock, registry).filter((j) => missing.some((p) => j.queue.startsWith(`${p.name}.`))));
+  for (const p of missing) migrated.add(p.name);
 }
 
 /** The shared test database's URL on PostgreSQL (for child processes); undefined on PGlite. */

@@ -1,7 +1,7 @@
 /** Helpers for the egress tests: a throwaway CA made with openssl, and child bun processes. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EgressError } from './policy';
+import { EgressError } from '../../core/net/policy';
 
 export const LOCAL = ['127.0.0.1'];
 /** A fake resolver that always answers `addrs`. */

@@ -1,12 +1,9 @@
 import type { QueueOptions, WorkOptions } from 'pg-boss';
 import type { Clock } from '../clock';
-import { systemClock } from '../clock';
 import type { Db } from '../db/types';
-import type { PluginDef } from '../plugins/contract';
+import type { Registry } from '../plugins/registry';
+import { createLogger } from '../log';
 import { createBoss, WORK_DEFAULTS } from './boss';
-import { MAINTENANCE_CRON, MAINTENANCE_QUEUE, runMaintenance } from '../../workers/maintenance';
-import { webhookJob, type DeliveryOptions } from '../../workers/webhooks';
-import { approvalTimeoutJob } from '../../workers/approvals';
 
 export interface JobDef {
   queue: string;
@@ -19,16 +16,16 @@ export interface JobDef {
   work?: Partial<WorkOptions>;
 }
 
-/** The core's jobs, then each plugin's declared jobs under `<plugin>.<name>` queues. */
-export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOptions; plugins?: PluginDef[] } = {}): JobDef[] {
-  return [
-    { queue: MAINTENANCE_QUEUE, cron: MAINTENANCE_CRON, run: () => runMaintenance(db, clock) },
-    webhookJob(db, clock, opts.delivery),
-    approvalTimeoutJob(db, clock, opts.plugins ?? []),
-    ...(opts.plugins ?? []).flatMap((p) =>
-      (p.jobs ?? []).map((j) => ({ queue: `${p.name}.${j.name}`, cron: j.cron, run: (batch: unknown[]) => j.run({ db, clock }, batch) })),
-    ),
-  ];
+/** Each plugin's declared jobs, under `<plugin>.<name>` queues (the core's own are in workers/). */
+export function pluginJobs(db: Db, clock: Clock, registry: Registry): JobDef[] {
+  const log = createLogger();
+  return registry.plugins.flatMap((p) =>
+    (p.jobs ?? []).map((j) => ({
+      queue: `${p.name}.${j.name}`,
+      cron: j.cron,
+      run: (batch: unknown[]) => j.run({ db, clock, registry, log: log.child({ plugin: p.name, job: j.name }), config: registry.configOf(p.name) }, batch),
+    })),
+  );
 }
 
 /**
@@ -36,11 +33,11 @@ export function coreJobs(db: Db, clock: Clock, opts: { delivery?: DeliveryOption
  * Every process that opens the database runs it (after migrations): an API-only process enqueues
  * webhook deliveries in its transactions, so the queues must exist before any worker has started.
  */
-export async function installJobs(db: Db, plugins: PluginDef[] = []): Promise<void> {
+export async function installJobs(db: Db, jobs: JobDef[]): Promise<void> {
   const boss = createBoss(db, { supervise: false });
   await boss.start();
   try {
-    for (const job of coreJobs(db, systemClock, { plugins })) {
+    for (const job of jobs) {
       await boss.createQueue(job.queue, job.options);
       if (job.options) await boss.updateQueue(job.queue, job.options);
     }

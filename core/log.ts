@@ -1,0 +1,43 @@
+/**
+ * Structured logging: one JSON object per line on stderr (stdout belongs to the CLI's output and
+ * to the stdio MCP bridge). Every line of a request carries its request id, so an operator can
+ * follow one call across plugins. Errors are logged as their message and a short cause, never a
+ * source frame, and secrets never reach a log call (callers log ids and codes, not bodies).
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** A logger whose lines also carry these fields (request_id, plugin ...). */
+  child(fields: LogFields): Logger;
+}
+
+export type LogSink = (line: string) => void;
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** An error as log fields: its message (and code), never its stack. */
+export function errorFields(err: unknown): LogFields {
+  if (err instanceof Error) return { error: err.message, ...((err as any).code ? { code: (err as any).code } : {}) };
+  return { error: String(err) };
+}
+
+export function createLogger(opts: { sink?: LogSink; level?: LogLevel; fields?: LogFields } = {}): Logger {
+  const sink = opts.sink ?? ((line) => process.stderr.write(line + '\n'));
+  const min = ORDER[opts.level ?? 'info'];
+  const make = (base: LogFields): Logger => {
+    const write = (level: LogLevel) => (msg: string, fields?: LogFields) => {
+      if (ORDER[level] < min) return;
+      sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
+    };
+    return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (f) => make({ ...base, ...f }) };
+  };
+  return make(opts.fields ?? {});
+}
+
+/** A logger that drops everything (tests that assert on nothing logged pass their own sink). */
+export const silentLogger: Logger = createLogger({ sink: () => {} });

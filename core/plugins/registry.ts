@@ -1,0 +1,116 @@
+import type { TSchema } from '@sinclair/typebox';
+import { registerErrors } from '../errors';
+import { CORE_EVENTS } from '../events/types';
+import type { ActionDef, PluginDef } from './contract';
+import { readPluginConfig } from './config';
+
+/** One action, found by its flat tool name (`products_get_product`). */
+export interface ActionRef {
+  plugin: PluginDef;
+  actionName: string;
+  action: ActionDef;
+}
+
+/**
+ * The plugins of one process, composed once at boot (core/cli.ts) or by a test, and handed to
+ * everything that needs them: HTTP routes, MCP, agents, jobs, key scopes, webhook event types.
+ * Every lookup is a map; every declaration is checked here, so a bad plugin fails boot with a
+ * message naming it rather than misbehaving later.
+ */
+export interface Registry {
+  plugins: readonly PluginDef[];
+  byName: ReadonlyMap<string, PluginDef>;
+  byFlatName: ReadonlyMap<string, ActionRef>;
+  /** Every `resource:action` scope a credential may hold (SPEC 5.1 plus the plugins'). */
+  scopes: readonly string[];
+  /** Every event type an endpoint may subscribe to, with its payload schema. */
+  events: ReadonlyMap<string, TSchema>;
+  /** The plugins of SPEC 4.10's catalog, by name. */
+  catalog: readonly string[];
+  /** The noun of one of a plugin's resources, for messages. */
+  noun(plugin: PluginDef): string;
+  /** A plugin's configuration, read and checked at build (`config` in its declaration). */
+  configOf(name: string): Record<string, any>;
+}
+
+/** The key scopes of SPEC 5.1: every credential may hold them, whatever is registered. */
+export const SPEC_SCOPES = [
+  'products:read', 'products:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write',
+  'inventory:read', 'inventory:write', 'ai:read', 'ai:write', 'media:read', 'media:write', 'analytics:read',
+  'webhooks:read', 'webhooks:write',
+];
+
+export const flatName = (plugin: PluginDef, actionName: string) => `${plugin.name}_${actionName}`;
+
+const NAME = /^[a-z][a-z0-9_]*$/;
+const SCOPE = /^[a-z][a-z_]*(:[a-z_]+)?$/;
+const EVENT = /^[a-z][a-z_]*\.[a-z_.]+$/;
+const MAX_TOOL_NAME = 64;
+
+class RegistryError extends Error {}
+const check = (ok: unknown, message: string) => {
+  if (!ok) throw new RegistryError(`plugin registry: ${message}`);
+};
+
+/** A route's identity for collision checks: method + path with parameter names erased. */
+function routeKey(a: ActionDef): string | undefined {
+  if (!a.rest) return undefined;
+  const base = (a.rest.scope ?? 'store') === 'store' ? '/v1/stores/:storeId' : '';
+  return `${a.rest.method} ${(base + a.rest.path).replace(/:[a-z_]+/gi, ':')}`;
+}
+
+/** `env`: where plugin configuration is read from (process.env at boot; tests pass their own). */
+export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, string | undefined> } = {}): Registry {
+  const byName = new Map<string, PluginDef>();
+  const byFlatName = new Map<string, ActionRef>();
+  const events = new Map<string, TSchema>(Object.entries(CORE_EVENTS));
+  const routes = new Map<string, string>();
+  const scopes = new Set(SPEC_SCOPES);
+
+  for (const p of defs) {
+    check(NAME.test(p.name), `plugin name '${p.name}' must be snake_case`);
+    check(!byName.has(p.name), `two plugins are named '${p.name}'`);
+    byName.set(p.name, p);
+    for (const s of [...p.scopes.read, ...p.scopes.write]) {
+      check(SCOPE.test(s), `${p.name}: malformed scope '${s}' (expected resource or resource:action)`);
+      if (s.includes(':')) scopes.add(s);
+    }
+    for (const [type, schema] of Object.entries(p.events ?? {})) {
+      check(EVENT.test(type), `${p.name}: malformed event type '${type}' (expected noun.verb)`);
+      check(!events.has(type), `${p.name}: event type '${type}' is declared twice`);
+      events.set(type, schema);
+    }
+    if (p.errors) registerErrors(p.name, p.errors);
+    for (const [actionName, a] of Object.entries(p.actions)) {
+      check(NAME.test(actionName), `${p.name}: action name '${actionName}' must be snake_case`);
+      const flat = flatName(p, actionName);
+      check(flat.length <= MAX_TOOL_NAME, `${p.name}.${actionName}: the flat tool name '${flat}' is over ${MAX_TOOL_NAME} characters`);
+      check(!byFlatName.has(flat), `${p.name}.${actionName}: the flat tool name '${flat}' is taken by another plugin's action`);
+      byFlatName.set(flat, { plugin: p, actionName, action: a });
+      const key = routeKey(a);
+      if (key) {
+        check(!routes.has(key), `${p.name}.${actionName}: route ${a.rest!.method} ${a.rest!.path} collides with ${routes.get(key)}`);
+        routes.set(key, `${p.name}.${actionName}`);
+      }
+    }
+  }
+  // Checks that need every plugin: names used across plugins.
+  for (const p of defs) {
+    check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
+    for (const r of p.requires ?? []) check(byName.has(r), `${p.name} requires '${r}', which is not registered`);
+    for (const [actionName, a] of Object.entries(p.actions))
+      for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
+  }
+
+  const configs = new Map(defs.map((p) => [p.name, readPluginConfig(p, opts.env ?? {})]));
+  return {
+    plugins: defs,
+    byName,
+    byFlatName,
+    scopes: [...scopes],
+    events,
+    catalog: defs.filter((p) => p.catalog).map((p) => p.name),
+    noun: (p) => p.resource ?? p.name,
+    configOf: (name) => configs.get(name) ?? {},
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The one module a plugin imports from the core. What it exports is the platform's promise to
+ * plugin authors; everything else in core/ is internal and free to change. A test
+ * (test/contract/imports.test.ts) fails on a plugin importing any other core file.
+ */
+
+// Declaring a plugin: the contract, schemas, errors.
+export { action, actorOf, credentialId, definePlugin, isTool } from './plugins/contract';
+export type { ActionDef, ActionKind, Ctx, EnqueueOptions, JobDeps, PluginDef, PluginJob, Principal, RestMapping, Store } from './plugins/contract';
+export type { Registry } from './plugins/registry';
+export { flatName } from './plugins/registry';
+export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
+export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError, toToolError } from './errors';
+export type { ErrorDef, ToolError } from './errors';
+export { PLANS, isPlan, planAtLeast, type Plan } from './plans';
+
+// Rows, time, money.
+export type { Db } from './db/types';
+export { isUniqueViolation, sqlState } from './db/pg-errors';
+export { page, type PageInput } from './plugins/pagination';
+export { iso, isoOrNull, type Clock } from './clock';
+export { fromMinor, toMinor } from './money';
+export type { Logger } from './log';
+
+// Events and webhooks.
+export { recordEvents, writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
+export { invalidateSubscriptions } from './events/subscriptions';
+export { TEST_EVENT } from './events/types';
+export { enqueue } from './jobs/send';
+export { generateSecret } from './webhooks/sign';
+export { toolsChanged } from './signals';
+
+// Outside the process: secrets, outbound requests, the sandbox.
+export { secretBox, resetSecretBox, redactDeep } from './secrets';
+export { checkUrl, EgressError } from './net/egress';
+export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
+
+// Stock (moving to the inventory plugin's public.ts).
+export { adjust, defaultLocation, lockProduct, putBack, setTotal, take, type Allocation } from './stock';
+
+// Stores and keys (the operator's API).
+export { createKey, createStore, getStore, revokeKey, validateScopes } from './keys';
+
+// The tool-call path: catalog, calls, approvals, the audit log, custom tools.
+export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools/catalog';
+export { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from './tools/call';
+export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
+export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
+export { checkCondition, type ToolOverrides } from './tools/gate';
+export {
+  builtinNames, checkPlan, compileSchema, CUSTOM_ACTION, runCustomTool, toCustomTool, usableCustomTools, validateCustomInput, type CustomTool,
+} from './tools/custom';

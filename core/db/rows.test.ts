@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { sharedDb } from '../../test/db';
 import { SvcError, errors } from '../errors';
 import type { Db } from './types';
-import { jsonParam, listPage, row, setClause, stamps, unique } from './rows';
+import { jsonParam, listPage, rowOr404, setClause, stamps, unique } from './rows';
 
 let db: Db;
 const storeId = crypto.randomUUID();
@@ -35,12 +35,12 @@ beforeAll(async () => {
     created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, CONSTRAINT rows_kit_name UNIQUE (store_id, name))`);
 });
 
-describe('row', () => {
+describe('rowOr404', () => {
   test('finds this store\'s row; an unknown or other-store id is 404 naming the noun and param', async () => {
     const mine = await insert(storeId, 'a');
     const theirs = await insert(otherStore, 'b');
-    expect((await row(db, { table: 'rows_kit_things', storeId, id: mine.id, noun: 'thing' })).name).toBe('a');
-    const e = await thrown(row(db, { table: 'rows_kit_things', storeId, id: theirs.id, noun: 'thing', param: 'thing_id' }));
+    expect((await rowOr404(db, { table: 'rows_kit_things', storeId, id: mine.id, noun: 'thing' })).name).toBe('a');
+    const e = await thrown(rowOr404(db, { table: 'rows_kit_things', storeId, id: theirs.id, noun: 'thing', param: 'thing_id' }));
     expect(e).toBeInstanceOf(SvcError);
     expect({ status: e.status, code: e.code, message: e.message, param: e.param }).toEqual({
       status: 404, code: 'resource_missing', message: `No such thing: '${theirs.id}'.`, param: 'thing_id',
@@ -50,8 +50,8 @@ describe('row', () => {
   test('an extra condition hides rows, and a lock works inside a transaction', async () => {
     const r = await insert(storeId, 'red one', { colour: 'red' });
     const q = { table: 'rows_kit_things', storeId, id: r.id, noun: 'thing' };
-    expect((await thrown(row(db, { ...q, where: "colour = 'blue'" }))).status).toBe(404);
-    const locked = await db.transaction((tx) => row(tx, { ...q, where: "colour = 'red'", lock: 'FOR UPDATE' }));
+    expect((await thrown(rowOr404(db, { ...q, where: "colour = 'blue'" }))).status).toBe(404);
+    const locked = await db.transaction((tx) => rowOr404(tx, { ...q, where: "colour = 'red'", lock: 'FOR UPDATE' }));
     expect(locked.id).toBe(r.id);
   });
 });

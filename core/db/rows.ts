@@ -26,7 +26,7 @@ export interface ListEnvelope<T> {
  * `param`. `where` adds a fixed condition (`archived_at IS NULL`); `lock` holds the row until
  * the transaction ends, for a read-then-write.
  */
-export async function row(
+export async function rowOr404(
   db: Db,
   q: { table: string; storeId: string; id: string; noun: string; param?: string; where?: string; lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR SHARE' },
 ): Promise<Row> {

@@ -96,6 +96,11 @@ export interface PluginDef {
   scopes: { read: string[]; write: string[] };
   actions: Record<string, ActionDef<any, any>>;
   migrations?: Migration[];
+  /**
+   * Plugins whose public.ts this plugin imports (the only file of another plugin it may import).
+   * They must be registered too, and their migrations run before this plugin's.
+   */
+  requires?: string[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
 }

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/db/rows';
-import { defaultLocation } from '../../core/stock';
+import { defaultLocation } from '../inventory/public';
 import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpdate } from './schemas';
 
 export function toLocation(r: Row): Static<typeof Location> {
@@ -48,7 +48,7 @@ export async function listLocations(ctx: Ctx, input: Static<typeof LocationQuery
 export async function createLocation(ctx: Ctx, input: Static<typeof LocationCreate>) {
   const name = cleanName(input.name);
   const now = ctx.clock.now();
-  // The default must exist first: core/stock.ts creates it as 'Default' and would be blocked by
+  // The default must exist first: inventory's stock ledger creates it as 'Default' and would be blocked by
   // the name index if a user location had taken that name before it.
   await defaultLocation(ctx.db, ctx.store.id, now);
   const [row] = await unique(

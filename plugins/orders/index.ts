@@ -9,6 +9,7 @@ export default definePlugin({
   description: "Customer orders: placing them, their lifecycle and cancellation.",
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
   migrations: [{ id: 'orders/001_orders', sql: migration001 }],
+  requires: ['inventory'],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -5,7 +5,7 @@ import type { Db } from '../../core/db/types';
 import { errors } from '../../core/errors';
 import { fromMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
-import { lockProduct, putBack, take, type Allocation } from '../../core/stock';
+import { lockProduct, putBack, take, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 
 type Row = Record<string, any>;

@@ -9,6 +9,7 @@ export default definePlugin({
   description: "The store's product catalog: prices, SKUs and stock.",
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
   migrations: [{ id: 'products/001_products', sql: migration001 }],
+  requires: ['inventory'],
   actions: {
     list_products: action({
       kind: 'read',

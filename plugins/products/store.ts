@@ -4,7 +4,7 @@ import { errors } from '../../core/errors';
 import { fromMinor, toMinor } from '../../core/money';
 import { sqlState } from '../../core/db/pg-errors';
 import { listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/db/rows';
-import { setTotal } from '../../core/stock';
+import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
 export function toProduct(r: Row): Static<typeof Product> {

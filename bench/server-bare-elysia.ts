@@ -3,7 +3,7 @@
  * product INSERT), on the same driver (Bun.SQL) and pool size, with none of the conventions.
  * For a GET the database work is identical, so the gap is the conventions' cost (auth, scopes,
  * rate limit, versioning, validation...). A svc create does more: every write is a transaction,
- * and the stock ledger updates the product's stock total after the INSERT (core/stock.ts).
+ * and the stock ledger updates the product's stock total after the INSERT (plugins/inventory/stock.ts).
  */
 import { Elysia } from 'elysia';
 import { announce, requireEnv } from './child';

@@ -1,16 +1,36 @@
 import type { Migration } from './db/migrate';
 import type { PluginDef } from './plugins/contract';
 import core001 from './db/migrations/001_core.sql' with { type: 'text' };
-import core002 from './db/migrations/002_stock.sql' with { type: 'text' };
 import core003 from './db/migrations/003_mcp_sessions.sql' with { type: 'text' };
 import core004 from './db/migrations/004_webhooks.sql' with { type: 'text' };
 import core005 from './db/migrations/005_tools.sql' with { type: 'text' };
 import core006 from './db/migrations/006_webhook_secrets_sealed.sql' with { type: 'text' };
 
-/** Core migrations first, then each plugin's in registry order. */
+/**
+ * Core migrations first, then each plugin's in registry order, except that a plugin's come after
+ * those of the plugins it `requires` (its SQL may reference their tables). There is no
+ * core/002_stock any more: the stock tables are the inventory plugin's (inventory/000_stock).
+ */
 export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
-  return [{ id: 'core/001_core', sql: core001 }, { id: 'core/002_stock', sql: core002 },
+  return [{ id: 'core/001_core', sql: core001 },
     { id: 'core/003_mcp_sessions', sql: core003 }, { id: 'core/004_webhooks', sql: core004 },
     { id: 'core/005_tools', sql: core005 }, { id: 'core/006_webhook_secrets_sealed', sql: core006 },
-    ...plugins.flatMap((p) => p.migrations ?? [])];
+    ...requiredFirst(plugins).flatMap((p) => p.migrations ?? [])];
+}
+
+function requiredFirst(plugins: readonly PluginDef[]): PluginDef[] {
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  const out: PluginDef[] = [];
+  const visit = (p: PluginDef, path: string[]) => {
+    if (out.includes(p)) return;
+    if (path.includes(p.name)) throw new Error(`Plugins require each other: ${[...path, p.name].join(' -> ')}.`);
+    for (const name of p.requires ?? []) {
+      const dep = byName.get(name);
+      if (!dep) throw new Error(`Plugin '${p.name}' requires '${name}', which is not registered.`);
+      visit(dep, [...path, p.name]);
+    }
+    out.push(p);
+  };
+  for (const p of plugins) visit(p, []);
+  return out;
 }

@@ -17,6 +17,7 @@ export { PLANS, isPlan, planAtLeast, type Plan } from './plans';
 // Rows, time, money.
 export type { Db } from './db/types';
 export { isUniqueViolation, sqlState } from './db/pg-errors';
+export { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { fromMinor, toMinor } from './money';
@@ -34,9 +35,6 @@ export { toolsChanged } from './signals';
 export { secretBox, resetSecretBox, redactDeep } from './secrets';
 export { checkUrl, EgressError } from './net/egress';
 export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
-
-// Stock (moving to the inventory plugin's public.ts).
-export { adjust, defaultLocation, lockProduct, putBack, setTotal, take, type Allocation } from './stock';
 
 // Stores and keys (the operator's API).
 export { createKey, createStore, getStore, revokeKey, validateScopes } from './keys';

@@ -6,3 +6,6 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const isUniqueViolation = (err: unknown) => sqlState(err) === '23505';
+
+/** The constraint or unique index an integrity error names (both drivers expose it as `constraint`). */
+export const violatedConstraint = (err: unknown): string | undefined => (err as { constraint?: string })?.constraint ?? undefined;

@@ -170,14 +170,17 @@ export interface PluginDef {
   scopes: { read: string[]; write: string[] };
   /** Event types this plugin emits, with their payload schema (webhooks, OpenAPI). */
   events?: Record<string, TSchema>;
-  /** Plugins whose `public.ts` this one imports; checked at boot, and by the import test. */
-  requires?: string[];
   /** Configuration schema; each field is read from `SVC_<PLUGIN>_<FIELD>` (or the field's `env`), validated at boot. */
   config?: TObject;
   /** This plugin's own error codes (`defineErrors`), added to the table. */
   errors?: Record<string, ErrorDef>;
   actions: Record<string, ActionDef<any, any>>;
   migrations?: Migration[];
+  /**
+   * Plugins whose public.ts this plugin imports (the only file of another plugin it may import).
+   * They must be registered too, and their migrations run before this plugin's.
+   */
+  requires?: string[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
 }

@@ -4,6 +4,7 @@ import { errors } from '../../core/sdk';
 import { iso } from '../../core/sdk';
 import { page } from '../../core/sdk';
 import { isUniqueViolation } from '../../core/sdk';
+import { setClause } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
@@ -100,23 +101,15 @@ export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeo
   await checkTools(deps, ctx, input.tools);
   if (input.model) providerFor(input.model, deps.env);
   if (input.is_default) await clearDefault(ctx, input.id);
-  const fields: [string, unknown][] = [
-    ['name', input.name],
-    ['model', input.model],
-    ['system_prompt', input.system_prompt],
-    ['tools', input.tools && JSON.stringify(dedupe(input.tools))],
-    ['channels', input.channels && JSON.stringify(input.channels)],
-    ['is_default', input.is_default],
-  ];
-  const params: unknown[] = [ctx.store.id, input.id, ctx.clock.now()];
-  const sets = ['updated_at = $3'];
-  for (const [col, v] of fields) {
-    if (v === undefined) continue;
-    params.push(v);
-    sets.push(col === 'tools' || col === 'channels' ? `${col} = $${params.length}::text::jsonb` : `${col} = $${params.length}`);
-  }
+  const set = setClause(
+    {
+      updated_at: ctx.clock.now(), name: input.name, model: input.model, system_prompt: input.system_prompt,
+      tools: dedupe(input.tools), channels: input.channels, is_default: input.is_default,
+    },
+    { json: ['tools', 'channels'], after: 2 },
+  );
   try {
-    const [row] = await ctx.db.query(`UPDATE agents SET ${sets.join(', ')} WHERE store_id = $1 AND id = $2 RETURNING *`, params);
+    const [row] = await ctx.db.query(`UPDATE agents SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]);
     return toAgent(row);
   } catch (e) {
     if (isUniqueViolation(e)) throw anotherDefault();

@@ -1,14 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/sdk';
 import type { Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { isUniqueViolation } from '../../core/sdk';
-import { page } from '../../core/sdk';
+import { listPage, rowOr404, stamps, unique, type Row } from '../../core/sdk';
 import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery } from './schemas';
-
-type Row = Record<string, any>;
-
 
 function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
   return {
@@ -19,8 +14,7 @@ function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
     description: r.description,
     product_count: productIds.length,
     product_ids: productIds,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    ...stamps(r),
   };
 }
 
@@ -67,35 +61,28 @@ export async function createCollection(ctx: Ctx, input: Static<typeof Collection
   const id = crypto.randomUUID();
   const handle = input.handle ?? (slugify(input.title) || `collection-${id.slice(0, 8)}`);
   const now = ctx.clock.now();
-  try {
-    const [row] = await ctx.db.query(
+  // Also for a handle derived from the title: silently suffixing (-2) would hide an accidental duplicate.
+  const duplicateHandle = () =>
+    errors.conflict(
+      `A collection with handle '${handle}' already exists in this store${input.handle ? '' : ' (derived from the title; pass a distinct handle)'}.`,
+      'duplicate_handle',
+      'handle',
+    );
+  const [row] = await unique(
+    ctx.db.query(
       `INSERT INTO collections (id, store_id, title, handle, description, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
       [id, ctx.store.id, input.title, handle, input.description ?? null, now],
-    );
-    return toCollection(row, []);
-  } catch (err) {
-    // Also for a handle derived from the title: silently suffixing (-2) would hide an accidental duplicate.
-    if (isUniqueViolation(err))
-      throw errors.conflict(
-        `A collection with handle '${handle}' already exists in this store${input.handle ? '' : ' (derived from the title; pass a distinct handle)'}.`,
-        'duplicate_handle',
-        'handle',
-      );
-    throw err;
-  }
+    ),
+    { collections_store_id_handle_key: duplicateHandle },
+  );
+  return toCollection(row, []);
 }
 
-export async function listCollections(ctx: Ctx, input: Static<typeof CollectionQuery>) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.handle !== undefined) {
-    params.push(input.handle);
-    where.push('handle = $2');
-  }
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'collections', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: await withMembers(ctx.db, ctx.store.id, rows), has_more, url: `${ctx.storePath}/collections` };
-}
+export const listCollections = (ctx: Ctx, input: Static<typeof CollectionQuery>) =>
+  listPage(ctx, { table: 'collections', path: '/collections', input, filters: { 'handle = $': input.handle } }, (rows) =>
+    withMembers(ctx.db, ctx.store.id, rows),
+  );
 
 /**
  * All or nothing: every id must be a live product of this store, or the call is a 404 naming the
@@ -103,8 +90,7 @@ export async function listCollections(ctx: Ctx, input: Static<typeof CollectionQ
  */
 export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
   // The row lock serializes concurrent adds to one collection; ctx.db is the action's transaction.
-  const [collection] = await ctx.db.query('SELECT * FROM collections WHERE store_id = $1 AND id = $2 FOR UPDATE', [ctx.store.id, input.id]);
-  if (!collection) throw errors.notFound(`collection: '${input.id}'`, 'id');
+  const collection = await rowOr404(ctx.db, { table: 'collections', storeId: ctx.store.id, id: input.id, noun: 'collection', lock: 'FOR UPDATE' });
 
   const wanted = [...new Set(input.product_ids.map((p) => p.toLowerCase()))];
   const live = await ctx.db.query<{ id: string }>(

@@ -1,13 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/sdk';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { isUniqueViolation } from '../../core/sdk';
-import { page } from '../../core/sdk';
+import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
 import { METADATA_KEY_MAX, METADATA_MAX_KEYS, type Customer, type CustomerCreate, type CustomerQuery, type CustomerUpdate } from './schemas';
-
-type Row = Record<string, any>;
-
 
 export function toCustomer(r: Row): Static<typeof Customer> {
   return {
@@ -22,8 +17,7 @@ export function toCustomer(r: Row): Static<typeof Customer> {
     metadata: r.metadata,
     addresses: r.addresses,
     enrichment: r.enrichment ?? null,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    ...stamps(r),
   };
 }
 
@@ -45,54 +39,39 @@ function checkMetadata(metadata: Record<string, unknown>) {
   if (keys.length > METADATA_MAX_KEYS) throw errors.validation(`Invalid metadata: at most ${METADATA_MAX_KEYS} keys.`, 'metadata');
 }
 
-const duplicateEmail = (email: string) =>
-  errors.conflict(`A customer with email '${email}' already exists in this store.`, 'duplicate_email', 'email');
-
-/** jsonb parameters go in as text and are cast, so both drivers see one plain string. */
-const asJson = (v: unknown) => JSON.stringify(v);
+/** Emails are unique per store, compared case-insensitively (index customers_store_email). */
+const duplicateEmail = (email: string) => ({
+  customers_store_email: () => errors.conflict(`A customer with email '${email}' already exists in this store.`, 'duplicate_email', 'email'),
+});
 
 export async function createCustomer(ctx: Ctx, input: Static<typeof CustomerCreate>) {
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
   const now = ctx.clock.now();
-  try {
-    const [row] = await ctx.db.query(
+  const [row] = await unique(
+    ctx.db.query(
       `INSERT INTO customers (id, store_id, email, first_name, last_name, phone, accepts_marketing, tags, metadata, addresses, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::text::jsonb, $8::text::jsonb, $9::text::jsonb, $10, $10) RETURNING *`,
       [
         ctx.store.id, input.email, input.first_name ?? null, input.last_name ?? null, normalizePhone(input.phone) ?? null,
-        input.accepts_marketing ?? false, asJson(uniqueTags(input.tags ?? [])), asJson(metadata), asJson(input.addresses ?? []), now,
+        input.accepts_marketing ?? false, jsonParam(uniqueTags(input.tags ?? [])), jsonParam(metadata), jsonParam(input.addresses ?? []), now,
       ],
-    );
-    const customer = toCustomer(row);
-    ctx.emit('customer.created', customer);
-    return customer;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateEmail(input.email);
-    throw err;
-  }
+    ),
+    duplicateEmail(input.email),
+  );
+  const customer = toCustomer(row);
+  ctx.emit('customer.created', customer);
+  return customer;
 }
 
-export async function customerRow(ctx: Ctx, id: string, forUpdate = false): Promise<Row> {
-  const [row] = await ctx.db.query(`SELECT * FROM customers WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
-    ctx.store.id,
-    id,
-  ]);
-  if (!row) throw errors.notFound(`customer: '${id}'`, 'id');
-  return row;
-}
+export const customerRow = (ctx: Ctx, id: string, forUpdate = false) =>
+  rowOr404(ctx.db, { table: 'customers', storeId: ctx.store.id, id, noun: 'customer', lock: forUpdate ? 'FOR UPDATE' : undefined });
 
-export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerQuery>) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.email !== undefined) {
-    params.push(input.email);
-    // Matches the unique index expression, so the filter is an index lookup.
-    where.push('lower(email) = lower($2)');
-  }
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'customers', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: rows.map(toCustomer), has_more, url: `${ctx.storePath}/customers` };
-}
+export const listCustomers = (ctx: Ctx, input: Static<typeof CustomerQuery>) =>
+  // lower(email) matches the unique index expression, so the filter is an index lookup.
+  listPage(ctx, { table: 'customers', path: '/customers', input, filters: { 'lower(email) = lower($)': input.email } }, (rows) =>
+    rows.map(toCustomer),
+  );
 
 /** Fields left out keep their value; null clears a nullable field; metadata merges (Stripe). */
 export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpdate>) {
@@ -103,24 +82,19 @@ export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpda
     else metadata[key] = value;
   }
   checkMetadata(metadata);
-  const keep = <T>(v: T | undefined, old: T) => (v === undefined ? old : v);
-  const email = input.email ?? cur.email;
-  try {
-    const [row] = await ctx.db.query(
-      `UPDATE customers SET email = $3, first_name = $4, last_name = $5, phone = $6, accepts_marketing = $7,
-         tags = $8::text::jsonb, metadata = $9::text::jsonb, addresses = $10::text::jsonb, updated_at = $11
-       WHERE store_id = $1 AND id = $2 RETURNING *`,
-      [
-        ctx.store.id, cur.id, email, keep(input.first_name, cur.first_name), keep(input.last_name, cur.last_name),
-        input.phone === undefined ? cur.phone : normalizePhone(input.phone), input.accepts_marketing ?? cur.accepts_marketing,
-        asJson(input.tags ? uniqueTags(input.tags) : cur.tags), asJson(metadata), asJson(input.addresses ?? cur.addresses), ctx.clock.now(),
-      ],
-    );
-    const customer = toCustomer(row);
-    ctx.emit('customer.updated', customer);
-    return customer;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateEmail(email);
-    throw err;
-  }
+  const set = setClause(
+    {
+      email: input.email, first_name: input.first_name, last_name: input.last_name, phone: normalizePhone(input.phone),
+      accepts_marketing: input.accepts_marketing, tags: input.tags && uniqueTags(input.tags), metadata, addresses: input.addresses,
+      updated_at: ctx.clock.now(),
+    },
+    { json: ['tags', 'metadata', 'addresses'], after: 2 },
+  );
+  const [row] = await unique(
+    ctx.db.query(`UPDATE customers SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, cur.id, ...set.params]),
+    duplicateEmail(input.email ?? cur.email),
+  );
+  const customer = toCustomer(row);
+  ctx.emit('customer.updated', customer);
+  return customer;
 }

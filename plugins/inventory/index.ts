@@ -1,11 +1,11 @@
-import { action, definePlugin } from '../../core/sdk';
-import { conflict } from '../../core/sdk';
+import { action, conflict, definePlugin } from '../../core/sdk';
+import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
 
 /**
- * Stock per product and location, over the core ledger (core/stock.ts). Orders take and return
+ * Stock per product and location, over the stock ledger it owns (./stock.ts, shared through ./public.ts). Orders take and return
  * stock themselves; this plugin is for people and agents counting, receiving and moving units.
  */
 export default definePlugin({
@@ -16,7 +16,11 @@ export default definePlugin({
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
   events: { 'inventory.adjusted': InventoryItem, 'inventory.transferred': InventoryItem },
   errors: { insufficient_stock: conflict('Fewer units are in stock than the change needs; nothing moved.') },
-  migrations: [{ id: 'inventory/001_inventory', sql: migration001 }],
+  // 000 first: 001's history references locations.
+  migrations: [
+    { id: 'inventory/000_stock', sql: migration000 },
+    { id: 'inventory/001_inventory', sql: migration001 },
+  ],
   actions: {
     list_inventory: action({
       kind: 'read',

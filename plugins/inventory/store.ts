@@ -4,7 +4,7 @@ import { actorOf, type Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { page } from '../../core/sdk';
-import { adjust, defaultLocation, lockProduct } from '../../core/sdk';
+import { adjust, defaultLocation, lockProduct } from './stock';
 import {
   MAX_STOCK,
   type InventoryAdjustment,
@@ -159,7 +159,7 @@ export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
   const tx = ctx.db;
   const storeId = ctx.store.id;
   const now = ctx.clock.now();
-  // The product lock comes first, always (core/stock.ts): adjustments of one product queue up here.
+  // The product lock comes first, always (./stock.ts): adjustments of one product queue up here.
   const product = await lockProduct(tx, storeId, input.product_id);
   if (Number(product.stock_quantity) + input.delta > MAX_STOCK)
     throw errors.validation(`Invalid delta: the product's total would exceed ${MAX_STOCK}.`, 'delta');

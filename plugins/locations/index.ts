@@ -3,9 +3,9 @@ import { Location, LocationCreate, LocationList, LocationQuery, LocationUpdate }
 import { createLocation, listLocations, updateLocation } from './store';
 
 /**
- * The places stock is kept (warehouses, shops). The table is core's (core/db/migrations/002_stock.sql)
- * because the stock ledger needs it; this plugin is how people and agents manage it, so it has no
- * migrations of its own.
+ * The places stock is kept (warehouses, shops). The table is inventory's (migration
+ * inventory/000_stock) because the stock ledger needs it; this plugin is how people and agents
+ * manage it, so it has no migrations of its own.
  */
 export default definePlugin({
   name: 'locations',
@@ -15,6 +15,7 @@ export default definePlugin({
   resource: 'location',
   catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
+  requires: ['inventory'],
   actions: {
     list_locations: action({
       kind: 'read',

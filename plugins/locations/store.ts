@@ -1,14 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/sdk';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { isUniqueViolation } from '../../core/sdk';
-import { page } from '../../core/sdk';
-import { defaultLocation } from '../../core/sdk';
+import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import { defaultLocation } from '../inventory/public';
 import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpdate } from './schemas';
-
-type Row = Record<string, any>;
-
 
 export function toLocation(r: Row): Static<typeof Location> {
   return {
@@ -18,8 +13,7 @@ export function toLocation(r: Row): Static<typeof Location> {
     is_default: Boolean(r.is_default),
     active: Boolean(r.active),
     address: r.address ?? null,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    ...stamps(r),
   };
 }
 
@@ -33,9 +27,6 @@ const normalAddress = (a: Static<typeof AddressInput>) => ({
   country: a.country,
 });
 
-// jsonb goes in as text and is cast, the way both drivers (PGlite, Bun.SQL) accept it.
-const addressParam = (a: Static<typeof AddressInput> | null | undefined) => (a ? JSON.stringify(normalAddress(a)) : null);
-
 /** Names compare trimmed and case-insensitively (the unique index is on lower(name)). */
 function cleanName(name: string) {
   const trimmed = name.trim();
@@ -43,39 +34,32 @@ function cleanName(name: string) {
   return trimmed;
 }
 
-const duplicateName = (name: string) =>
-  errors.conflict(`A location named '${name}' already exists in this store.`, 'conflict_error', 'name');
+/** Names are unique per store (index locations_store_name); is_default never changes here. */
+const duplicateName = (name: string) => ({
+  locations_store_name: () => errors.conflict(`A location named '${name}' already exists in this store.`, 'conflict_error', 'name'),
+});
 
 export async function listLocations(ctx: Ctx, input: Static<typeof LocationQuery>) {
   // A store always has its default location: make it on first look, so a new store lists one.
   await defaultLocation(ctx.db, ctx.store.id, ctx.clock.now());
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.active !== undefined) {
-    params.push(input.active);
-    where.push(`active = $${params.length + 1}`);
-  }
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'locations', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: rows.map(toLocation), has_more, url: `${ctx.storePath}/locations` };
+  return listPage(ctx, { table: 'locations', path: '/locations', input, filters: { 'active = $': input.active } }, (rows) => rows.map(toLocation));
 }
 
 export async function createLocation(ctx: Ctx, input: Static<typeof LocationCreate>) {
   const name = cleanName(input.name);
   const now = ctx.clock.now();
-  // The default must exist first: core/stock.ts creates it as 'Default' and would be blocked by
+  // The default must exist first: inventory's stock ledger creates it as 'Default' and would be blocked by
   // the name index if a user location had taken that name before it.
   await defaultLocation(ctx.db, ctx.store.id, now);
-  try {
-    const [row] = await ctx.db.query(
+  const [row] = await unique(
+    ctx.db.query(
       `INSERT INTO locations (id, store_id, name, is_default, address, active, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, false, $3::text::jsonb, true, $4, $4) RETURNING *`,
-      [ctx.store.id, name, addressParam(input.address), now],
-    );
-    return toLocation(row);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateName(name);
-    throw err;
-  }
+      [ctx.store.id, name, jsonParam(input.address && normalAddress(input.address)), now],
+    ),
+    duplicateName(name),
+  );
+  return toLocation(row);
 }
 
 /**
@@ -86,8 +70,7 @@ export async function createLocation(ctx: Ctx, input: Static<typeof LocationCrea
  */
 export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpdate>) {
   const storeId = ctx.store.id;
-  const [cur] = await ctx.db.query('SELECT * FROM locations WHERE store_id = $1 AND id = $2 FOR NO KEY UPDATE', [storeId, input.id]);
-  if (!cur) throw errors.notFound(`location: '${input.id}'`, 'id');
+  const cur = await rowOr404(ctx.db, { table: 'locations', storeId, id: input.id, noun: 'location', lock: 'FOR NO KEY UPDATE' });
   const name = input.name === undefined ? cur.name : cleanName(input.name);
   const active = input.active ?? cur.active;
   if (cur.active && !active) {
@@ -107,16 +90,13 @@ export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpda
         'active',
       );
   }
-  const address = input.address === undefined ? cur.address : input.address === null ? null : normalAddress(input.address);
-  try {
-    const [row] = await ctx.db.query(
-      `UPDATE locations SET name = $3, address = $4::text::jsonb, active = $5, updated_at = $6
-       WHERE store_id = $1 AND id = $2 RETURNING *`,
-      [storeId, cur.id, name, address == null ? null : JSON.stringify(address), active, ctx.clock.now()],
-    );
-    return toLocation(row);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateName(name);
-    throw err;
-  }
+  const set = setClause(
+    { name, address: input.address && normalAddress(input.address), active, updated_at: ctx.clock.now() },
+    { json: ['address'], after: 2 },
+  );
+  const [row] = await unique(
+    ctx.db.query(`UPDATE locations SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [storeId, cur.id, ...set.params]),
+    duplicateName(name),
+  );
+  return toLocation(row);
 }

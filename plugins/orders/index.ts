@@ -20,6 +20,7 @@ export default definePlugin({
     'checkout.completed': Order,
   },
   migrations: [{ id: 'orders/001_orders', sql: migration001 }],
+  requires: ['inventory'],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -5,7 +5,7 @@ import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { fromMinor } from '../../core/sdk';
 import { page } from '../../core/sdk';
-import { lockProduct, putBack, take, type Allocation } from '../../core/sdk';
+import { lockProduct, putBack, take, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 
 type Row = Record<string, any>;

@@ -14,6 +14,7 @@ export default definePlugin({
   events: { 'product.created': Product, 'product.updated': Product, 'product.deleted': Product },
   errors: { duplicate_sku: conflict('Another live product of the store has this SKU.') },
   migrations: [{ id: 'products/001_products', sql: migration001 }],
+  requires: ['inventory'],
   actions: {
     list_products: action({
       kind: 'read',

@@ -2,14 +2,12 @@ import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { fromMinor, toMinor } from '../../core/sdk';
-import { page } from '../../core/sdk';
-import { isUniqueViolation, sqlState } from '../../core/sdk';
-import { setTotal } from '../../core/sdk';
+import { sqlState } from '../../core/sdk';
+import { listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
-type ProductRow = Record<string, any>;
-
-export function toProduct(r: ProductRow): Static<typeof Product> {
+export function toProduct(r: Row): Static<typeof Product> {
   return {
     object: 'product',
     id: r.id,
@@ -25,8 +23,7 @@ export function toProduct(r: ProductRow): Static<typeof Product> {
     },
     stock_quantity: Number(r.stock_quantity),
     stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
-    created_at: new Date(r.created_at).toISOString(),
-    updated_at: new Date(r.updated_at).toISOString(),
+    ...stamps(r),
   };
 }
 
@@ -41,7 +38,7 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
     // action is declared `atomic`): the product, and its first stock as the default location's
     // level (creating that location if the store has none yet), keeping the stock ledger's rule
     // that stock_quantity is the sum of the levels.
-    const [created] = await ctx.db.query(
+    const [created] = await unique(ctx.db.query(
       `WITH p AS (
          INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *
@@ -63,12 +60,11 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
         p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
         p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
       ],
-    );
+    ), { products_store_sku: () => duplicateSku(input.sku) });
     const product = toProduct(created);
     ctx.emit('product.created', product);
     return product;
   } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateSku(input.sku);
     // A concurrent first product made the default location in the same instant: this statement's
     // insert of it did nothing and its snapshot cannot see the other's row, so the level had no
     // location (not-null violation) and nothing was written. Once more, it sees the location.
@@ -77,57 +73,40 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
   }
 }
 
-export async function getProductRow(ctx: Ctx, id: string, forUpdate = false): Promise<ProductRow> {
-  const [row] = await ctx.db.query(
-    `SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-    [ctx.store.id, id],
-  );
-  if (!row) throw errors.notFound(`product: '${id}'`, 'id');
-  return row;
-}
+/** Archived (deleted) products are gone from every lookup. */
+export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
+  rowOr404(ctx.db, { table: 'products', storeId: ctx.store.id, id, noun: 'product', where: 'archived_at IS NULL', lock: forUpdate ? 'FOR UPDATE' : undefined });
 
-export async function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>) {
-  const where = [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'];
-  const params: unknown[] = [];
-  if (input.status && input.status !== 'archived') {
-    params.push(input.status);
-    where.push(`status = $${params.length + 1}`);
-  }
-  const { rows, has_more } = await page<ProductRow>(ctx.db, { table: 'products', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: rows.map(toProduct), has_more, url: `${ctx.storePath}/products` };
-}
+export const listProducts = (ctx: Ctx, input: Static<typeof ProductQuery>) =>
+  listPage(ctx, {
+    table: 'products', path: '/products', input,
+    where: [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'],
+    filters: { 'status = $': input.status === 'archived' ? undefined : input.status },
+  }, (rows) => rows.map(toProduct));
 
 export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate>) {
   return ctx.db.transaction(async (tx) => {
     const cur = await getProductRow({ ...ctx, db: tx }, input.id, true);
     const p = input.pricing_data ?? {};
-    const next = {
-      name: input.name ?? cur.name,
-      description: input.description !== undefined ? input.description : cur.description,
-      sku: input.sku !== undefined ? input.sku : cur.sku,
-      type: input.type ?? cur.type,
-      status: input.status ?? cur.status,
-      price_minor: p.retail !== undefined ? toMinor(p.retail, 'pricing_data.retail') : cur.price_minor,
-      compare_at_minor:
-        p.compare_at === undefined ? cur.compare_at_minor : p.compare_at === null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-      currency: p.currency ?? cur.currency,
-    };
+    const set = setClause({
+      name: input.name,
+      description: input.description,
+      sku: input.sku,
+      type: input.type,
+      status: input.status,
+      price_minor: p.retail === undefined ? undefined : toMinor(p.retail, 'pricing_data.retail'),
+      compare_at_minor: p.compare_at == null ? p.compare_at : toMinor(p.compare_at, 'pricing_data.compare_at'),
+      currency: p.currency,
+      updated_at: ctx.clock.now(),
+    }, { after: 2 });
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
-    try {
-      const [row] = await tx.query(
-        `UPDATE products SET name = $3, description = $4, sku = $5, type = $6, status = $7, price_minor = $8,
-           compare_at_minor = $9, currency = $10, updated_at = $11
-         WHERE store_id = $1 AND id = $2 RETURNING *`,
-        [ctx.store.id, input.id, next.name, next.description, next.sku, next.type, next.status, next.price_minor,
-          next.compare_at_minor, next.currency, ctx.clock.now()],
-      );
-      const product = toProduct(row);
-      ctx.emit('product.updated', product);
-      return product;
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateSku(next.sku);
-      throw err;
-    }
+    const [updated] = await unique(
+      tx.query(`UPDATE products SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]),
+      { products_store_sku: () => duplicateSku(input.sku === undefined ? cur.sku : input.sku) },
+    );
+    const product = toProduct(updated);
+    ctx.emit('product.updated', product);
+    return product;
   });
 }
 

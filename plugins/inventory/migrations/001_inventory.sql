@@ -1,5 +1,5 @@
 -- History of manual stock movements (adjust_stock, transfer_stock). Orders move stock through
--- core/stock.ts and keep their own record (order_line_items.allocations), so they are not repeated here.
+-- plugins/inventory/stock.ts and keep their own record (order_line_items.allocations), so they are not repeated here.
 CREATE TABLE IF NOT EXISTS inventory_adjustments (
   id uuid PRIMARY KEY,
   store_id uuid NOT NULL REFERENCES stores(id),

@@ -1,5 +1,11 @@
--- Stock is a core commerce primitive: products, orders and inventory all move it through
--- core/stock.ts, which keeps products.stock_quantity equal to the sum of these levels.
+-- The stock tables: products, orders, inventory and locations all move stock through
+-- plugins/inventory/stock.ts (via its public.ts), which keeps products.stock_quantity equal to the
+-- sum of these levels.
+--
+-- Until the stock moved from core into this plugin, this file was core's migration `core/002_stock`.
+-- A database migrated then has that id recorded and not `inventory/000_stock`, so it runs this file
+-- once more: every statement is IF NOT EXISTS, so that changes nothing (plugins/inventory/
+-- stock-migration.test.ts). Numbered 000 because 001_inventory references locations.
 CREATE TABLE IF NOT EXISTS locations (
   id uuid PRIMARY KEY,
   store_id uuid NOT NULL REFERENCES stores(id),

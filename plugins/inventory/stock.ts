@@ -1,11 +1,11 @@
-import type { Db } from './db/types';
-import { errors } from './errors';
+import type { Db } from '../../core/sdk';
+import { errors } from '../../core/sdk';
 
 /**
- * The stock ledger shared by the commerce plugins (products, orders, inventory, locations).
- * Stock lives per location in inventory_levels; products.stock_quantity is kept equal to the sum,
- * in the same transaction, so reads of a product never need to add levels up.
- * Every function here must run inside the caller's transaction.
+ * The stock ledger, owned by inventory and shared with products, orders and locations through
+ * ./public.ts. Stock lives per location in inventory_levels (migrations/000_stock.sql);
+ * products.stock_quantity is kept equal to the sum, in the same transaction, so reads of a product
+ * never need to add levels up. Every function here must run inside the caller's transaction.
  */
 
 export interface Allocation {

@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { browserTest, CHROMIUM } from './kit/browser';
 import { DOCS_ASSETS } from '../core/http/docs';
 import { setup } from './kit/setup';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('GET /docs (served)', () => {
   test('the page references only its own /docs/ assets, and no other host', async () => {
@@ -39,9 +38,7 @@ describe('GET /docs (served)', () => {
 });
 
 describe('GET /docs in headless Chromium', () => {
-  test('renders the operations with no outside request and no console error', async () => {
-    // Debian's chromium (apt-get install chromium): playwright-core downloads no browser of its own.
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  browserTest('renders the operations with no outside request and no console error', async () => {
     const h = await setup();
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: h.app.fetch });
     const browser = await chromium.launch({

@@ -656,9 +656,8 @@ describe('GET /products?<query>', () => {
   });
 });
 
-describe('known defect in core (kept visible until fixed)', () => {
-  // core/plugins/invoke.ts turns the validator's JSON pointer into `param` without unescaping it:
-  // an unknown field "a/b" is reported as "a~1b", and an unknown field "" as null.
+describe('unknown fields with unusual names', () => {
+  // The validator reports a JSON pointer ("a~1b" for "a/b"); invoke unescapes it, so the field is named as sent.
   test('an unknown field named "a/b" or "" is reported under its own name', async () => {
     const h = await setup();
     for (const key of ['a/b', '']) {

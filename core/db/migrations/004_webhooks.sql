@@ -9,7 +9,7 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   url text NOT NULL,
   events text[] NOT NULL,
   description text,
-  -- Plain: the HMAC needs it and svc has no key to encrypt it with yet. Never returned after create.
+  -- The signing secret, sealed with SVC_SECRET_KEY since 006 (older plain rows still sign). Never returned after create.
   secret text NOT NULL,
   is_active boolean NOT NULL DEFAULT true,
   disabled_reason text,

@@ -1,28 +1,19 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { openDb } from '../core/db';
-import { migrate } from '../core/db/migrate';
-import { buildOpenApi } from '../core/http/openapi';
-import { restRoutes } from '../core/http/rest';
-import { listTools } from '../core/tools/catalog';
-import { allMigrations } from '../core/migrations';
-import { action, definePlugin, type Principal } from '../core/plugins/contract';
-import { Input } from '../core/plugins/schema';
-import { createRegistry } from '../core/plugins/registry';
-import { allPlugins as plugins } from './kit/setup';
-import { setup } from './kit/setup';
-import { mcpClient } from './kit/mcp';
+import { openDb } from '../../core/db';
+import { migrate } from '../../core/db/migrate';
+import { buildOpenApi } from '../../core/http/openapi';
+import { restRoutes } from '../../core/http/rest';
+import { listTools } from '../../core/tools/catalog';
+import { allMigrations } from '../../core/migrations';
+import { action, definePlugin, type Principal } from '../../core/plugins/contract';
+import { Input } from '../../core/plugins/schema';
+import { createRegistry } from '../../core/plugins/registry';
+import { allPlugins as plugins } from '../kit/setup';
+import { setup } from '../kit/setup';
+import { mcpClient } from '../kit/mcp';
 
-/** Catalog names (SPEC 4.10) each registered plugin must use exactly. */
-const CATALOG: Record<string, string[]> = {
-  products: ['list_products', 'get_product', 'create_product', 'update_product', 'delete_product'],
-  orders: ['list_orders', 'get_order', 'create_order', 'update_order', 'cancel_order'],
-  customers: ['list_customers', 'get_customer', 'create_customer', 'update_customer', 'enrich_customer'],
-  inventory: ['list_inventory', 'get_inventory', 'adjust_stock', 'transfer_stock'],
-  collections: ['list_collections', 'create_collection', 'add_products'],
-  locations: ['list_locations', 'create_location', 'update_location'],
-};
 
 const everyScope: Principal = { kind: 'api_key', keyId: 'k', storeId: 's', scopes: plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write]), livemode: false };
 
@@ -32,7 +23,6 @@ describe('the plugin contract, over every registered plugin', () => {
       expect(plugin.name).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(plugin.scopes.read.length).toBeGreaterThan(0);
       expect(plugin.scopes.write.length).toBeGreaterThan(0);
-      if (CATALOG[plugin.name]) expect(Object.keys(plugin.actions).sort()).toEqual([...CATALOG[plugin.name]].sort());
       for (const [name, a] of Object.entries(plugin.actions)) {
         expect(name).toMatch(/^[a-z][a-z0-9_]*$/);
         expect(`${plugin.name}_${name}`.length).toBeLessThanOrEqual(64);
@@ -68,6 +58,34 @@ describe('the plugin contract, over every registered plugin', () => {
       await db.close();
     }
   }, 60_000);
+});
+
+describe('the registry refuses a bad declaration at boot, naming it', () => {
+  const ok = { kind: 'read' as const, description: 'Reads something.', input: Input({}), output: Type.Object({}), handler: async () => ({}) };
+  const plugin = (over: Record<string, unknown>) =>
+    definePlugin({ name: 'thing', category: 'platform', scopes: { read: ['thing:read'], write: ['thing:write'] }, actions: { get_thing: action(ok) }, ...over } as any);
+
+  test('two plugins with one name, or a flat tool name taken twice', () => {
+    expect(() => createRegistry([plugin({}), plugin({})])).toThrow("two plugins are named 'thing'");
+    const a = plugin({ name: 'a_b', actions: { c: action(ok) } });
+    const b = plugin({ name: 'a', actions: { b_c: action(ok) } });
+    expect(() => createRegistry([a, b])).toThrow("the flat tool name 'a_b_c' is taken");
+  });
+
+  test('malformed scopes, event types, unknown requires and colliding routes', () => {
+    expect(() => createRegistry([plugin({ scopes: { read: ['Thing Read'], write: ['thing'] } })])).toThrow("malformed scope 'Thing Read'");
+    expect(() => createRegistry([plugin({ events: { created: Type.Object({}) } })])).toThrow("malformed event type 'created'");
+    expect(() => createRegistry([plugin({ requires: ['ghost'] })])).toThrow("thing requires 'ghost', which is not registered");
+    const route = (path: string) => action({ ...ok, rest: { method: 'GET', path } });
+    expect(() => createRegistry([plugin({ actions: { a: route('/things/:id'), b: route('/things/:thing_id') } })])).toThrow('collides with thing.a');
+  });
+
+  test('plugin configuration is read from SVC_<PLUGIN>_<FIELD>, with defaults, and a bad value stops boot naming the variable', () => {
+    const configured = plugin({ config: Type.Object({ page_size: Type.Integer({ minimum: 1, default: 20 }), base_url: Type.Optional(Type.String({ env: 'THING_URL' })) }) });
+    expect(createRegistry([configured], { env: {} }).configOf('thing')).toEqual({ page_size: 20 });
+    expect(createRegistry([configured], { env: { SVC_THING_PAGE_SIZE: '5', THING_URL: 'http://x' } }).configOf('thing')).toEqual({ page_size: 5, base_url: 'http://x' });
+    expect(() => createRegistry([configured], { env: { SVC_THING_PAGE_SIZE: '0' } })).toThrow('Invalid SVC_THING_PAGE_SIZE');
+  });
 });
 
 describe('a plugin declared once is derived everywhere', () => {

@@ -4,15 +4,15 @@
  * harness's manual clock standing in for time.
  */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/kit/setup';
-import { events, openai } from '../../test/kit/fake-models';
-import { deliveryOptions } from '../../test/kit/webhook-receiver';
+import { product, setup } from '../kit/setup';
+import { events, openai } from '../kit/fake-models';
+import { deliveryOptions } from '../kit/webhook-receiver';
 import { deliver } from '../../workers/webhooks';
-import { createKey, revokeKey } from '../keys';
-import type { Clock } from '../clock';
-import { approveExecution, RUN_LEASE_MS } from './approvals';
-import { callTool, resolveTarget, type ToolCaller } from './call';
-import { world, createCall, MIN, useWorlds } from './approvals-kit';
+import { createKey, revokeKey } from '../../core/keys';
+import type { Clock } from '../../core/clock';
+import { approveExecution, RUN_LEASE_MS } from '../../core/tools/approvals';
+import { callTool, resolveTarget, type ToolCaller } from '../../core/tools/call';
+import { world, createCall, MIN, useWorlds } from '../kit/approvals';
 
 useWorlds();
 

@@ -4,12 +4,12 @@
  * Not a test file: each test file calls useWorlds() and builds its worlds with world().
  */
 import { afterAll, afterEach, beforeAll, expect } from 'bun:test';
-import { product, setup, type Harness } from '../../test/kit/setup';
-import { events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
-import { startReceiver, testCerts } from '../../test/kit/webhook-receiver';
-import { sharedDb } from '../../test/kit/db';
+import { product, setup, type Harness } from './setup';
+import { events, fakeServer, openai, type Reply } from './fake-models';
+import { startReceiver, testCerts } from './webhook-receiver';
+import { sharedDb } from './db';
 import { approvalTimeoutJob } from '../../workers/approvals';
-import { APPROVAL_QUEUE, type ApprovalJob } from './executions';
+import { APPROVAL_QUEUE, type ApprovalJob } from '../../core/tools/executions';
 
 /** Cleanups for the running test (clients, servers), run after each test of a file that calls useWorlds. */
 export const stops: (() => void | Promise<void>)[] = [];

@@ -1,8 +1,8 @@
 /** What gates a call (SPEC 4.5): an agent's tool_overrides, a tool's own requires_approval, conditions over the input. */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/kit/setup';
-import { openai } from '../../test/kit/fake-models';
-import { world, useWorlds } from './approvals-kit';
+import { product, setup } from '../kit/setup';
+import { openai } from '../kit/fake-models';
+import { world, useWorlds } from '../kit/approvals';
 
 useWorlds();
 

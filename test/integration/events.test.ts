@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
-import { errors } from '../errors';
-import { action, definePlugin } from '../plugins/contract';
-import { Input } from '../plugins/schema';
-import { allPlugins, product, setup, type Harness } from '../../test/kit/setup';
-import { createRegistry } from '../plugins/registry';
+import { errors } from '../../core/errors';
+import { action, definePlugin } from '../../core/plugins/contract';
+import { Input } from '../../core/plugins/schema';
+import { allPlugins, product, setup, type Harness } from '../kit/setup';
+import { createRegistry } from '../../core/plugins/registry';
 
 /** SPEC 6.1's event types: the registered plugins must declare every one. */
 const SPEC_EVENTS = [

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { setup } from '../../test/kit/setup';
-import { writeAudit, type AuditRow } from './audit-batch';
+import { setup } from '../kit/setup';
+import { writeAudit, type AuditRow } from '../../core/tools/audit-batch';
 
 const row = (storeId: string, n: number): AuditRow => ({
   id: crypto.randomUUID(),

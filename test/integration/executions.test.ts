@@ -1,10 +1,10 @@
 /** Held MCP calls and the execution audit log (SPEC 2.6, 4.5): hold results, outcomes, filters, isolation. */
 import { describe, expect, test } from 'bun:test';
-import { product, setup } from '../../test/kit/setup';
-import { openai } from '../../test/kit/fake-models';
-import { mcpClient } from '../../test/kit/mcp';
-import { callTool } from './call';
-import { world, MIN, stops, useWorlds } from './approvals-kit';
+import { product, setup } from '../kit/setup';
+import { openai } from '../kit/fake-models';
+import { mcpClient } from '../kit/mcp';
+import { callTool } from '../../core/tools/call';
+import { world, MIN, stops, useWorlds } from '../kit/approvals';
 
 useWorlds();
 

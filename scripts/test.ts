@@ -1,0 +1,50 @@
+#!/usr/bin/env bun
+/**
+ * `npm test`: every test file, split across a few `bun test` processes that run at once (each has
+ * its own test database, so files never share state across processes). Files are dealt out by
+ * size, largest first, to balance the shards. Each shard's output is printed whole when it ends;
+ * the last line sums them up as "N passed, N failed". Arguments narrow the run to matching files.
+ *
+ * SVC_TEST_SHARDS sets the number of processes (default: 2, this machine's core count).
+ */
+import { Glob } from 'bun';
+import { statSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+const files = [...new Glob('**/*.test.ts').scanSync({ cwd: root })]
+  .filter((f) => !f.startsWith('node_modules/') && !f.startsWith('dist/'))
+  .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
+  .sort((a, b) => statSync(root + b).size - statSync(root + a).size);
+
+const count = Math.max(1, Math.min(Number(process.env.SVC_TEST_SHARDS ?? Math.min(2, cpus().length)), files.length));
+const shards: { files: string[]; size: number }[] = Array.from({ length: count }, () => ({ files: [], size: 0 }));
+for (const f of files) {
+  const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
+  lightest.files.push(f);
+  lightest.size += statSync(root + f).size;
+}
+
+const started = performance.now();
+const results = await Promise.all(
+  shards.map(async (shard, i) => {
+    const proc = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...shard.files.map((f) => './' + f)], {
+      cwd: root,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: process.env,
+    });
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    const code = await proc.exited;
+    process.stdout.write(`\n===== shard ${i + 1}/${count}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
+    const num = (re: RegExp) => Number(re.exec(err + out)?.[1] ?? 0);
+    return { code, pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
+  }),
+);
+
+const sum = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0);
+const failed = results.some((r) => r.code !== 0);
+console.log(`\n${files.length} files in ${count} processes, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+console.log(`${sum('pass')} passed, ${sum('fail')} failed${sum('skip') ? `, ${sum('skip')} skipped` : ''}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,91 @@
+import { expect, test } from 'bun:test';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { pluginList } from '../../plugins';
+
+/**
+ * The import rules (ARCHITECTURE.md): one direction, enforced. Every `import`/`export ... from` of
+ * every production file is read; a test file or a test kit may import anything.
+ *
+ *   core/cli.ts       -> plugins (the registry), workers, core/*
+ *   plugins/<name>    -> core/sdk.ts only, and plugins/<other>/public.ts when declared in `requires`
+ *   workers/          -> core/{tools,events,jobs,db,net,secrets,clock,plugins,log,webhooks}
+ *   core/tools        -> never core/http or core/mcp
+ *   core/*            -> never plugins/ or workers/ (cli.ts aside)
+ */
+const root = join(import.meta.dir, '..', '..');
+
+function files(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) return files(path);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Test kits live beside production code in a few places; they are test code. */
+const isTestKit = (f: string) => /(^|\/)(test-kit|testing)\.ts$/.test(f);
+
+/** Relative imports of a file, resolved to repository paths (without extension). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specs = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((m) => m[1] ?? m[2]);
+  return specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)).replace(/\.(ts|js|json|sql)$/, ''));
+}
+
+const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
+const WORKER_MAY = ['core/tools', 'core/events', 'core/jobs', 'core/db', 'core/net', 'core/secrets', 'core/clock', 'core/plugins', 'core/log', 'core/webhooks'];
+
+/** Why an edge is forbidden, or undefined when it is allowed. */
+function violation(from: string, to: string): string | undefined {
+  const inside = (dir: string, path: string) => path === dir || path.startsWith(dir + '/');
+  if (inside('plugins', from) && from !== 'plugins/index.ts') {
+    const self = from.split('/')[1];
+    if (inside('core', to)) return to === 'core/sdk' ? undefined : 'a plugin imports the core only through core/sdk.ts';
+    if (inside('plugins', to)) {
+      const other = to.split('/')[1];
+      if (other === self) return undefined;
+      if (to !== `plugins/${other}/public`) return `a plugin imports another plugin only through its public.ts`;
+      return requiresOf.get(self)?.includes(other) ? undefined : `plugins/${self} imports ${other}'s public.ts without declaring requires: ['${other}']`;
+    }
+    if (inside('workers', to) || inside('test', to)) return 'a plugin does not import workers/ or tests';
+    return undefined;
+  }
+  if (inside('core', from)) {
+    if (from === 'core/cli.ts') return undefined; // the composition root
+    if (inside('plugins', to) || inside('workers', to)) return 'core never imports plugins/ or workers/ (only core/cli.ts composes them)';
+    if (to === 'core/cli') return 'nothing imports the composition root';
+    if (inside('core/tools', from) && (inside('core/http', to) || inside('core/mcp', to))) return 'core/tools is transport-neutral: no core/http or core/mcp';
+    if ((inside('core/plugins', from) || inside('core/db', from) || inside('core/events', from) || inside('core/jobs', from)) && (inside('core/http', to) || inside('core/mcp', to) || inside('core/tools', to)))
+      return 'the lower layers (plugins, db, events, jobs) do not import the tool path or the transports';
+    return undefined;
+  }
+  if (inside('workers', from) && inside('core', to) && !WORKER_MAY.some((d) => inside(d, to))) return `workers import only ${WORKER_MAY.join(', ')}`;
+  if (inside('workers', from) && inside('plugins', to)) return 'workers do not import plugins';
+  return undefined;
+}
+
+test('every import follows the one direction of ARCHITECTURE.md', () => {
+  const checked = ['core', 'plugins', 'workers'].flatMap(files).filter((f) => !isTestKit(f));
+  const bad: string[] = [];
+  let edges = 0;
+  for (const file of checked)
+    for (const to of importsOf(file)) {
+      edges++;
+      const why = violation(file, to);
+      if (why) bad.push(`${file} -> ${to}: ${why}`);
+    }
+  console.log(`import rules: ${checked.length} files, ${edges} relative imports checked`);
+  expect(bad).toEqual([]);
+});
+
+test('the rule is not a rubber stamp: forbidden edges are named', () => {
+  expect(violation('plugins/orders/store.ts', 'core/errors')).toContain('core/sdk.ts');
+  expect(violation('plugins/orders/store.ts', 'plugins/products/store')).toContain('public.ts');
+  expect(violation('plugins/customers/enrich.ts', 'plugins/inventory/public')).toContain("requires: ['inventory']");
+  expect(violation('plugins/orders/store.ts', 'plugins/inventory/public')).toBeUndefined();
+  expect(violation('core/http/rest.ts', 'plugins/index')).toContain('core never imports');
+  expect(violation('core/tools/call.ts', 'core/http/respond')).toContain('transport-neutral');
+  expect(violation('core/cli.ts', 'plugins/index')).toBeUndefined();
+  expect(violation('workers/maintenance.ts', 'core/http/idempotency')).toContain('workers import only');
+});

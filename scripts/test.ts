@@ -5,7 +5,9 @@
  * size, largest first, to balance the shards. Each shard's output is printed whole when it ends;
  * the last line sums them up as "N passed, N failed". Arguments narrow the run to matching files.
  *
- * SVC_TEST_SHARDS sets the number of processes (default: 2, this machine's core count).
+ * SVC_TEST_SHARDS sets the number of processes (default: 2, this machine's core count). Files that
+ * measure wall time against limits (the sandbox's watchdog, processes started and stopped) run
+ * afterwards on their own, so a busy neighbour shard cannot push them past a limit.
  */
 import { Glob } from 'bun';
 import { statSync } from 'node:fs';
@@ -18,17 +20,21 @@ const files = [...new Glob('**/*.test.ts').scanSync({ cwd: root })]
   .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
   .sort((a, b) => statSync(root + b).size - statSync(root + a).size);
 
-const count = Math.max(1, Math.min(Number(process.env.SVC_TEST_SHARDS ?? Math.min(2, cpus().length)), files.length));
+/** Timing-sensitive files: run alone, after the parallel shards. */
+const SOLO = [/^core\/sandbox\//, /^test\/cli\.test\.ts$/, /^test\/e2e\//, /^plugins\/custom_tools\/tool-runs\.test\.ts$/];
+const solo = files.filter((f) => SOLO.some((re) => re.test(f)));
+const parallel = files.filter((f) => !solo.includes(f));
+
+const count = Math.max(1, Math.min(Number(process.env.SVC_TEST_SHARDS ?? Math.min(2, cpus().length)), parallel.length));
 const shards: { files: string[]; size: number }[] = Array.from({ length: count }, () => ({ files: [], size: 0 }));
-for (const f of files) {
+for (const f of parallel) {
   const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
   lightest.files.push(f);
   lightest.size += statSync(root + f).size;
 }
 
 const started = performance.now();
-const results = await Promise.all(
-  shards.map(async (shard, i) => {
+const run = async (shard: { files: string[] }, label: string) => {
     const proc = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...shard.files.map((f) => './' + f)], {
       cwd: root,
       stdout: 'pipe',
@@ -37,11 +43,12 @@ const results = await Promise.all(
     });
     const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
     const code = await proc.exited;
-    process.stdout.write(`\n===== shard ${i + 1}/${count}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
+    process.stdout.write(`\n===== ${label}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
     const num = (re: RegExp) => Number(re.exec(err + out)?.[1] ?? 0);
     return { code, pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
-  }),
-);
+};
+const results = await Promise.all(shards.filter((s) => s.files.length).map((s, i) => run(s, `shard ${i + 1}/${count}`)));
+if (solo.length) results.push(await run({ files: solo }, 'timing-sensitive files, alone'));
 
 const sum = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0);
 const failed = results.some((r) => r.code !== 0);

@@ -92,6 +92,11 @@ export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 
   shutdown?: AbortSignal;
   /** Set by invoke for nested calls: after-commit work joins the outermost call's list. */
   afterCommitQueue?: (() => void | Promise<void>)[];
+  /**
+   * Written in the change's own transaction, after the handler succeeded (the tool-call path's
+   * audit record): it exists exactly when the change does, for no extra round trip.
+   */
+  withChange?: (tx: Db, result: unknown) => Promise<void>;
 };
 
 /**

@@ -120,7 +120,7 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
       },
       call: (target, input) => {
         const ref = resolveAction(caller.registry, target);
-        return invoke(ref.plugin, ref.action, { ...caller, db, afterCommitQueue: queue }, input) as Promise<any>;
+        return invoke(ref.plugin, ref.action, { ...caller, db, afterCommitQueue: queue, withChange: undefined }, input) as Promise<any>;
       },
     };
     return ctx;
@@ -173,11 +173,16 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   const ctxFor = bind(plugin, caller, queue, events.emit);
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
   // written with it; so does an external action (it writes nothing and waits on the outside world).
-  if ((action.atomic || action.external) && !action.emits?.some((t) => subscribed.has(t))) return finish(await action.handler(ctxFor(caller.db), input as any));
+  if ((action.external || (action.atomic && !caller.withChange)) && !action.emits?.some((t) => subscribed.has(t))) {
+    const out = await action.handler(ctxFor(caller.db), input as any);
+    await caller.withChange?.(caller.db, out);
+    return finish(out);
+  }
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
   const out = await caller.db.transaction(async (tx) => {
     const result = await action.handler(ctxFor(tx), input as any);
     if (events.pending.length) await writeEvents(tx, caller.store.id, events.pending.splice(0));
+    await caller.withChange?.(tx, result);
     return result;
   });
   return finish(out);

@@ -76,6 +76,11 @@ class Batcher {
 
 const batchers = new WeakMap<Db, Batcher>();
 
+/** Writes one record through `tx`, inside the caller's transaction (a change and its record commit together). */
+export async function insertAudit(tx: Db, row: AuditRow): Promise<void> {
+  await tx.query(INSERT, [JSON.stringify([row])]);
+}
+
 /** Writes one finished call's record, batched with the others written at the same moment through `db`. */
 export function writeAudit(db: Db, row: AuditRow): Promise<void> {
   let b = batchers.get(db);

@@ -5,13 +5,14 @@ import type { Registry } from '../plugins/registry';
 import { createLogger, errorFields, type Logger } from '../log';
 
 const defaultLog = createLogger();
-import { acceptedScopes, isTool, type ActionDef, type PluginDef, type Principal, type Store } from '../plugins/contract';
+import { acceptedScopes, isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { hasScope, invoke } from '../plugins/invoke';
 import { newRequestId } from '../ids';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput, type CustomTool } from './custom';
 import { gateFor, type ToolOverrides } from './gate';
-import { holdForApproval, insertExecution } from './executions';
+import { auditRowOf, holdForApproval, insertExecution } from './executions';
+import { insertAudit } from './audit-batch';
 
 
 export interface ToolCaller {
@@ -91,7 +92,11 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
 export type RunResult = { status: 'success'; result: unknown } | { status: 'error' | 'timeout'; error: SvcError };
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
-export async function runTarget(deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store }, target: ToolTarget): Promise<RunResult> {
+export async function runTarget(
+  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store },
+  target: ToolTarget,
+  withChange?: CallerCtx['withChange'],
+): Promise<RunResult> {
   try {
     if (target.kind === 'custom') {
       const out = await runCustomTool(target.tool, target.input, deps.store.id);
@@ -103,7 +108,7 @@ export async function runTarget(deps: { db: Db; clock: Clock; registry: Registry
     const result = await invoke(
       target.plugin,
       action,
-      { ...deps, requestId: newRequestId(), storePath: `/v1/stores/${deps.store.id}` },
+      { ...deps, requestId: newRequestId(), storePath: `/v1/stores/${deps.store.id}`, withChange },
       target.input,
     );
     return { status: 'success', result };
@@ -124,6 +129,7 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
   const tool = toolName(target);
   const action = actionOf(target);
   const record = { tool, action, target, caller };
+  const executionId = crypto.randomUUID();
   let run: RunResult;
   try {
     authorize(caller, target);
@@ -133,11 +139,28 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
       const executionId = await holdForApproval(record, gate);
       return { kind: 'pending', executionId, message: gate.message };
     }
-    run = await runTarget(caller, target);
+    const change = target.kind === 'builtin' && builtinAction(target.plugin, target.actionName).kind !== 'read';
+    if (change) {
+      // A built-in change: its record is written in the change's transaction, so a committed
+      // change always has its record, and the call pays no extra round trip for it.
+      let written = false;
+      run = await runTarget(caller, target, async (tx, result) => {
+        await insertAudit(tx, auditRowOf(record, executionId, { status: 'success', result }, Math.round(performance.now() - started)));
+        written = true;
+      });
+      if (written) return outcome(run, executionId);
+    } else run = await runTarget(caller, target);
   } catch (err) {
     run = { status: 'error', error: toSvcError(err) };
   }
-  const durationMs = Math.round(performance.now() - started);
-  const executionId = await insertExecution(record, run, durationMs);
-  return run.status === 'success' ? { kind: 'result', result: run.result, executionId } : { kind: 'error', error: run.error, executionId };
+  // A read changed nothing, so its record leaves the critical path: the answer goes out while
+  // the group-committed writer stores it a moment later (a crash in that moment loses the record
+  // of a read, never of a change). Custom tools act outside svc, and failed calls matter to
+  // auditors: those records are durable before the answer.
+  const isRead = target.kind === 'builtin' && run.status === 'success';
+  await insertExecution(record, run, Math.round(performance.now() - started), { id: executionId, wait: !isRead });
+  return outcome(run, executionId);
 }
+
+const outcome = (run: RunResult, executionId: string): ToolOutcome =>
+  run.status === 'success' ? { kind: 'result', result: run.result, executionId } : { kind: 'error', error: run.error, executionId };

@@ -4,7 +4,10 @@ import { iso, isoOrNull } from '../clock';
 import { errors, type SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
-import { writeAudit } from './audit-batch';
+import { writeAudit, type AuditRow } from './audit-batch';
+import { createLogger, errorFields } from '../log';
+
+const auditLog = createLogger();
 import { credentialId, type Principal } from '../plugins/contract';
 import type { RunResult, ToolCaller, ToolTarget } from './call';
 import type { Gate } from './gate';
@@ -59,10 +62,10 @@ const INSERT_HELD = `INSERT INTO tool_executions
   RETURNING *`;
 
 /** The audit record of a call that ran (or failed its checks), written before its result is returned. */
-export async function insertExecution(r: ExecutionRecord, run: RunResult, durationMs: number): Promise<string> {
-  const id = crypto.randomUUID();
+/** The audit row of a finished call. */
+export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durationMs: number): AuditRow {
   const { caller, target } = r;
-  await writeAudit(caller.db, {
+  return {
     id,
     store_id: caller.store.id,
     tool: r.tool,
@@ -76,7 +79,19 @@ export async function insertExecution(r: ExecutionRecord, run: RunResult, durati
     input: target.input ?? {},
     output: outputOf(run),
     created_at: caller.clock.now().toISOString(),
-  });
+  };
+}
+
+/**
+ * Writes a finished call's record through the group-committed writer. `wait: false` returns at
+ * once (reads: see callTool for what a crash may lose); otherwise the caller waits until it is
+ * durable.
+ */
+export async function insertExecution(r: ExecutionRecord, run: RunResult, durationMs: number, opts: { wait?: boolean; id?: string } = {}): Promise<string> {
+  const id = opts.id ?? crypto.randomUUID();
+  const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs));
+  if (opts.wait === false) writing.catch((e) => (r.caller.log ?? auditLog).error('audit record lost', { execution_id: id, ...errorFields(e) }));
+  else await writing;
   return id;
 }
 

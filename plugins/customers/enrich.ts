@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/sdk';
+import { toMinor, type Ctx } from '../../core/sdk';
 import { customerRow, toCustomer } from './store';
 import type { Enrichment } from './schemas';
 
@@ -34,26 +34,34 @@ interface CurrencyStats {
 /** Minor units to the API's decimal number; exact while the sum fits 2^53 cents (orders cap each total there). */
 const toDecimal = (minor: bigint) => Number(minor) / 100;
 
+
 /** Integer mean rounded half up (amounts are never negative), so the figure is exact to the cent. */
 const meanMinor = (total: bigint, n: number) => (n === 0 ? 0n : (2n * total + BigInt(n)) / (2n * BigInt(n)));
 
-/** Orders placed for this customer, not cancelled, grouped by currency (a sum across currencies means nothing). */
+/**
+ * Orders placed for this customer, not cancelled, grouped by currency (a sum across currencies
+ * means nothing). Read through the orders plugin's own action (ctx.call), with the caller's
+ * scopes: the customers plugin owns no order data and does not read the orders table.
+ */
 async function orderStats(ctx: Ctx, customerId: string): Promise<CurrencyStats[]> {
-  // orders.customer_id is free text, so an id sent in upper case still counts.
-  const rows = await ctx.db.query(
-    `SELECT currency, count(*)::int AS orders, sum(total_minor)::text AS total_minor,
-            min(created_at) AS first_at, max(created_at) AS last_at
-     FROM orders WHERE store_id = $1 AND lower(customer_id) = lower($2) AND status <> 'cancelled'
-     GROUP BY currency`,
-    [ctx.store.id, customerId],
-  );
-  return rows.map((r) => ({
-    currency: r.currency,
-    orders: Number(r.orders),
-    totalMinor: BigInt(r.total_minor),
-    firstAt: new Date(r.first_at),
-    lastAt: new Date(r.last_at),
-  }));
+  const byCurrency = new Map<string, CurrencyStats>();
+  let after: string | undefined;
+  for (;;) {
+    const page = await ctx.call('orders.list_orders', { customer_id: customerId, limit: 100, ...(after ? { starting_after: after } : {}) });
+    for (const o of page.data) {
+      if (o.status === 'cancelled') continue;
+      const at = new Date(o.created_at);
+      const s = byCurrency.get(o.currency) ?? { currency: o.currency, orders: 0, totalMinor: 0n, firstAt: at, lastAt: at };
+      s.orders++;
+      s.totalMinor += BigInt(toMinor(o.total, 'total'));
+      if (at < s.firstAt) s.firstAt = at;
+      if (at > s.lastAt) s.lastAt = at;
+      byCurrency.set(o.currency, s);
+    }
+    if (!page.has_more) break;
+    after = page.data[page.data.length - 1].id;
+  }
+  return [...byCurrency.values()];
 }
 
 /** The currency most orders use; ties go to the larger spend, then alphabetical, so the choice is stable. */

@@ -45,6 +45,10 @@ export const OrderUpdate = Input({
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
 });
 
-export const OrderQuery = Input({ ...ListParams, status: Type.Optional(Status) });
+export const OrderQuery = Input({
+  ...ListParams,
+  status: Type.Optional(Status),
+  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this customer\'s orders.' })),
+});
 export const OrderId = Input({ id: Uuid('Order id') });
 export const OrderList = ListOf(Order);

@@ -135,6 +135,15 @@ describe('GET /openapi.json', () => {
     expect(schema.properties.error.properties.type.enum).toContain(real.body.error.type);
   });
 
+  test('declared error codes and webhook payloads are documented from the declarations', async () => {
+    const { doc } = await served();
+    expect(doc.paths['/v1/stores/{storeId}/products'].post['x-error-codes']).toEqual({ duplicate_sku: expect.stringContaining('SKU') });
+    expect(doc.paths['/v1/stores/{storeId}/orders'].post['x-error-codes']).toHaveProperty('insufficient_stock');
+    const created = doc.webhooks['product.created'].post.requestBody.content['application/json'].schema;
+    expect(created.properties.type).toEqual({ const: 'product.created' });
+    expect(created.properties.data.properties).toHaveProperty('sku');
+  });
+
   test('security schemes, and the admin routes with the bearer scheme', async () => {
     const { doc } = await served();
     expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });

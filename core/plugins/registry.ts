@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { registerErrors } from '../errors';
+import { errorDef, registerErrors } from '../errors';
 import { CORE_EVENTS } from '../events/types';
 import type { ActionDef, PluginDef } from './contract';
 import { readPluginConfig } from './config';
@@ -98,8 +98,10 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   for (const p of defs) {
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
     for (const r of p.requires ?? []) check(byName.has(r), `${p.name} requires '${r}', which is not registered`);
-    for (const [actionName, a] of Object.entries(p.actions))
+    for (const [actionName, a] of Object.entries(p.actions)) {
       for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
+      for (const code of a.errors ?? []) check(errorDef(code), `${p.name}.${actionName} declares error '${code}', which is not in the error table`);
+    }
   }
 
   const configs = new Map(defs.map((p) => [p.name, readPluginConfig(p, opts.env ?? {})]));

@@ -145,6 +145,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
       description: a.description,
       input_schema: plain(a.input),
       required_scopes: acceptedScopes(group.plugin, a.kind),
+      ...(a.errors?.length ? { error_codes: a.errors } : {}),
     })),
   };
 }

@@ -30,6 +30,7 @@ export default definePlugin({
       input: CollectionCreate,
       output: Collection,
       rest: { method: 'POST', path: '/collections', status: 201 },
+      errors: ['duplicate_handle'],
       handler: createCollection,
     }),
     add_products: action({

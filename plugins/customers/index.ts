@@ -39,6 +39,7 @@ export default definePlugin({
       output: Customer,
       rest: { method: 'POST', path: '/customers', status: 201 },
       emits: ['customer.created'],
+      errors: ['duplicate_email'],
       handler: createCustomer,
     }),
     update_customer: action({
@@ -48,6 +49,7 @@ export default definePlugin({
       output: Customer,
       rest: { method: 'PATCH', path: '/customers/:id' },
       emits: ['customer.updated'],
+      errors: ['duplicate_email'],
       handler: updateCustomer,
     }),
     enrich_customer: action({

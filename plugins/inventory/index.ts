@@ -51,6 +51,7 @@ export default definePlugin({
       output: InventoryItem,
       rest: { method: 'POST', path: '/inventory/adjust' },
       emits: ['inventory.adjusted'],
+      errors: ['insufficient_stock'],
       handler: adjustStock,
     }),
     transfer_stock: action({
@@ -62,6 +63,7 @@ export default definePlugin({
       output: InventoryItem,
       rest: { method: 'POST', path: '/inventory/transfer' },
       emits: ['inventory.transferred'],
+      errors: ['insufficient_stock'],
       handler: transferStock,
     }),
   },

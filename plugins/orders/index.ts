@@ -45,6 +45,7 @@ export default definePlugin({
       output: Order,
       rest: { method: 'POST', path: '/orders', status: 201 },
       emits: ['order.created'],
+      errors: ['insufficient_stock'],
       handler: createOrder,
     }),
     update_order: action({

@@ -40,6 +40,7 @@ export default definePlugin({
       rest: { method: 'POST', path: '/products', status: 201 },
       emits: ['product.created'],
       atomic: true,
+      errors: ['duplicate_sku'],
       handler: createProduct,
     }),
     update_product: action({
@@ -49,6 +50,7 @@ export default definePlugin({
       output: Product,
       rest: { method: 'PATCH', path: '/products/:id' },
       emits: ['product.updated'],
+      errors: ['duplicate_sku'],
       handler: updateProduct,
     }),
     delete_product: action({

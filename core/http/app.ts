@@ -19,7 +19,7 @@ export function createApp(svc: Services) {
   app.onError(({ code, error }) => {
     const requestId = newRequestId();
     const err = code === 'NOT_FOUND' ? errors.notFound('resource: the path does not exist') : error;
-    return errorResponse(err, requestId, baseHeaders(requestId));
+    return errorResponse(err, requestId, baseHeaders(requestId), svc.log);
   });
   return app;
 }

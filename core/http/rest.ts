@@ -189,6 +189,6 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     }
     return json(result.status, downgradeBody(result.body, version.version), headers);
   } catch (err) {
-    return errorResponse(err, requestId, headers);
+    return errorResponse(err, requestId, headers, svc.log);
   }
 }

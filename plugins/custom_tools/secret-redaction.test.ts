@@ -14,9 +14,13 @@ describe('secret values never come back out', () => {
     const CANARY = `can'ary ${MARK}/"x"`;
     const printed: string[] = [];
     const show = (a: unknown) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : Bun.inspect(a));
-    const spies = (['log', 'info', 'error', 'warn', 'debug'] as const).map((m) =>
-      spyOn(console, m).mockImplementation((...args: unknown[]) => void printed.push(args.map(show).join(' '))),
-    );
+    const spies = [
+      ...(['log', 'info', 'error', 'warn', 'debug'] as const).map((m) =>
+        spyOn(console, m).mockImplementation((...args: unknown[]) => void printed.push(args.map(show).join(' '))),
+      ),
+      // The structured logger writes JSON lines straight to stderr.
+      spyOn(process.stderr, 'write').mockImplementation(((chunk: unknown) => (printed.push(String(chunk)), true)) as any),
+    ];
     const bodies: unknown[] = [];
     const keep = <T extends { body: unknown }>(r: T) => (bodies.push(r.body), r);
     try {

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import fixture from '../fixtures/fixture-plugin';
 import { setup } from '../kit/setup';
 
@@ -50,8 +50,8 @@ describe('error envelope', () => {
 
   test('an unexpected failure is a 500 api_error with no SQL or stack, and leaves no partial write', async () => {
     const h = await setup({ extra: [fixture] });
-    const original = console.error;
-    console.error = () => {}; // the server logs the real cause; keep test output clean
+    const lines: string[] = [];
+    const spy = spyOn(process.stderr, 'write').mockImplementation(((chunk: unknown) => (lines.push(String(chunk)), true)) as any);
     try {
       const r = await h.call('POST', '/fixture/crash', { name: 'half-written' });
       expect(r.status).toBe(500);
@@ -59,8 +59,12 @@ describe('error envelope', () => {
       const text = JSON.stringify(r.body);
       expect(text).not.toContain('table_that_does_not_exist');
       expect(text).not.toContain('at ');
+      // The operator gets the cause: one structured line carrying the request id, no stack dump.
+      const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.request_id === r.body.error.request_id);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ level: 'error', msg: 'unexpected error', error: expect.stringContaining('table_that_does_not_exist') });
     } finally {
-      console.error = original;
+      spy.mockRestore();
     }
     // Without an Idempotency-Key the handler ran outside a transaction: the first insert stays.
     // With one, the whole request is one transaction (see the idempotency tests).

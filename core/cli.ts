@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirLocked } from './db/lock';
-import { ALL_SCOPES, PLANS, createKey, createStore, getStore, validateScopes } from './keys';
+import { ALL_SCOPES, PLANS, createKey, createStore, getStore, grantableScopes, validateExpiry, validateScopes } from './keys';
+import { SvcError } from './errors';
 import { openMigrated } from './runtime';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -153,21 +154,25 @@ async function storesCreate(config: Config, flags: Flags) {
 async function keysCreate(config: Config, flags: Flags) {
   const storeId = flags.store as string | undefined;
   if (!storeId) throw new UsageError('keys create needs --store ID.');
-  let scopes = ALL_SCOPES;
-  try {
-    if (flags.scopes !== undefined) scopes = validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean));
-  } catch {
-    throw new UsageError(`Invalid --scopes '${flags.scopes}': expected a comma-separated list like products:read,orders:write.`);
-  }
+  // The server's own checks, run here first so a bad flag exits 2 with the server's message.
+  const usage = <T>(check: () => T): T => {
+    try {
+      return check();
+    } catch (e) {
+      if (e instanceof SvcError) throw new UsageError(e.message.replace(/^Invalid scopes\[\d+\]/, 'Invalid --scopes').replace(/^Invalid expires_at/, 'Invalid --expires-at'));
+      throw e;
+    }
+  };
+  const scopes = flags.scopes === undefined ? ALL_SCOPES : usage(() => validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean), grantableScopes()));
   const expires = flags['expires-at'] as string | undefined;
-  if (expires && Number.isNaN(new Date(expires).getTime())) throw new UsageError(`Invalid --expires-at '${expires}': expected ISO 8601.`);
+  const expiresAt = usage(() => validateExpiry(expires, config.clock.now()));
   const body = { scopes, livemode: Boolean(flags.live), ...(expires ? { expires_at: expires } : {}) };
   const r = remote(flags);
   const key = r
     ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/api-keys`, body)
     : await direct(config, async ({ db }) => {
         if (!/^[0-9a-f-]{36}$/i.test(storeId) || !(await getStore(db, storeId))) throw new UsageError(`No such store: ${storeId}`);
-        return createKey(db, config.clock, { storeId, scopes, livemode: body.livemode, expiresAt: expires ? new Date(expires) : null });
+        return createKey(db, config.clock, { storeId, scopes, livemode: body.livemode, expiresAt });
       });
   if (flags.json) out(JSON.stringify(key, null, 2));
   else out(`API key (shown once): ${key.key}\nScopes: ${key.scopes.join(', ')}`);

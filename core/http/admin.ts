@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { errors } from '../errors';
-import { ALL_SCOPES, PLANS, createKey, createStore, getStore, revokeKey, validateScopes } from '../keys';
+import { ALL_SCOPES, PLANS, createKey, createStore, getStore, grantableScopes, revokeKey, validateExpiry, validateScopes } from '../keys';
 import { readJsonBody } from './body';
 import { baseHeaders, errorResponse, json, newRequestId } from './respond';
 import type { Services } from './services';
@@ -36,7 +36,7 @@ export function adminRoutes(svc: Services) {
           throw errors.validation('name is required: a non-empty string of at most 200 characters.', 'name');
         const plan = body.plan ?? 'free';
         if (!PLANS.includes(plan)) throw errors.validation(`plan must be one of ${PLANS.join(', ')}.`, 'plan');
-        const scopes = body.scopes === undefined ? ALL_SCOPES : validateScopes(body.scopes);
+        const scopes = body.scopes === undefined ? ALL_SCOPES : validateScopes(body.scopes, grantableScopes());
         const out = await svc.db.transaction(async (tx) => {
           const store = await createStore(tx, svc.clock, { name: body.name.trim(), plan });
           const api_key = await createKey(tx, svc.clock, { storeId: store.id, scopes, livemode: false });
@@ -51,14 +51,9 @@ export function adminRoutes(svc: Services) {
       handler: guard(async (request, params) => {
         const body = (await readJsonBody(request)).value;
         await requireStore(svc, params.storeId);
-        const scopes = body.scopes === undefined ? ALL_SCOPES : validateScopes(body.scopes);
+        const scopes = body.scopes === undefined ? ALL_SCOPES : validateScopes(body.scopes, grantableScopes());
         if (body.livemode !== undefined && typeof body.livemode !== 'boolean') throw errors.validation('livemode must be a boolean.', 'livemode');
-        let expiresAt: Date | null = null;
-        if (body.expires_at !== undefined && body.expires_at !== null) {
-          expiresAt = new Date(body.expires_at);
-          if (typeof body.expires_at !== 'string' || Number.isNaN(expiresAt.getTime()))
-            throw errors.validation('expires_at must be an ISO 8601 timestamp.', 'expires_at');
-        }
+        const expiresAt = validateExpiry(body.expires_at, svc.clock.now());
         const key = await createKey(svc.db, svc.clock, { storeId: params.storeId, scopes, livemode: body.livemode ?? false, expiresAt });
         return { status: 201, body: key };
       }),

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ALL_SCOPES, PLANS } from '../keys';
+import { PLANS, grantableScopes } from '../keys';
 import { acceptedScopes, type PluginDef } from '../plugins/contract';
 import { Timestamp, Uuid } from '../plugins/schema';
 import { restRoutes } from './rest';
@@ -85,7 +85,8 @@ interface AdminOperation {
 }
 
 const StoreId = Uuid('The store id.');
-const Scopes = Type.Array(Type.String({ enum: ALL_SCOPES }), { description: 'Scopes of the key; all scopes when left out.' });
+// The same list the admin handlers check against (core/keys.ts), so the document and the server agree.
+const Scopes = Type.Array(Type.String({ enum: grantableScopes() }), { description: 'Scopes of the key; all scopes when left out. A bare resource name (products) grants read and write.' });
 const ApiKey = Type.Object({
   object: Type.Literal('api_key'),
   id: Uuid(),
@@ -124,7 +125,7 @@ const ADMIN_OPERATIONS: AdminOperation[] = [
     body: Type.Object({
       scopes: Type.Optional(Scopes),
       livemode: Type.Optional(Type.Boolean({ default: false, description: 'true for a svc_live_ key, false for svc_test_.' })),
-      expires_at: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
+      expires_at: Type.Optional(Type.Union([Timestamp(), Type.Null()], { description: 'When the key stops working; must be in the future. null or absent: never.' })),
     }),
     output: ApiKey,
   },

@@ -1,4 +1,5 @@
 import { errors } from '../errors';
+import { MAX_JSON_DEPTH, tooDeepError, tooDeepInText } from '../json-depth';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -7,6 +8,9 @@ export async function readJsonBody(request: Request): Promise<{ raw: string; val
   const raw = await request.text();
   if (raw.length > MAX_BODY_BYTES) throw errors.validation('Request body exceeds 1 MiB.');
   if (raw.trim() === '') return { raw, value: {} };
+  // Before parsing: the body object is level 1, so its fields may nest MAX_JSON_DEPTH levels.
+  const deep = tooDeepInText(raw, MAX_JSON_DEPTH + 1);
+  if (deep) throw tooDeepError(deep);
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -8,6 +8,7 @@ import { CUSTOM_TOOL_SCOPES, resolveCall } from '../mcp/tools';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput, type CustomTool } from './custom';
 import { gateFor, type ToolOverrides } from './gate';
 import { holdForApproval, insertExecution } from './executions';
+import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
 
 
 export interface ToolCaller {
@@ -117,9 +118,14 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);
-  const record = { tool, action, target, caller };
+  // Arguments from a model or an MCP client are checked for depth before anything walks them; the
+  // audit record then keeps the other arguments and a note in place of the deep one.
+  const deep = tooDeepInValue(target.input, MAX_JSON_DEPTH + 1);
+  const recorded = deep ? { ...target, input: { ...target.input, [deep[0]]: `[not recorded: nested more than ${MAX_JSON_DEPTH} levels deep]` } } : target;
+  const record = { tool, action, target: recorded as ToolTarget, caller };
   let run: RunResult;
   try {
+    if (deep) throw tooDeepError(deep, 'tool input');
     authorize(caller, target);
     const custom = target.kind === 'custom' ? target.tool : undefined;
     const gate = await gateFor(tool, action, target.input, caller.agent?.toolOverrides[tool], custom);

@@ -4,8 +4,9 @@ import { acceptedScopes } from '../plugins/contract';
 import { hasScope, invoke } from '../plugins/invoke';
 import { errors } from '../errors';
 import { readJsonBody } from './body';
-import { claimInFlight, withIdempotency } from './idempotency';
-import { baseHeaders, errorResponse, json, newRequestId } from './respond';
+import { claimInFlight, idempotencyKeyOf, withIdempotency, type StoredResponse } from './idempotency';
+import { streamIdempotently } from './idempotent-stream';
+import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
 import type { Services } from './services';
 import { downgradeBody, resolveVersion } from './versioning';
 
@@ -106,24 +107,36 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
     const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
 
-    // A streamed answer (SSE) leaves now with the convention headers; it manages its own writes.
-    if (route.action.stream) return streamed((await run(svc.db)).body, headers);
+    // The one key rule (length) wherever the header is read: every POST and PATCH.
+    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? idempotencyKeyOf(request) : null;
+    const scope = idemKey ? { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
 
+    // A streamed answer (SSE) leaves now with the convention headers; it manages its own writes.
+    // Under a key it is recorded when it ends, and a repeat replays it (core/http/idempotent-stream.ts).
+    if (route.action.stream) {
+      const start = async () => (await run(svc.db)).body as Response;
+      if (!scope) return streamed(await start(), headers);
+      const out = await streamIdempotently(svc.db, svc.clock, scope, start);
+      if (out.replayed) headers['Idempotent-Replayed'] = 'true';
+      return streamed(out.response, headers);
+    }
+
+    // The exact text sent is what an idempotent replay sends again.
+    const render = (r: StoredResponse) => (r.status === 204 ? '' : JSON.stringify(downgradeBody(r.body, version.version)));
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
-    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
-    let result: { status: number; body: unknown };
-    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !idemKey)) result = await run(svc.db);
-    else {
-      const release = idemKey ? claimInFlight(principal.keyId, idemKey) : () => {};
+    let result: { status: number; text: string };
+    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !scope)) {
+      const r = await run(svc.db);
+      result = { status: r.status, text: render(r) };
+    } else {
+      const release = scope ? claimInFlight(scope.apiKeyId, scope.key) : () => {};
       try {
         result = await svc.db.transaction(async (tx) => {
-          if (!idemKey) return run(tx);
-          const r = await withIdempotency(
-          tx,
-          svc.clock,
-          { apiKeyId: principal.keyId, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
-          run,
-        );
+          if (!scope) {
+            const r = await run(tx);
+            return { status: r.status, text: render(r) };
+          }
+          const r = await withIdempotency(tx, svc.clock, scope, run, render);
           if (r.replayed) headers['Idempotent-Replayed'] = 'true';
           return r;
         });
@@ -131,7 +144,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
         release();
       }
     }
-    return json(result.status, downgradeBody(result.body, version.version), headers);
+    return textResponse(result.status, result.text, headers);
   } catch (err) {
     return errorResponse(err, requestId, headers);
   }

@@ -68,8 +68,9 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * The handler returns a `Response` whose body streams (server-sent events: agent chat). A stream
    * outlives any transaction, so invoke runs the handler outside one (ctx.db is the shared db) and
    * the handler writes in its own short transactions, recording events with `recordEvents`
-   * (ctx.emit is unavailable). REST hands the Response on with the convention headers; it is never
-   * recorded for idempotent replay. Tool callers (MCP, agents) do not see such actions.
+   * (ctx.emit is unavailable). REST hands the Response on with the convention headers; under an
+   * Idempotency-Key the stream is recorded when it ends and replayed to a repeat
+   * (core/http/idempotent-stream.ts). Tool callers (MCP, agents) do not see such actions.
    */
   stream?: boolean;
   /**

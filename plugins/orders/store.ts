@@ -7,6 +7,7 @@ import { fromMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
 import { lockProduct, putBack, take, type Allocation } from '../../core/stock';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
+import { customerIdIn } from '../customers/public';
 
 type Row = Record<string, any>;
 
@@ -87,6 +88,12 @@ function mergeLines(lines: { product_id: string; quantity: number }[]) {
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   const positions = new Map(input.line_items.map((l, i) => [l.product_id.toLowerCase(), i]));
   return ctx.db.transaction(async (tx) => {
+    // An order is for one of this store's customers, or for nobody: never for an id naming no one.
+    let customerId: string | null = null;
+    if (input.customer_id !== undefined) {
+      customerId = (await customerIdIn(tx, ctx.store.id, input.customer_id)) ?? null;
+      if (!customerId) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
+    }
     const taken: { product: Row; quantity: number; allocations: Allocation[] }[] = [];
     const now = ctx.clock.now();
     for (const [productId, quantity] of mergeLines(input.line_items)) {
@@ -108,7 +115,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7) RETURNING *`,
-      [ctx.store.id, String(n), [...currencies][0], total, input.customer_id ?? null, input.payment_method ?? null, now],
+      [ctx.store.id, String(n), [...currencies][0], total, customerId, input.payment_method ?? null, now],
     );
     const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
     for (const [position, t] of ordered.entries()) {

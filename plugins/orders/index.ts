@@ -1,5 +1,6 @@
 import { action, definePlugin } from '../../core/plugins/contract';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
+import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
@@ -8,7 +9,10 @@ export default definePlugin({
   category: 'commerce',
   description: "Customer orders: placing them, their lifecycle and cancellation.",
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
-  migrations: [{ id: 'orders/001_orders', sql: migration001 }],
+  migrations: [
+    { id: 'orders/001_orders', sql: migration001 },
+    { id: 'orders/002_currency_minor_units', sql: migration002 },
+  ],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -1,5 +1,6 @@
 import { action, definePlugin } from '../../core/plugins/contract';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
+import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import { Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate } from './schemas';
 import { archiveProduct, createProduct, getProductRow, listProducts, toProduct, updateProduct } from './store';
 
@@ -8,7 +9,10 @@ export default definePlugin({
   category: 'commerce',
   description: "The store's product catalog: prices, SKUs and stock.",
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
-  migrations: [{ id: 'products/001_products', sql: migration001 }],
+  migrations: [
+    { id: 'products/001_products', sql: migration001 },
+    { id: 'products/002_currency_minor_units', sql: migration002 },
+  ],
   actions: {
     list_products: action({
       kind: 'read',

@@ -4,7 +4,7 @@ import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/plugins/s
 const Money = (description: string) => Type.Number({ minimum: 0, description });
 
 const PricingInput = Input({
-  retail: Money('Selling price in the currency\'s major unit, at most two decimals.'),
+  retail: Money('Selling price in the currency\'s major unit, with at most its decimals (USD 2, JPY 0, KWD 3).'),
   compare_at: Type.Optional(Money('Former price, shown struck through.')),
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' })),
 });

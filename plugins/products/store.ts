@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
-import { fromMinor, toMinor } from '../../core/money';
+import { DEFAULT_CURRENCY, checkCurrency, fromMinor, toMinor } from '../../core/money';
 import { page } from '../../core/plugins/pagination';
 import { isUniqueViolation, sqlState } from '../../core/db/pg-errors';
 import { setTotal } from '../../core/stock';
@@ -19,8 +19,8 @@ export function toProduct(r: ProductRow): Static<typeof Product> {
     type: r.type,
     status: r.status,
     pricing_data: {
-      retail: fromMinor(r.price_minor),
-      compare_at: r.compare_at_minor == null ? null : fromMinor(r.compare_at_minor),
+      retail: fromMinor(r.price_minor, r.currency),
+      compare_at: r.compare_at_minor == null ? null : fromMinor(r.compare_at_minor, r.currency),
       currency: r.currency,
     },
     stock_quantity: Number(r.stock_quantity),
@@ -35,6 +35,7 @@ const duplicateSku = (sku: unknown) =>
 
 export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>, retried = false): Promise<ReturnType<typeof toProduct>> {
   const p = input.pricing_data;
+  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
   const now = ctx.clock.now();
   try {
     // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
@@ -59,9 +60,9 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
        SELECT * FROM p`,
       [
         ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
-        p ? toMinor(p.retail, 'pricing_data.retail') : 0,
-        p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-        p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
+        p ? toMinor(p.retail, currency, 'pricing_data.retail') : 0,
+        p?.compare_at == null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+        currency, input.stock_quantity ?? 0, now,
       ],
     );
     const product = toProduct(created);
@@ -97,20 +98,40 @@ export async function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>)
   return { object: 'list' as const, data: rows.map(toProduct), has_more, url: `${ctx.storePath}/products` };
 }
 
+/**
+ * A stored amount the update keeps, in the product's (maybe new) currency: the same decimal amount,
+ * which must fit the new currency's minor unit (19.99 USD cannot become JPY without a new price).
+ */
+function inCurrency(cur: ProductRow, column: 'price_minor' | 'compare_at_minor', currency: string): number | null {
+  if (cur[column] == null || currency === cur.currency) return cur[column];
+  const field = column === 'price_minor' ? 'retail' : 'compare_at';
+  try {
+    return toMinor(fromMinor(cur[column], cur.currency), currency, 'pricing_data.currency');
+  } catch {
+    throw errors.validation(
+      `Invalid pricing_data.currency: the current ${field} ${fromMinor(cur[column], cur.currency)} does not fit ${currency}; send a new ${field} with the currency.`,
+      'pricing_data.currency',
+    );
+  }
+}
+
 export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate>) {
   return ctx.db.transaction(async (tx) => {
     const cur = await getProductRow({ ...ctx, db: tx }, input.id, true);
     const p = input.pricing_data ?? {};
+    const currency = p.currency !== undefined ? checkCurrency(p.currency, 'pricing_data.currency') : cur.currency;
     const next = {
       name: input.name ?? cur.name,
       description: input.description !== undefined ? input.description : cur.description,
       sku: input.sku !== undefined ? input.sku : cur.sku,
       type: input.type ?? cur.type,
       status: input.status ?? cur.status,
-      price_minor: p.retail !== undefined ? toMinor(p.retail, 'pricing_data.retail') : cur.price_minor,
+      price_minor: p.retail !== undefined ? toMinor(p.retail, currency, 'pricing_data.retail') : inCurrency(cur, 'price_minor', currency),
       compare_at_minor:
-        p.compare_at === undefined ? cur.compare_at_minor : p.compare_at === null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-      currency: p.currency ?? cur.currency,
+        p.compare_at === undefined
+          ? inCurrency(cur, 'compare_at_minor', currency)
+          : p.compare_at === null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+      currency,
     };
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
     try {

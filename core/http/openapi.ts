@@ -65,7 +65,12 @@ const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
   ['429', 'RateLimited', 'rate_limit_error (rate_limit_exceeded): retry after the Retry-After delay.'],
   ['500', 'InternalError', 'api_error (internal_error): an unexpected failure; retry with exponential backoff.'],
 ];
+// Only operations that take a body can send one over the limit.
+const BODY_ERROR_RESPONSES: [status: string, name: string, description: string][] = [
+  ['413', 'RequestTooLarge', 'invalid_request_error (request_too_large): the request body exceeds 1 MiB.'],
+];
 const errorResponseRefs = () => Object.fromEntries(ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
+const bodyErrorRefs = () => Object.fromEntries(BODY_ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
 
 /** Headers on every response (SPEC 4 and 9). */
 const commonResponseHeaders = () => ({
@@ -210,6 +215,7 @@ function pluginOperations(plugins: PluginDef[]): { path: string; method: string;
       responses: {
         ...(route.action.stream ? streamResponse : successResponse)(route.status, route.action.output),
         ...errorResponseRefs(),
+        ...(body ? bodyErrorRefs() : {}),
       },
       security: API_KEY_SECURITY,
       'x-required-scopes': scopes,
@@ -233,7 +239,7 @@ function adminOperations(): { path: string; method: string; operation: Json }[] 
       ],
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
       // The admin handlers answer only these: no rate limit, scopes or conflicts apply.
-      responses: { ...successResponse(op.status, op.output), 400: bad, 401: unauth, 404: missing, 500: internal },
+      responses: { ...successResponse(op.status, op.output), 400: bad, 401: unauth, 404: missing, ...(op.body ? bodyErrorRefs() : {}), 500: internal },
       security: [{ AdminToken: [] }],
     };
     return { path: toOpenApiPath(op.path), method: op.method.toLowerCase(), operation };
@@ -262,7 +268,7 @@ function components(): Json {
   return {
     schemas: { Error: plain(ErrorSchema) },
     responses: Object.fromEntries(
-      ERROR_RESPONSES.map(([status, name, description]) => [
+      [...ERROR_RESPONSES, ...BODY_ERROR_RESPONSES].map(([status, name, description]) => [
         name,
         {
           description,

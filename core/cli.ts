@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirLocked } from './db/lock';
+import { recordedAddress } from './server-address';
 import { ALL_SCOPES, PLANS, createKey, createStore, getStore, grantableScopes, validateExpiry, validateScopes } from './keys';
 import { SvcError } from './errors';
 import { openMigrated } from './runtime';
@@ -29,6 +30,9 @@ The stores and keys commands talk to a running server when --url or SVC_URL is s
 token from --admin-token or SVC_ADMIN_TOKEN), and otherwise open the database directly.`;
 
 class UsageError extends Error {}
+
+/** The command being run, for the error handler's advice. */
+let running: string | undefined;
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -60,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [command, sub, ...extra] = positionals;
+  running = command;
   if (values.version) return out(pkg.version), 0;
   if (values.help || !command || command === 'help') return out(HELP), command || values.help ? 0 : 2;
   const config = loadConfig(process.env, { port: values.port, role: values.role, tools: command === 'serve' ? values.tools : undefined });
@@ -183,10 +188,18 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
     if (e instanceof DataDirLocked) {
+      // The address the holder recorded when it started listening, not a guess from PORT.
+      const url = recordedAddress(e.dir, e.pid);
+      if (running === 'serve') {
+        err(`${e.message}
+${url ? `That server listens at ${url}. ` : ''}Stop it first, or start this one on another data directory (SVC_DATA_DIR)
+or on PostgreSQL (DATABASE_URL).`);
+        process.exit(1);
+      }
       const tokenFile = join(e.dir, 'admin-token');
       err(`${e.message}
 A running server holds the embedded database, so this command cannot open it. Either stop that
-server, or send the command through it: add --url http://127.0.0.1:${process.env.PORT ?? 3000} and the
+server, or send the command through it: add --url ${url ?? "<that server's URL>"} and the
 admin token${existsSync(tokenFile) ? ` (kept in ${tokenFile})` : ''} with --admin-token or SVC_ADMIN_TOKEN.`);
       process.exit(1);
     }

@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirLocked } from './db/lock';
-import { PLANS, createKey, createStore, getStore, validateScopes } from './keys';
+import { recordedAddress } from './server-address';
+import { PLANS, createKey, createStore, getStore, validateExpiry, validateScopes } from './keys';
+import { SvcError } from './errors';
 import { openMigrated, type Composition } from './runtime';
 import { createRegistry } from './plugins/registry';
 import { pluginList } from '../plugins';
@@ -42,6 +44,8 @@ const app = (): Composition => {
   const registry = createRegistry(pluginList, { env: process.env });
   return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry) });
 };
+/** The command being run, for the error handler's advice. */
+let running: string | undefined;
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -73,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [command, sub, ...extra] = positionals;
+  running = command;
   if (values.version) return out(pkg.version), 0;
   if (values.help || !command || command === 'help') return out(HELP), command || values.help ? 0 : 2;
   const config = loadConfig(process.env, { port: values.port, role: values.role, tools: command === 'serve' ? values.tools : undefined });
@@ -167,21 +172,25 @@ async function storesCreate(config: Config, flags: Flags) {
 async function keysCreate(config: Config, flags: Flags) {
   const storeId = flags.store as string | undefined;
   if (!storeId) throw new UsageError('keys create needs --store ID.');
-  let scopes = [...app().registry.scopes];
-  try {
-    if (flags.scopes !== undefined) scopes = validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean));
-  } catch {
-    throw new UsageError(`Invalid --scopes '${flags.scopes}': expected a comma-separated list like products:read,orders:write.`);
-  }
+  // The server's own checks, run here first so a bad flag exits 2 with the server's message.
+  const usage = <T>(check: () => T): T => {
+    try {
+      return check();
+    } catch (e) {
+      if (e instanceof SvcError) throw new UsageError(e.message.replace(/^Invalid scopes\[\d+\]/, 'Invalid --scopes').replace(/^Invalid expires_at/, 'Invalid --expires-at'));
+      throw e;
+    }
+  };
+  const scopes = flags.scopes === undefined ? [...app().registry.scopes] : usage(() => validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean), [...app().registry.grantable]));
   const expires = flags['expires-at'] as string | undefined;
-  if (expires && Number.isNaN(new Date(expires).getTime())) throw new UsageError(`Invalid --expires-at '${expires}': expected ISO 8601.`);
+  const expiresAt = usage(() => validateExpiry(expires, config.clock.now()));
   const body = { scopes, livemode: Boolean(flags.live), ...(expires ? { expires_at: expires } : {}) };
   const r = remote(flags);
   const key = r
     ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/api-keys`, body)
     : await direct(config, async ({ db }) => {
         if (!/^[0-9a-f-]{36}$/i.test(storeId) || !(await getStore(db, storeId))) throw new UsageError(`No such store: ${storeId}`);
-        return createKey(db, config.clock, { storeId, scopes, livemode: body.livemode, expiresAt: expires ? new Date(expires) : null });
+        return createKey(db, config.clock, { storeId, scopes, livemode: body.livemode, expiresAt });
       });
   if (flags.json) out(JSON.stringify(key, null, 2));
   else out(`API key (shown once): ${key.key}\nScopes: ${key.scopes.join(', ')}`);
@@ -192,10 +201,18 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
     if (e instanceof DataDirLocked) {
+      // The address the holder recorded when it started listening, not a guess from PORT.
+      const url = recordedAddress(e.dir, e.pid);
+      if (running === 'serve') {
+        err(`${e.message}
+${url ? `That server listens at ${url}. ` : ''}Stop it first, or start this one on another data directory (SVC_DATA_DIR)
+or on PostgreSQL (DATABASE_URL).`);
+        process.exit(1);
+      }
       const tokenFile = join(e.dir, 'admin-token');
       err(`${e.message}
 A running server holds the embedded database, so this command cannot open it. Either stop that
-server, or send the command through it: add --url http://127.0.0.1:${process.env.PORT ?? 3000} and the
+server, or send the command through it: add --url ${url ?? "<that server's URL>"} and the
 admin token${existsSync(tokenFile) ? ` (kept in ${tokenFile})` : ''} with --admin-token or SVC_ADMIN_TOKEN.`);
       process.exit(1);
     }

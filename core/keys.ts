@@ -31,10 +31,59 @@ export interface ApiKeyView {
   created_at: string;
 }
 
-export function validateScopes(scopes: unknown): string[] {
-  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[a-z_]+(:[a-z_]+)?$/.test(s)))
-    throw errors.validation('scopes must be an array of scope strings like products:read.', 'scopes');
+
+/** Levenshtein distance, for "did you mean" hints on a misspelt scope. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The allowed scope closest to `given`, when it is close enough to be a typo (a third of its length). */
+function nearest(given: string, allowed: string[]): string | undefined {
+  let best: { scope: string; d: number } | undefined;
+  for (const scope of allowed) {
+    const d = distance(given.toLowerCase(), scope);
+    if (!best || d < best.d) best = { scope, d };
+  }
+  return best && best.d <= Math.max(1, Math.floor(given.length / 3)) ? best.scope : undefined;
+}
+
+/**
+ * Checks a requested scope list against `allowed` (grantableScopes() today; the registry's list
+ * later): a 400 naming the first bad entry as `scopes[i]`, with the nearest valid scope or the list.
+ */
+export function validateScopes(scopes: unknown, allowed: string[]): string[] {
+  if (!Array.isArray(scopes)) throw errors.validation('scopes must be an array of scope strings like products:read.', 'scopes');
+  for (const [i, s] of scopes.entries()) {
+    if (typeof s === 'string' && allowed.includes(s)) continue;
+    const param = `scopes[${i}]`;
+    if (typeof s !== 'string') throw errors.validation(`Invalid ${param}: must be a string like products:read.`, param);
+    const hint = nearest(s, allowed);
+    const shown = JSON.stringify(s.length > 60 ? s.slice(0, 60) + '...' : s);
+    throw errors.validation(
+      hint
+        ? `Invalid ${param}: ${shown} is not a scope; did you mean ${hint}?`
+        : `Invalid ${param}: ${shown} is not a scope. Valid scopes: ${allowed.join(', ')}.`,
+      param,
+    );
+  }
   return [...new Set(scopes as string[])];
+}
+
+/** An expiry must be a timestamp in the future: a key that is born expired is refused everywhere. */
+export function validateExpiry(value: unknown, now: Date): Date | null {
+  if (value === undefined || value === null) return null;
+  const at = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (typeof value !== 'string' || Number.isNaN(at.getTime()))
+    throw errors.validation('Invalid expires_at: must be an ISO 8601 timestamp.', 'expires_at');
+  if (at.getTime() <= now.getTime())
+    throw errors.validation(`Invalid expires_at: must be in the future (it is now ${now.toISOString()}).`, 'expires_at');
+  return at;
 }
 
 export async function createStore(db: Db, clock: Clock, input: { name: string; plan: string }): Promise<Store & { created_at: string }> {

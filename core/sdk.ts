@@ -20,7 +20,7 @@ export { isUniqueViolation, sqlState } from './db/pg-errors';
 export { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
-export { fromMinor, toMinor } from './money';
+export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
 export type { Logger } from './log';
 
 // Events and webhooks.
@@ -37,7 +37,7 @@ export { checkUrl, EgressError } from './net/egress';
 export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
 
 // Stores and keys (the operator's API).
-export { createKey, createStore, getStore, revokeKey, validateScopes } from './keys';
+export { createKey, createStore, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools/catalog';

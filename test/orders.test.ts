@@ -54,15 +54,28 @@ describe('placing an order', () => {
 
   test('create answers 201 with the SPEC 2.3 fields: pending, display number, total, customer, payment method, ISO UTC created_at', async () => {
     const p = await mkProduct(h, { name: 'Tea', pricing_data: { retail: 4.5 }, stock_quantity: 10 });
-    const r = await h.call('POST', '/orders', { ...lines([p.id, 2]), customer_id: 'cus_123', payment_method: 'card' });
+    const customer = (await h.call('POST', '/customers', { email: `tea-${crypto.randomUUID()}@example.com` })).body;
+    const r = await h.call('POST', '/orders', { ...lines([p.id, 2]), customer_id: customer.id, payment_method: 'card' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ object: 'order', status: 'pending', total: 9, customer_id: 'cus_123', payment_method: 'card' });
+    expect(r.body).toMatchObject({ object: 'order', status: 'pending', total: 9, customer_id: customer.id, payment_method: 'card' });
     expect(r.body.order_number).toBeString();
     expect(r.body.created_at).toMatch(ISO_UTC);
     expect(r.body.line_items).toEqual([
       expect.objectContaining({ product_id: p.id, name: 'Tea', sku: p.sku, quantity: 2, unit_price: 4.5, total: 9 }),
     ]);
     expect((await h.call('GET', `/orders/${r.body.id}`)).body).toEqual(r.body);
+  });
+
+  test('a customer_id naming no customer of this store (unknown, malformed, another store\'s) is 404 naming customer_id, and nothing is taken', async () => {
+    const p = await mkProduct(h, { stock_quantity: 3 });
+    const other = await setup();
+    const foreign = (await other.call('POST', '/customers', { email: 'foreign@example.com' })).body;
+    for (const customer_id of ['cus_1', crypto.randomUUID(), foreign.id]) {
+      const r = await h.call('POST', '/orders', { ...lines([p.id, 1]), customer_id });
+      expect(r.status).toBe(404);
+      expect(r.body.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing', param: 'customer_id' });
+    }
+    expect((await h.call('GET', `/products/${p.id}`)).body.stock_quantity).toBe(3);
   });
 
   test('order numbers are distinct and increase', async () => {

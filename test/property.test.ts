@@ -135,8 +135,10 @@ async function world() {
     completed: await order('completed'),
     cancelled: await order('cancelled'),
   };
+  const customer = (await h.call('POST', '/customers', { email: 'buyer@example.com' })).body.id as string;
+  const foreignCustomer = (await other.call('POST', '/customers', { email: 'buyer@example.com' })).body.id as string;
   const stores = [h.store.id, other.store.id];
-  return { h, other, plenty, scarce, draft, archived, pricey, foreign, orders, snap: () => snapshot(h, stores) };
+  return { h, other, customer, foreignCustomer, plenty, scarce, draft, archived, pricey, foreign, orders, snap: () => snapshot(h, stores) };
 }
 type World = Awaited<ReturnType<typeof world>>;
 
@@ -311,7 +313,7 @@ function orderArbs(w: World) {
         line_items: fc.shuffledSubarray(ids, { minLength: 1 }).chain((chosen) =>
           fc.tuple(...chosen.map((id) => fc.integer({ min: 1, max: 3 }).map((quantity) => ({ product_id: id, quantity })))),
         ),
-        customer_id: fc.string({ minLength: 1, maxLength: 40 }),
+        customer_id: fc.constant(w.customer),
         payment_method: fc.constantFrom('card', 'cash', 'invoice'),
       },
       { requiredKeys: ['line_items'] },
@@ -350,6 +352,13 @@ function orderArbs(w: World) {
       fc.oneof(fc.string(), fc.constant([]), fc.integer(), fc.constant(null), fc.constant({})).map((v) => ({ path: 'line_items', value: v, status: 400, param: 'line_items' })),
       fc.constant({ path: 'line_items', value: Array.from({ length: 101 }, () => ({ product_id: w.plenty[0].id, quantity: 1 })), status: 400, param: 'line_items' }),
       badText(200).map((v) => ({ path: 'customer_id', value: v, status: 400, param: 'customer_id' })),
+      fc.oneof(fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/\u0000|[\ud800-\udfff]/.test(s)), randomUuid, fc.constant(w.foreignCustomer)).map((v) => ({
+        path: 'customer_id',
+        value: v,
+        status: 404,
+        param: 'customer_id',
+        code: 'resource_missing',
+      })),
       badText(50).map((v) => ({ path: 'payment_method', value: v, status: 400, param: 'payment_method' })),
       extraKey(ORDER_KEYS).map((k) => ({ path: k, value: 'x', status: 400, param: k })),
       ...Array.from({ length: n }, (_, i) => LINE_ITEM_FAULTS(i)).flat(),

@@ -5,20 +5,29 @@ import { baseHeaders, errorResponse, newRequestId } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
 import { MCP_PATH, handleMcp } from '../mcp/http';
+import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
 /** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs. */
 export function createApp(svc: Services) {
   const app = new Elysia();
-  for (const route of restRoutes(svc.registry)) {
-    app.route(route.method, route.path, ({ request, params }: any) => handleRest(svc, route, request, params), { parse: 'none' } as any);
-  }
-  for (const r of docsRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
-  for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])
-    app.route(method, MCP_PATH, ({ request }: any) => handleMcp(svc, request), { parse: 'none' } as any);
-  app.get('/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }));
-  app.onError(({ code, error }) => {
+  const table = new RouteTable();
+  // Routes outside the REST pipeline get the convention headers it sets (SPEC 4) added here.
+  const route = (method: string, path: string, handler: (c: any) => Response | Promise<Response>, conventions = false) => {
+    table.add(method, path);
+    app.route(method, path, conventions ? async (c: any) => withConventionHeaders(await handler(c)) : handler, { parse: 'none' } as any);
+  };
+  for (const r of restRoutes(svc.registry)) route(r.method, r.path, ({ request, params }) => handleRest(svc, r, request, params));
+  for (const r of docsRoutes(svc)) route(r.method, r.path, r.handler as any, true);
+  for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) route(method, MCP_PATH, ({ request }) => handleMcp(svc, request), true);
+  route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);
+  app.onError(({ code, error, request }) => {
     const requestId = newRequestId();
-    const err = code === 'NOT_FOUND' ? errors.notFound('resource: the path does not exist') : error;
+    let err: unknown = error;
+    if (code === 'NOT_FOUND') {
+      // A real path asked with a method it does not take is 405 with Allow, not "no such path".
+      const allowed = table.allowed(new URL(request.url).pathname);
+      err = allowed.length ? methodNotAllowed(request.method, allowed) : errors.notFound('resource: the path does not exist');
+    }
     return errorResponse(err, requestId, baseHeaders(requestId), svc.log);
   });
   return app;

@@ -66,7 +66,12 @@ const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
   ['429', 'RateLimited', 'rate_limit_error (rate_limit_exceeded): retry after the Retry-After delay.'],
   ['500', 'InternalError', 'api_error (internal_error): an unexpected failure; retry with exponential backoff.'],
 ];
+// Only operations that take a body can send one over the limit.
+const BODY_ERROR_RESPONSES: [status: string, name: string, description: string][] = [
+  ['413', 'RequestTooLarge', 'invalid_request_error (request_too_large): the request body exceeds 1 MiB.'],
+];
 const errorResponseRefs = () => Object.fromEntries(ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
+const bodyErrorRefs = () => Object.fromEntries(BODY_ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
 
 /** Headers on every response (SPEC 4 and 9). */
 const commonResponseHeaders = () => ({
@@ -167,6 +172,7 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       responses: {
         ...(route.response === 'raw' ? rawResponse(route.status, route.action.output, route.action.rest!.contentType) : successResponse(route.status, route.action.output)),
         ...errorResponseRefs(),
+        ...(body ? bodyErrorRefs() : {}),
       },
       security: who.security,
       ...(who.scopes ? { 'x-required-scopes': who.scopes } : {}),
@@ -198,7 +204,7 @@ function components(): Json {
   return {
     schemas: { Error: plain(ErrorSchema) },
     responses: Object.fromEntries(
-      ERROR_RESPONSES.map(([status, name, description]) => [
+      [...ERROR_RESPONSES, ...BODY_ERROR_RESPONSES].map(([status, name, description]) => [
         name,
         {
           description,
@@ -266,12 +272,28 @@ function webhookPayloads(registry: Registry): Json {
   );
 }
 
+/**
+ * Lists only the registry knows: a schema marked `'x-svc-enum': 'grantable-scopes'` (declared
+ * before any registry exists) gets the scopes a key may be given as its enum, so the document and
+ * the server check the same list.
+ */
+function fillRegistryEnums(node: any, registry: Registry): any {
+  if (Array.isArray(node)) return node.map((n) => fillRegistryEnums(n, registry));
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, fillRegistryEnums(v, registry)]));
+  if (out['x-svc-enum'] === 'grantable-scopes') {
+    delete out['x-svc-enum'];
+    out.enum = [...registry.grantable];
+  }
+  return out;
+}
+
 /** Builds the whole document from the plugin declarations. */
 export function buildOpenApi(registry: Registry): Json {
   const plugins = registry.plugins;
   const paths: Json = {};
   for (const { path, method, operation } of pluginOperations(registry)) {
-    (paths[path] ??= {})[method] = operation;
+    (paths[path] ??= {})[method] = fillRegistryEnums(operation, registry);
   }
   return {
     openapi: '3.1.0',

@@ -21,6 +21,13 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(null, { status, headers: rest });
 }
 
+/** A JSON answer whose text is already made (an idempotent replay sends the first answer's bytes). */
+export function textResponse(status: number, text: string, headers: Record<string, string>) {
+  if (status !== 204) return new Response(text, { status, headers });
+  const { 'Content-Type': _, ...rest } = headers;
+  return new Response(null, { status, headers: rest });
+}
+
 const fallbackLog = createLogger();
 
 /** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here (one line, with the request id) and answered as a bare 500. */

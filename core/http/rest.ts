@@ -7,8 +7,9 @@ import { errors } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
-import { claimInFlight, withIdempotency } from './idempotency';
-import { baseHeaders, errorResponse, json, newRequestId } from './respond';
+import { claimInFlight, idempotencyKeyOf, withIdempotency, type StoredResponse } from './idempotency';
+import { streamIdempotently } from './idempotent-stream';
+import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
 import type { Services } from './services';
 import { downgradeBody, resolveVersion } from './versioning';
 
@@ -157,28 +158,40 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       body: await invoke(route.plugin, route.action, { ...ctx, db, afterCommitQueue }, input),
     });
 
-    // A raw answer (a stream, an image, a page) leaves now with the convention headers; it manages its own writes.
-    if (route.response === 'raw') return rawResponse((await run(svc.db)).body, headers);
+    // The one key rule (length) wherever the header is read: every POST and PATCH.
+    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? idempotencyKeyOf(request) : null;
+    const scope = idemKey ? { apiKeyId: credentialId(principal), key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
 
+    // A raw answer (a stream, an image, a page) leaves now with the convention headers; it manages
+    // its own writes. Under a key it is recorded when it ends, and a repeat replays it
+    // (core/http/idempotent-stream.ts).
+    if (route.response === 'raw') {
+      const start = async () => (await run(svc.db)).body as Response;
+      if (!scope || route.action.external) return rawResponse(await start(), headers);
+      const out = await streamIdempotently(svc.db, svc.clock, scope, start);
+      if (out.replayed) headers['Idempotent-Replayed'] = 'true';
+      return rawResponse(out.response, headers);
+    }
+
+    // The exact text sent is what an idempotent replay sends again.
+    const render = (r: StoredResponse) => (r.status === 204 ? '' : JSON.stringify(downgradeBody(r.body, version.version)));
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
-    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
-    const owner = idemKey ? credentialId(principal) : '';
-    let result: { status: number; body: unknown };
-    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !idemKey)) result = await run(svc.db);
-    else {
-      const release = idemKey ? claimInFlight(owner, idemKey) : () => {};
+    let result: { status: number; text: string };
+    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !scope)) {
+      const r = await run(svc.db);
+      result = { status: r.status, text: render(r) };
+    } else {
+      const release = scope ? claimInFlight(scope.apiKeyId, scope.key) : () => {};
       // The transaction is REST's (it holds the idempotency record too), so the action's
       // after-commit work waits for this commit, not the handler's return.
       const afterCommit: (() => void | Promise<void>)[] = [];
       try {
         result = await svc.db.transaction(async (tx) => {
-          if (!idemKey) return run(tx, afterCommit);
-          const r = await withIdempotency(
-            tx,
-            svc.clock,
-            { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw },
-            (db) => run(db, afterCommit),
-          );
+          if (!scope) {
+            const r = await run(tx, afterCommit);
+            return { status: r.status, text: render(r) };
+          }
+          const r = await withIdempotency(tx, svc.clock, scope, (db) => run(db, afterCommit), render);
           if (r.replayed) headers['Idempotent-Replayed'] = 'true';
           return r;
         });
@@ -187,7 +200,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       }
       await runAfterCommit(afterCommit, svc.log);
     }
-    return json(result.status, downgradeBody(result.body, version.version), headers);
+    return textResponse(result.status, result.text, headers);
   } catch (err) {
     return errorResponse(err, requestId, headers, svc.log);
   }

@@ -12,6 +12,7 @@ import type { Db } from '../db/types';
 import { watchToolChanges } from './tool-watch';
 import { forgetCustomTools } from '../tools/custom';
 import { toolsChanged } from '../signals';
+import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 
 export const MCP_PATH = '/agent/mcp';
 const MAX_BODY = 4 * 1024 * 1024;
@@ -192,6 +193,12 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'POST') {
     const text = await request.text();
     if (text.length > MAX_BODY) return rpcError(413, -32000, 'Request body too large (4 MiB at most).');
+    // Before parsing: message (1) > params (2) > arguments (3) > an argument, which may nest MAX_JSON_DEPTH levels.
+    const deep = tooDeepInText(text, MAX_JSON_DEPTH + 3);
+    if (deep) {
+      const field = deep[0] === 'params' && deep[1] === 'arguments' && deep.length > 2 ? `argument '${deep[2]}'` : `'${pathParam(deep.slice(0, 3))}'`;
+      return rpcError(400, -32602, `Invalid params: ${field} is JSON nested more than ${MAX_JSON_DEPTH} levels deep.`);
+    }
     try {
       parsedBody = JSON.parse(text);
     } catch {

@@ -1,6 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
+import { ValueErrorType } from '@sinclair/typebox/errors';
 import { errors } from '../errors';
+import { explain } from './messages';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef } from './contract';
 import type { Registry } from './registry';
 import type { Db } from '../db/types';
@@ -52,13 +54,14 @@ export function validateInput(schema: TSchema, input: unknown): void {
   }
   const first = checker.Errors(input).First();
   if (!first) throw errors.validation('Invalid request.');
-  const param = pointerToParam(first.path);
   // A schema with additionalProperties: false reports unknown fields at their own path.
-  const message = first.message.startsWith('Unexpected property')
-    ? `Received unknown parameter: ${param}.`
-    : param
-      ? `Invalid ${param}: ${first.message.toLowerCase()}.`
-      : `Invalid request: ${first.message.toLowerCase()}.`;
+  if (first.type === ValueErrorType.ObjectAdditionalProperties || first.message.startsWith('Unexpected property')) {
+    const param = pointerToParam(first.path);
+    throw errors.validation(`Received unknown parameter: ${param}.`, param);
+  }
+  const { path, phrase } = explain(first);
+  const param = pointerToParam(path);
+  const message = !param ? `Invalid request: ${phrase}.` : phrase === 'is required' ? `Missing required parameter: ${param}.` : `Invalid ${param}: ${phrase}.`;
   throw errors.validation(message, param);
 }
 

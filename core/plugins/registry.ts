@@ -21,8 +21,13 @@ export interface Registry {
   plugins: readonly PluginDef[];
   byName: ReadonlyMap<string, PluginDef>;
   byFlatName: ReadonlyMap<string, ActionRef>;
-  /** Every `resource:action` scope a credential may hold (SPEC 5.1 plus the plugins'). */
+  /** Every `resource:action` scope a credential may hold (SPEC 5.1 plus the plugins'): a new store's first key holds them all. */
   scopes: readonly string[];
+  /**
+   * What a key may be given: `scopes` plus the bare names tools accept (a bare `products` grants
+   * read and write). Anything else would make a key refused everywhere, so it is refused at creation.
+   */
+  grantable: readonly string[];
   /** Every event type an endpoint may subscribe to, with its payload schema. */
   events: ReadonlyMap<string, TSchema>;
   /** The plugins of SPEC 4.10's catalog, by name. */
@@ -66,6 +71,7 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   const events = new Map<string, TSchema>(Object.entries(CORE_EVENTS));
   const routes = new Map<string, string>();
   const scopes = new Set(SPEC_SCOPES);
+  const bare = new Set<string>();
 
   for (const p of defs) {
     check(NAME.test(p.name), `plugin name '${p.name}' must be snake_case`);
@@ -74,6 +80,8 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     for (const s of [...p.scopes.read, ...p.scopes.write]) {
       check(SCOPE.test(s), `${p.name}: malformed scope '${s}' (expected resource or resource:action)`);
       if (s.includes(':')) scopes.add(s);
+      // The operator's plugin is not a tool: its scope is never a key's.
+      else if (p.tool !== false) bare.add(s);
     }
     for (const [type, schema] of Object.entries(p.events ?? {})) {
       check(EVENT.test(type), `${p.name}: malformed event type '${type}' (expected noun.verb)`);
@@ -110,6 +118,7 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     byName,
     byFlatName,
     scopes: [...scopes],
+    grantable: [...new Set([...scopes, ...bare])].sort(),
     events,
     catalog: defs.filter((p) => p.catalog).map((p) => p.name),
     noun: (p) => p.resource ?? p.name,

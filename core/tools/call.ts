@@ -13,6 +13,7 @@ import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustom
 import { gateFor, type ToolOverrides } from './gate';
 import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
+import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
 
 
 export interface ToolCaller {
@@ -128,10 +129,15 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);
-  const record = { tool, action, target, caller };
+  // Arguments from a model or an MCP client are checked for depth before anything walks them; the
+  // audit record then keeps the other arguments and a note in place of the deep one.
+  const deep = tooDeepInValue(target.input, MAX_JSON_DEPTH + 1);
+  const recorded = deep ? { ...target, input: { ...target.input, [deep[0]]: `[not recorded: nested more than ${MAX_JSON_DEPTH} levels deep]` } } : target;
+  const record = { tool, action, target: recorded as ToolTarget, caller };
   const executionId = crypto.randomUUID();
   let run: RunResult;
   try {
+    if (deep) throw tooDeepError(deep, 'tool input');
     authorize(caller, target);
     const custom = target.kind === 'custom' ? target.tool : undefined;
     const gate = await gateFor(tool, action, target.input, caller.agent?.toolOverrides[tool], custom);

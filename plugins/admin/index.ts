@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { action, createKey, createStore, definePlugin, errors, Input, PLANS, revokeKey, Timestamp, Uuid, validateScopes } from '../../core/sdk';
+import { action, createKey, createStore, definePlugin, errors, Input, PLANS, revokeKey, Timestamp, Uuid, validateExpiry, validateScopes } from '../../core/sdk';
 
 /**
  * The operator's API (bootstrap): create stores and manage their keys with the admin token
  * (SVC_ADMIN_TOKEN). REST only: an operator act is never a tool an agent or MCP client could call.
  */
-const Scopes = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, description: 'Scopes of the key (`resource:action`, or a bare resource for both); all scopes when left out.' });
+const Scopes = Type.Array(Type.String({ maxLength: 100, 'x-svc-enum': 'grantable-scopes' }), { maxItems: 100, description: 'Scopes of the key (`resource:action`, or a bare resource for both); all scopes when left out.' });
 
 const ApiKey = Type.Object({
   object: Type.Literal('api_key'),
@@ -42,7 +42,7 @@ export default definePlugin({
       handler: async (ctx, input) => {
         const name = input.name.trim();
         if (!name) throw errors.validation('name is required: a non-empty string of at most 200 characters.', 'name');
-        const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes);
+        const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes, [...ctx.registry.grantable]);
         const store = await createStore(ctx.db, ctx.clock, { name, plan: input.plan ?? 'free' });
         const api_key = await createKey(ctx.db, ctx.clock, { storeId: store.id, scopes, livemode: false });
         return { store: { object: 'store' as const, ...store }, api_key };
@@ -59,12 +59,8 @@ export default definePlugin({
       output: ApiKey,
       rest: { method: 'POST', path: '/api-keys', status: 201, auth: 'admin' },
       handler: async (ctx, input) => {
-        const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes);
-        let expiresAt: Date | null = null;
-        if (input.expires_at != null) {
-          expiresAt = new Date(input.expires_at);
-          if (Number.isNaN(expiresAt.getTime())) throw errors.validation('expires_at must be an ISO 8601 timestamp.', 'expires_at');
-        }
+        const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes, [...ctx.registry.grantable]);
+        const expiresAt = validateExpiry(input.expires_at, ctx.clock.now());
         return createKey(ctx.db, ctx.clock, { storeId: ctx.store.id, scopes, livemode: input.livemode ?? false, expiresAt });
       },
     }),

@@ -21,6 +21,9 @@ type Sse =
   | { type: 'error'; message: string }
   | { type: 'end' };
 
+/** An error as one log line: its message with line breaks folded. */
+const oneLine = (err: unknown) => String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, ' ');
+
 /** How the stream stays open while a gated call waits: an SSE comment this often (proxies drop idle streams). */
 export const KEEP_ALIVE_MS = 15_000;
 
@@ -181,7 +184,8 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
             }
           } catch (err) {
             if (abort.signal.aborted) return; // the client left: nobody to tell
-            console.error(`[${ctx.requestId}] agent ${agent.id}: provider failed:`, err);
+            // One line for the operator's log: an outside failure, not a bug, so no stack or source frame.
+            console.error(`[${ctx.requestId}] agent ${agent.id}: provider failed: ${oneLine(err)}`);
             if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
             send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
             return;

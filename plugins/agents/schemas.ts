@@ -7,6 +7,7 @@ const Model = Type.String({
   minLength: 3,
   maxLength: 200,
   pattern: '^(openai|anthropic)/.+$',
+  errorMessage: 'must be openai/<model> or anthropic/<model>',
   description: 'Provider and model: `openai/<model>` (any OpenAI-compatible chat-completions server) or `anthropic/<model>`.',
 });
 const Prompt = Type.String({ maxLength: 100_000 });

@@ -13,6 +13,7 @@ const Handle = Type.String({
   minLength: 1,
   maxLength: HANDLE_MAX,
   pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  errorMessage: 'must be lower-case letters and digits, in words joined by single hyphens (e.g. summer-sale)',
   description: 'URL handle (slug), e.g. summer-sale; unique in the store. Derived from the title when left out.',
 });
 
@@ -29,14 +30,14 @@ export const Collection = Type.Object({
 });
 
 export const CollectionCreate = Input({
-  title: Type.String({ minLength: 1, maxLength: 255, pattern: SAFE_TEXT }),
+  title: Type.String({ minLength: 1, maxLength: 255, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }),
   handle: Type.Optional(Handle),
-  description: Type.Optional(Type.String({ maxLength: 20000, pattern: SAFE_TEXT })),
+  description: Type.Optional(Type.String({ maxLength: 20000, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' })),
 });
 
 export const CollectionQuery = Input({
   ...ListParams,
-  handle: Type.Optional(Type.String({ maxLength: HANDLE_MAX, pattern: SAFE_TEXT, description: 'Only the collection with this handle.' })),
+  handle: Type.Optional(Type.String({ maxLength: HANDLE_MAX, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description: 'Only the collection with this handle.' })),
 });
 
 export const MAX_PRODUCTS_PER_CALL = 100;

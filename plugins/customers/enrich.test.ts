@@ -143,11 +143,13 @@ describe('enrich_customer', () => {
     expect((await enrich(h, id, '2026-03-02T00:00:00.000Z')).enrichment.orders_count).toBe(1);
   });
 
-  test('another store\'s orders for the same customer id do not count', async () => {
+  test('another store cannot place orders for this store\'s customer, so none count', async () => {
     const id = await mkCustomer(h);
     const other = await setup({ now: '2026-03-01T00:00:00.000Z' });
     const theirs = await mkProduct(other, 5);
-    await order(other, '2026-03-01T00:00:00.000Z', id, theirs, 1);
+    const r = await other.call('POST', '/orders', { customer_id: id, line_items: [{ product_id: theirs, quantity: 1 }] });
+    expect(r.status).toBe(404);
+    expect(r.body.error.param).toBe('customer_id');
     expect((await enrich(h, id, '2026-03-02T00:00:00.000Z')).enrichment).toMatchObject({ orders_count: 0, segments: ['prospect'] });
   });
 });

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { toMinor, type Ctx } from '../../core/sdk';
+import { decimalsOf, fromMinor, toMinor, type Ctx } from '../../core/sdk';
 import { customerRow, toCustomer } from './store';
 import type { Enrichment } from './schemas';
 
@@ -13,7 +13,7 @@ export const SEGMENT_RULES = {
   newWithinDays: 30,
   /** `repeat`: at least this many orders. */
   repeatMinOrders: 2,
-  /** `vip`: at least this much spent in the main currency (minor units: 1000.00)... */
+  /** `vip`: at least this much spent in the main currency (1000.00, in hundredths of its major unit)... */
   vipMinSpentMinor: 100_000n,
   /** ...or at least this many orders. */
   vipMinOrders: 10,
@@ -31,8 +31,8 @@ interface CurrencyStats {
   lastAt: Date;
 }
 
-/** Minor units to the API's decimal number; exact while the sum fits 2^53 cents (orders cap each total there). */
-const toDecimal = (minor: bigint) => Number(minor) / 100;
+/** Minor units of `currency` to the API's decimal number; exact while the sum fits 2^53 minor units (orders cap each total there). */
+const toDecimal = (minor: bigint, currency: string) => fromMinor(minor, currency);
 
 
 /** Integer mean rounded half up (amounts are never negative), so the figure is exact to the cent. */
@@ -53,7 +53,7 @@ async function orderStats(ctx: Ctx, customerId: string): Promise<CurrencyStats[]
       const at = new Date(o.created_at);
       const s = byCurrency.get(o.currency) ?? { currency: o.currency, orders: 0, totalMinor: 0n, firstAt: at, lastAt: at };
       s.orders++;
-      s.totalMinor += BigInt(toMinor(o.total, 'total'));
+      s.totalMinor += BigInt(toMinor(o.total, o.currency, 'total'));
       if (at < s.firstAt) s.firstAt = at;
       if (at > s.lastAt) s.lastAt = at;
       byCurrency.set(o.currency, s);
@@ -71,13 +71,19 @@ function mainCurrency(stats: CurrencyStats[]): CurrencyStats | undefined {
   )[0];
 }
 
-export function segmentsFor(s: { orders: number; mainSpentMinor: bigint; firstAt: Date | null; lastAt: Date | null }, now: Date): string[] {
+/** The VIP spend threshold in minor units of `currency` (1000.00 is 1000 yen, 1000.000 dinars). */
+const vipThreshold = (currency: string) => (SEGMENT_RULES.vipMinSpentMinor * 10n ** BigInt(decimalsOf(currency))) / 100n;
+
+export function segmentsFor(
+  s: { orders: number; mainSpentMinor: bigint; currency?: string; firstAt: Date | null; lastAt: Date | null },
+  now: Date,
+): string[] {
   if (s.orders === 0) return ['prospect'];
   const out: string[] = [];
   const R = SEGMENT_RULES;
   if (s.firstAt && now.getTime() - s.firstAt.getTime() <= R.newWithinDays * DAY_MS) out.push('new');
   if (s.orders >= R.repeatMinOrders) out.push('repeat');
-  if (s.mainSpentMinor >= R.vipMinSpentMinor || s.orders >= R.vipMinOrders) out.push('vip');
+  if (s.mainSpentMinor >= vipThreshold(s.currency ?? 'USD') || s.orders >= R.vipMinOrders) out.push('vip');
   if (s.lastAt && now.getTime() - s.lastAt.getTime() > R.lapsedAfterDays * DAY_MS) out.push('lapsed');
   return out;
 }
@@ -89,20 +95,20 @@ export function computeEnrichment(stats: CurrencyStats[], now: Date): Static<typ
   const lastAt = stats.length ? new Date(Math.max(...stats.map((s) => s.lastAt.getTime()))) : null;
   return {
     orders_count: orders,
-    total_spent: main ? toDecimal(main.totalMinor) : 0,
-    average_order_value: main ? toDecimal(meanMinor(main.totalMinor, main.orders)) : 0,
+    total_spent: main ? toDecimal(main.totalMinor, main.currency) : 0,
+    average_order_value: main ? toDecimal(meanMinor(main.totalMinor, main.orders), main.currency) : 0,
     currency: main?.currency ?? null,
     by_currency: [...stats]
       .sort((a, b) => a.currency.localeCompare(b.currency))
       .map((s) => ({
         currency: s.currency,
         orders_count: s.orders,
-        total_spent: toDecimal(s.totalMinor),
-        average_order_value: toDecimal(meanMinor(s.totalMinor, s.orders)),
+        total_spent: toDecimal(s.totalMinor, s.currency),
+        average_order_value: toDecimal(meanMinor(s.totalMinor, s.orders), s.currency),
       })),
     first_order_at: firstAt?.toISOString() ?? null,
     last_order_at: lastAt?.toISOString() ?? null,
-    segments: segmentsFor({ orders, mainSpentMinor: main?.totalMinor ?? 0n, firstAt, lastAt }, now),
+    segments: segmentsFor({ orders, mainSpentMinor: main?.totalMinor ?? 0n, currency: main?.currency, firstAt, lastAt }, now),
     enriched_at: now.toISOString(),
   };
 }

@@ -7,12 +7,12 @@ import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
  * input a 400 naming the field instead of a 500 from the database. Matched per UTF-16 code unit.
  */
 const SAFE_TEXT = '^(?:[^\\u0000\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$';
-const Text = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: SAFE_TEXT, description });
+const Text = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description });
 
 /** The WHATWG form-validation address syntax, plus a dot in the domain (no bare `user@localhost`). */
 const EMAIL =
   "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
-export const Email = Type.String({ maxLength: 254, pattern: EMAIL, description: 'Email address; unique in the store, compared case-insensitively.' });
+export const Email = Type.String({ maxLength: 254, pattern: EMAIL, errorMessage: 'must be an email address', description: 'Email address; unique in the store, compared case-insensitively.' });
 
 /**
  * E.164-ish: a leading +, a country code not starting with 0, 7 to 15 digits in all, with the
@@ -21,13 +21,14 @@ export const Email = Type.String({ maxLength: 254, pattern: EMAIL, description: 
 const Phone = Type.String({
   maxLength: 40,
   pattern: '^\\+[1-9](?:[ .()-]{0,2}[0-9]){6,14}$',
+  errorMessage: 'must be a phone number in international form, e.g. +1 415 555 0100',
   description: 'Phone in international form, e.g. +1 415 555 0100; stored as E.164 (+14155550100).',
 });
 
 /** Stripe's bounds: at most 50 keys of at most 40 characters, values at most 500 (keys checked in store.ts). */
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX = 40;
-const MetadataValue = Type.String({ maxLength: 500, pattern: SAFE_TEXT });
+const MetadataValue = Type.String({ maxLength: 500, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' });
 const Metadata = Type.Record(Type.String(), MetadataValue, {
   maxProperties: METADATA_MAX_KEYS,
   description: 'Your own key-value pairs: up to 50 keys (1-40 characters), string values up to 500 characters.',
@@ -48,7 +49,7 @@ const AddressInput = Input({
   city: Type.Optional(Text(100)),
   state: Type.Optional(Text(100)),
   postal_code: Type.Optional(Text(20)),
-  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code, e.g. US' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US', description: 'ISO 3166-1 alpha-2 code, e.g. US' })),
 });
 const Addresses = Type.Array(AddressInput, { maxItems: 10, description: 'Up to 10 addresses; the first is the default.' });
 
@@ -125,7 +126,7 @@ export const CustomerUpdate = Input({
 
 export const CustomerQuery = Input({
   ...ListParams,
-  email: Type.Optional(Type.String({ maxLength: 254, pattern: SAFE_TEXT, description: 'Only the customer with this email (case-insensitive).' })),
+  email: Type.Optional(Type.String({ maxLength: 254, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description: 'Only the customer with this email (case-insensitive).' })),
 });
 
 export const CustomerId = Input({ id: Uuid('Customer id') });

@@ -64,6 +64,7 @@ export const StockAdjust = Input({
     minLength: 1,
     maxLength: 200,
     pattern: NO_NUL,
+    errorMessage: 'must not contain NUL characters',
     description: 'Why, kept in the history: e.g. received, correction, damaged, shrinkage, cycle_count, restock.',
   })),
 });

@@ -1,5 +1,6 @@
 import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
+import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
@@ -19,7 +20,10 @@ export default definePlugin({
     // SPEC 6.1 names it; nothing emits it until checkout exists.
     'checkout.completed': Order,
   },
-  migrations: [{ id: 'orders/001_orders', sql: migration001 }],
+  migrations: [
+    { id: 'orders/001_orders', sql: migration001 },
+    { id: 'orders/002_currency_minor_units', sql: migration002 },
+  ],
   requires: ['inventory'],
   actions: {
     list_orders: action({

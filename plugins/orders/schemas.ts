@@ -31,7 +31,7 @@ export const Order = Type.Object({
 });
 
 export const OrderCreate = Input({
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Id of one of this store\'s customers; another id is 404 resource_missing naming customer_id.' })),
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'e.g. card' })),
   line_items: Type.Array(
     Input({ product_id: Uuid('An active product of this store'), quantity: Type.Integer({ minimum: 1, maximum: 100000 }) }),

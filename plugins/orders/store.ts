@@ -7,6 +7,7 @@ import { fromMinor } from '../../core/sdk';
 import { page } from '../../core/sdk';
 import { lockProduct, putBack, take, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
+import { customerIdIn } from '../customers/public';
 
 type Row = Record<string, any>;
 
@@ -27,7 +28,7 @@ function toOrder(r: Row, items: Row[]): Static<typeof Order> {
     order_number: r.order_number,
     status: r.status,
     currency: r.currency,
-    total: fromMinor(r.total_minor),
+    total: fromMinor(r.total_minor, r.currency),
     customer_id: r.customer_id,
     payment_method: r.payment_method,
     line_items: items.map((i) => ({
@@ -37,8 +38,8 @@ function toOrder(r: Row, items: Row[]): Static<typeof Order> {
       name: i.name,
       sku: i.sku,
       quantity: Number(i.quantity),
-      unit_price: fromMinor(i.unit_price_minor),
-      total: fromMinor(i.total_minor),
+      unit_price: fromMinor(i.unit_price_minor, r.currency),
+      total: fromMinor(i.total_minor, r.currency),
     })),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -92,6 +93,12 @@ function mergeLines(lines: { product_id: string; quantity: number }[]) {
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   const positions = new Map(input.line_items.map((l, i) => [l.product_id.toLowerCase(), i]));
   return ctx.db.transaction(async (tx) => {
+    // An order is for one of this store's customers, or for nobody: never for an id naming no one.
+    let customerId: string | null = null;
+    if (input.customer_id !== undefined) {
+      customerId = (await customerIdIn(tx, ctx.store.id, input.customer_id)) ?? null;
+      if (!customerId) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
+    }
     const taken: { product: Row; quantity: number; allocations: Allocation[] }[] = [];
     const now = ctx.clock.now();
     for (const [productId, quantity] of mergeLines(input.line_items)) {
@@ -113,7 +120,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7) RETURNING *`,
-      [ctx.store.id, String(n), [...currencies][0], total, input.customer_id ?? null, input.payment_method ?? null, now],
+      [ctx.store.id, String(n), [...currencies][0], total, customerId, input.payment_method ?? null, now],
     );
     const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
     for (const [position, t] of ordered.entries()) {

@@ -1,6 +1,7 @@
 import { action, definePlugin } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
+import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import { Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate } from './schemas';
 import { archiveProduct, createProduct, getProductRow, listProducts, toProduct, updateProduct } from './store';
 
@@ -13,7 +14,10 @@ export default definePlugin({
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
   events: { 'product.created': Product, 'product.updated': Product, 'product.deleted': Product },
   errors: { duplicate_sku: conflict('Another live product of the store has this SKU.') },
-  migrations: [{ id: 'products/001_products', sql: migration001 }],
+  migrations: [
+    { id: 'products/001_products', sql: migration001 },
+    { id: 'products/002_currency_minor_units', sql: migration002 },
+  ],
   requires: ['inventory'],
   actions: {
     list_products: action({

@@ -4,9 +4,9 @@ import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 const Money = (description: string) => Type.Number({ minimum: 0, description });
 
 const PricingInput = Input({
-  retail: Money('Selling price in the currency\'s major unit, at most two decimals.'),
+  retail: Money('Selling price in the currency\'s major unit, with at most its decimals (USD 2, JPY 0, KWD 3).'),
   compare_at: Type.Optional(Money('Former price, shown struck through.')),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, default USD.' })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' })),
 });
 
 export const ProductStatus = Type.Union([Type.Literal('draft'), Type.Literal('active')]);
@@ -56,7 +56,7 @@ export const ProductUpdate = Input({
   pricing_data: Type.Optional(Input({
     retail: Type.Optional(Money('New selling price.')),
     compare_at: Type.Optional(Type.Union([Money('New former price.'), Type.Null()])),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD' })),
   })),
   stock_quantity: Type.Optional(Stock),
 });

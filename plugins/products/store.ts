@@ -1,9 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { fromMinor, toMinor } from '../../core/sdk';
-import { sqlState } from '../../core/sdk';
-import { listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import { checkCurrency, DEFAULT_CURRENCY, errors, fromMinor, listPage, rowOr404, setClause, sqlState, stamps, toMinor, unique, type Ctx, type Row } from '../../core/sdk';
 import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 
@@ -17,8 +13,8 @@ export function toProduct(r: Row): Static<typeof Product> {
     type: r.type,
     status: r.status,
     pricing_data: {
-      retail: fromMinor(r.price_minor),
-      compare_at: r.compare_at_minor == null ? null : fromMinor(r.compare_at_minor),
+      retail: fromMinor(r.price_minor, r.currency),
+      compare_at: r.compare_at_minor == null ? null : fromMinor(r.compare_at_minor, r.currency),
       currency: r.currency,
     },
     stock_quantity: Number(r.stock_quantity),
@@ -32,6 +28,7 @@ const duplicateSku = (sku: unknown) =>
 
 export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>, retried = false): Promise<ReturnType<typeof toProduct>> {
   const p = input.pricing_data;
+  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
   const now = ctx.clock.now();
   try {
     // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
@@ -56,9 +53,9 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
        SELECT * FROM p`,
       [
         ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
-        p ? toMinor(p.retail, 'pricing_data.retail') : 0,
-        p?.compare_at == null ? null : toMinor(p.compare_at, 'pricing_data.compare_at'),
-        p?.currency ?? 'USD', input.stock_quantity ?? 0, now,
+        p ? toMinor(p.retail, currency, 'pricing_data.retail') : 0,
+        p?.compare_at == null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+        currency, input.stock_quantity ?? 0, now,
       ],
     ), { products_store_sku: () => duplicateSku(input.sku) });
     const product = toProduct(created);
@@ -84,19 +81,40 @@ export const listProducts = (ctx: Ctx, input: Static<typeof ProductQuery>) =>
     filters: { 'status = $': input.status === 'archived' ? undefined : input.status },
   }, (rows) => rows.map(toProduct));
 
+/**
+ * A stored amount the update keeps, in the product's (maybe new) currency: the same decimal amount,
+ * which must fit the new currency's minor unit (19.99 USD cannot become JPY without a new price).
+ */
+function inCurrency(cur: Row, column: 'price_minor' | 'compare_at_minor', currency: string): number | null {
+  if (cur[column] == null || currency === cur.currency) return cur[column];
+  const field = column === 'price_minor' ? 'retail' : 'compare_at';
+  try {
+    return toMinor(fromMinor(cur[column], cur.currency), currency, 'pricing_data.currency');
+  } catch {
+    throw errors.validation(
+      `Invalid pricing_data.currency: the current ${field} ${fromMinor(cur[column], cur.currency)} does not fit ${currency}; send a new ${field} with the currency.`,
+      'pricing_data.currency',
+    );
+  }
+}
+
 export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate>) {
   return ctx.db.transaction(async (tx) => {
     const cur = await getProductRow({ ...ctx, db: tx }, input.id, true);
     const p = input.pricing_data ?? {};
+    const currency = p.currency !== undefined ? checkCurrency(p.currency, 'pricing_data.currency') : cur.currency;
     const set = setClause({
       name: input.name,
       description: input.description,
       sku: input.sku,
       type: input.type,
       status: input.status,
-      price_minor: p.retail === undefined ? undefined : toMinor(p.retail, 'pricing_data.retail'),
-      compare_at_minor: p.compare_at == null ? p.compare_at : toMinor(p.compare_at, 'pricing_data.compare_at'),
-      currency: p.currency,
+      price_minor: p.retail !== undefined ? toMinor(p.retail, currency, 'pricing_data.retail') : inCurrency(cur, 'price_minor', currency),
+      compare_at_minor:
+        p.compare_at === undefined
+          ? inCurrency(cur, 'compare_at_minor', currency)
+          : p.compare_at === null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+      currency: p.currency === undefined ? undefined : currency,
       updated_at: ctx.clock.now(),
     }, { after: 2 });
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());

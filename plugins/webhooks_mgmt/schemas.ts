@@ -32,6 +32,7 @@ export const WebhookCreate = Input({
       minLength: 16,
       maxLength: 200,
       pattern: '^[!-~]+$',
+      errorMessage: 'must be visible ASCII characters only (no spaces)',
       description: 'Your own signing secret (16-200 visible ASCII characters); by default one is generated (whsec_...).',
     }),
   ),

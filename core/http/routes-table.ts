@@ -1,0 +1,47 @@
+import { SvcError } from '../errors';
+import { LATEST } from './versioning';
+import { newRequestId } from './respond';
+
+/**
+ * The paths the app serves and their methods, so a request that names a real path with a method it
+ * does not take is answered 405 with `Allow` (RFC 9110 15.5.6), not 404 "no such path".
+ */
+export class RouteTable {
+  private routes: { method: string; pattern: RegExp }[] = [];
+
+  add(method: string, path: string) {
+    const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}/?$`);
+    this.routes.push({ method, pattern });
+  }
+
+  /** The methods served on this path (HEAD with GET, as Bun answers it), in a stable order. */
+  allowed(pathname: string): string[] {
+    const methods = new Set(this.routes.filter((r) => r.pattern.test(pathname)).map((r) => r.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m));
+  }
+}
+
+export const methodNotAllowed = (method: string, allowed: string[]) =>
+  new SvcError('method_not_allowed', `${method} is not supported on this path; it takes ${allowed.join(', ')}.`, null, { Allow: allowed.join(', ') });
+
+/** Request bodies larger than the limit: 413 (RFC 9110 15.5.14) with the usual envelope. */
+export const requestTooLarge = (limitText: string) =>
+  new SvcError('request_too_large', `The request body exceeds ${limitText}.`);
+
+/**
+ * SPEC 4: every response carries X-Request-Id, X-API-Version and X-API-Latest-Version, including
+ * the routes outside the REST pipeline (health, docs, OpenAPI, MCP). Adds those a response lacks.
+ */
+export function withConventionHeaders(response: Response): Response {
+  const h = response.headers;
+  try {
+    if (!h.has('x-request-id')) h.set('X-Request-Id', newRequestId());
+    if (!h.has('x-api-version')) h.set('X-API-Version', LATEST.id);
+    if (!h.has('x-api-latest-version')) h.set('X-API-Latest-Version', LATEST.id);
+    return response;
+  } catch {
+    // Immutable headers (a response passed through from fetch): copy it into one we may change.
+    return withConventionHeaders(new Response(response.body, response));
+  }
+}

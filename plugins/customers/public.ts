@@ -1,0 +1,12 @@
+import type { Db } from '../../core/db/types';
+
+/**
+ * What other plugins may use of customers. The id of this store's customer `id`, as stored
+ * (canonical lower case), or undefined when there is none: an id of another store's customer, a
+ * malformed id and an unknown one all name no customer here.
+ */
+export async function customerIdIn(db: Db, storeId: string, id: string): Promise<string | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const [row] = await db.query<{ id: string }>('SELECT id FROM customers WHERE store_id = $1 AND id = $2', [storeId, id]);
+  return row?.id;
+}

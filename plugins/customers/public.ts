@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db/types';
+import type { Db } from '../../core/sdk';
 
 /**
  * What other plugins may use of customers. The id of this store's customer `id`, as stored

@@ -24,7 +24,7 @@ export default definePlugin({
     { id: 'orders/001_orders', sql: migration001 },
     { id: 'orders/002_currency_minor_units', sql: migration002 },
   ],
-  requires: ['inventory'],
+  requires: ['inventory', 'customers'],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -10,7 +10,7 @@ import { MCP_PATH, handleMcp } from '../mcp/http';
 export function createApp(svc: Services) {
   const app = new Elysia();
   for (const route of restRoutes(svc.registry)) {
-    app.route(route.method, route.path, ({ request, params }: any) => handleRest(svc, route, request, params), { parse: 'none' } as any);
+    app.route(route.method, route.path, ({ request, params, server }: any) => handleRest(svc, route, request, params, server?.requestIP?.(request)?.address), { parse: 'none' } as any);
   }
   for (const r of docsRoutes(svc)) app.route(r.method, r.path, r.handler as any, { parse: 'none' } as any);
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])

@@ -97,9 +97,10 @@ export async function actingManager(ctx: Ctx): Promise<{ userId: string; role: R
  */
 export async function changeMember(ctx: Ctx, targetId: string, role: Role | null) {
   if (role !== null && !isRole(role)) throw errors.validation('role must be one of owner, admin, approver, staff, viewer.', 'role');
-  const actor = await actingManager(ctx);
   return ctx.db.transaction(async (tx) => {
     await tx.query('SELECT id FROM stores WHERE id = $1 FOR UPDATE', [ctx.store.id]);
+    // The actor's role is read under the lock too: a concurrent change may just have demoted them.
+    const actor = await actingManager({ ...ctx, db: tx });
     const current = await roleOf(tx, ctx.store.id, targetId);
     if (!current) throw errors.notFound(`member: '${targetId}'`, 'user_id');
     if ((current === 'owner' || role === 'owner') && actor.role !== 'owner') throw fail('role_required', 'Only owners manage owners.', 'role');

@@ -11,15 +11,21 @@ const MAX_DELAY_S = 15 * 60;
 
 export const delaySeconds = (failures: number) => (failures <= 0 ? 0 : Math.min(2 ** (failures - 1), MAX_DELAY_S));
 
-/** Claims every key for one attempt; returns the seconds to wait instead when any is not due. */
+/** Claims the keys (the account's first) for one attempt; returns the seconds to wait instead when any is not due. */
 export async function claimAttempt(ctx: Ctx, keys: string[]): Promise<{ ok: true } | { ok: false; retryAfter: number }> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx: Db) => {
     for (const key of keys) await tx.query('INSERT INTO login_throttle (key, failures, next_at) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING', [key, now]);
-    const rows = await tx.query<{ key: string; next_at: string }>('SELECT key, next_at FROM login_throttle WHERE key = ANY($1) ORDER BY key FOR UPDATE', [keys]);
+    const rows = await tx.query<{ key: string; next_at: string; failures: number }>(
+      'SELECT key, next_at, failures FROM login_throttle WHERE key = ANY($1) ORDER BY key FOR UPDATE',
+      [keys],
+    );
     const wait = Math.max(0, ...rows.map((r) => new Date(r.next_at).getTime() - now.getTime()));
     if (wait > 0) return { ok: false as const, retryAfter: Math.ceil(wait / 1000) };
-    await tx.query('UPDATE login_throttle SET next_at = $2 WHERE key = ANY($1)', [keys, new Date(now.getTime() + HOLD_MS)]);
+    // An account is checked one attempt at a time; an address only once it has failed (so people
+    // behind one office address can sign in together until someone there guesses wrong).
+    const hold = rows.filter((r) => r.key === keys[0] || r.failures > 0).map((r) => r.key);
+    await tx.query('UPDATE login_throttle SET next_at = $2 WHERE key = ANY($1)', [hold, new Date(now.getTime() + HOLD_MS)]);
     return { ok: true as const };
   });
 }

@@ -87,7 +87,7 @@ export const authorizeActions = {
     kind: 'read',
     description: 'OAuth 2.1 authorization endpoint (SPEC 4.9): signs the user in if needed and asks for consent (HTML).',
     input: Form,
-    output: Type.Any(),
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'GET', path: '/auth/authorize', auth: 'public', scope: 'global', response: 'raw', contentType: 'text/html' },
     handler: async (ctx, input) => {
       const params = pick(input);
@@ -105,7 +105,7 @@ export const authorizeActions = {
     kind: 'write',
     description: 'The consent form\'s answer: allow (redirects with a code) or deny (redirects with error=access_denied).',
     input: Form,
-    output: Type.Any(),
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'POST', path: '/auth/authorize', auth: 'public', scope: 'global', body: 'form', response: 'raw', contentType: 'text/html' },
     handler: async (ctx, input) => {
       if (!csrfValid(ctx, input.csrf_token)) return csrfFailure(ctx);

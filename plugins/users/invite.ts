@@ -40,7 +40,7 @@ export const inviteActions = {
     kind: 'read',
     description: 'The invitation link\'s page (HTML).',
     input: Form,
-    output: Type.Any(),
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'GET', path: '/auth/invitation', auth: 'public', scope: 'global', response: 'raw', contentType: 'text/html' },
     handler: async (ctx, input) => {
       const inv = await invitation(ctx, input.token);
@@ -51,7 +51,7 @@ export const inviteActions = {
     kind: 'write',
     description: 'Accept an invitation (HTML form post): joins the store and signs in.',
     input: Form,
-    output: Type.Any(),
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'POST', path: '/auth/invitation', auth: 'public', scope: 'global', body: 'form', response: 'raw', contentType: 'text/html' },
     handler: async (ctx, input) => {
       if (!csrfValid(ctx, input.csrf_token)) return csrfFailure(ctx);

@@ -9,7 +9,7 @@ import { clientIp, escapeHtml, html, page, redirect } from './web';
 
 export const FAILED = 'Email or password is incorrect.';
 const Form = Type.Record(Type.String(), Type.String());
-const Page = Type.Any();
+const Page = Type.Object({}, { description: 'An HTML page, or a 303 redirect.' });
 
 /** Where to go after signing in: a path on this server only (never an open redirect). */
 export const safeReturn = (to: unknown) => (typeof to === 'string' && /^\/(?![\/\\])/.test(to) && to.length < 4000 ? to : '/auth/login');

@@ -54,7 +54,7 @@ export const memberActions = {
     kind: 'destructive',
     description: 'Remove a member from the store (owners and admins; only owners remove owners; the last owner stays). Their tokens stop working.',
     input: Input({ user_id: Uuid() }),
-    output: Type.Intersect([Member, Type.Object({ deleted: Type.Literal(true) })]),
+    output: Type.Object({ ...Member.properties, deleted: Type.Literal(true) }),
     errors: ['role_required', 'last_owner'],
     rest: { method: 'DELETE', path: '/members/:user_id', auth: 'user' },
     handler: (ctx, input) => changeMember(ctx, input.user_id, null) as any,

@@ -48,7 +48,7 @@ const get = (path: string, description: string, body: (ctx: Ctx) => unknown | Pr
     kind: 'read',
     description,
     input: None,
-    output: Type.Any(),
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'GET', path, auth: 'public', scope: 'global', response: 'raw', contentType: 'application/json' },
     handler: async (ctx) => jsonResponse(200, await body(ctx), { ...CORS, 'Cache-Control': 'public, max-age=300' }),
   });

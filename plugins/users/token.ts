@@ -54,8 +54,8 @@ export const tokenActions = {
     kind: 'write',
     description: 'OAuth 2.1 token endpoint (SPEC 4.9): authorization_code (with PKCE) and refresh_token grants.',
     input: RawBody,
-    output: Type.Any(),
-    rest: { method: 'POST', path: '/v1/auth/token', auth: 'public', scope: 'global', body: 'raw', response: 'raw' },
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
+    rest: { method: 'POST', path: '/v1/auth/token', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
     handler: async (ctx, input) => {
       const body = parseBody(input);
       if (!body) return oauthError(400, 'invalid_request', 'The body must be form-encoded (or a JSON object).');
@@ -76,8 +76,8 @@ export const tokenActions = {
     kind: 'write',
     description: 'OAuth token revocation (RFC 7009): a refresh or access token, with its whole grant. Answers 200 whether or not the token was known.',
     input: RawBody,
-    output: Type.Any(),
-    rest: { method: 'POST', path: '/auth/revoke', auth: 'public', scope: 'global', body: 'raw', response: 'raw' },
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
+    rest: { method: 'POST', path: '/auth/revoke', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
     handler: async (ctx, input) => {
       const body = parseBody(input);
       if (!body || typeof body.token !== 'string') return oauthError(400, 'invalid_request', 'token is required.');
@@ -94,8 +94,8 @@ export const tokenActions = {
     kind: 'write',
     description: 'OAuth dynamic client registration (RFC 7591), as MCP clients use it. Public clients (token_endpoint_auth_method none, the default) must use PKCE.',
     input: RawBody,
-    output: Type.Any(),
-    rest: { method: 'POST', path: '/auth/register', auth: 'public', scope: 'global', body: 'raw', response: 'raw', status: 201 },
+    output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
+    rest: { method: 'POST', path: '/auth/register', auth: 'public', scope: 'global', body: 'raw', response: 'raw', status: 201, contentType: 'application/json' },
     handler: async (ctx, input) => {
       const meta = parseBody({ ...input, content_type: 'application/json' });
       if (!meta) return oauthError(400, 'invalid_client_metadata', 'The body must be a JSON object of client metadata.');

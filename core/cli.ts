@@ -6,6 +6,7 @@ import { recordedAddress } from './server-address';
 import { PLANS, createKey, createStore, getStore, validateExpiry, validateScopes } from './keys';
 import { SvcError } from './errors';
 import { openMigrated, type Composition } from './runtime';
+import { invoke } from './plugins/invoke';
 import { createRegistry } from './plugins/registry';
 import { pluginList } from '../plugins';
 import { allJobs } from '../workers';
@@ -23,6 +24,8 @@ Usage:
   svc migrate                                    apply database migrations and exit
   svc stores create --name NAME [--plan free|starter|pro|enterprise] [--json]
   svc keys create --store ID [--scopes a,b] [--live] [--expires-at ISO] [--json]
+  svc users create --email EMAIL --store ID --role owner|admin|approver|staff|viewer [--name NAME] [--json]
+                                                 add a user to a store (the password of a new account is read from stdin)
   svc login --url URL --key KEY                  keep a server URL and API key in ~/.svc/session.json
   svc mcp --store ID [--transport stdio|sse] [--port N] [--toolsets a,b] [--read-only] [--tools flat|grouped]
                                                  MCP for AI clients, bridged to the server at --url / SVC_URL
@@ -70,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       'admin-token': { type: 'string' },
       key: { type: 'string' },
+      email: { type: 'string' },
       transport: { type: 'string' },
       toolsets: { type: 'string' },
       'read-only': { type: 'boolean' },
@@ -80,7 +84,8 @@ async function main(argv: string[]): Promise<number> {
   running = command;
   if (values.version) return out(pkg.version), 0;
   if (values.help || !command || command === 'help') return out(HELP), command || values.help ? 0 : 2;
-  const config = loadConfig(process.env, { port: values.port, role: values.role, tools: command === 'serve' ? values.tools : undefined });
+  // --role is the server's role for `serve`, a store role for `users create`.
+  const config = loadConfig(process.env, { port: values.port, role: command === 'serve' ? values.role : undefined, tools: command === 'serve' ? values.tools : undefined });
 
   if (command === 'serve') {
     if (sub) throw new UsageError(`Unexpected argument '${sub}'.`);
@@ -107,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login') return out(`Saved to ${await login(values)}.`), 0;
   if (command === 'stores' && sub === 'create') return storesCreate(config, values);
   if (command === 'keys' && sub === 'create') return keysCreate(config, values);
+  if (command === 'users' && sub === 'create') return usersCreate(config, values);
   throw new UsageError(`Unknown command '${positionals.join(' ')}'.`);
 }
 
@@ -194,6 +200,37 @@ async function keysCreate(config: Config, flags: Flags) {
       });
   if (flags.json) out(JSON.stringify(key, null, 2));
   else out(`API key (shown once): ${key.key}\nScopes: ${key.scopes.join(', ')}`);
+  return 0;
+}
+
+/**
+ * `svc users create`: the first owner of a store (issue 11). Runs the users plugin's operator
+ * action (through invoke, as the operator), over HTTP with --url or on the database directly.
+ * The password comes from stdin, never from a flag (flags end up in shell history and `ps`).
+ */
+async function usersCreate(config: Config, flags: Flags) {
+  const storeId = flags.store as string | undefined;
+  if (!storeId || !flags.email || !flags.role) throw new UsageError('users create needs --email EMAIL --store ID --role ROLE.');
+  const password = process.stdin.isTTY ? undefined : (await Bun.stdin.text()).replace(/\r?\n$/, '') || undefined;
+  const body = { email: String(flags.email), role: String(flags.role), ...(flags.name ? { name: String(flags.name) } : {}), ...(password ? { password } : {}) };
+  const r = remote(flags);
+  const member = r
+    ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/users`, body)
+    : await direct(config, async ({ db }) => {
+        const plugin = app().registry.byName.get('users');
+        if (!plugin) throw new UsageError('The users plugin is not part of this build.');
+        const store = /^[0-9a-f-]{36}$/i.test(storeId) ? await getStore(db, storeId) : undefined;
+        if (!store) throw new UsageError(`No such store: ${storeId}`);
+        const ctx = { db, store, principal: { kind: 'admin' as const, scopes: ['admin'], livemode: false as const }, clock: config.clock, registry: app().registry, requestId: 'cli', storePath: `/v1/stores/${store.id}` };
+        try {
+          return await invoke(plugin, plugin.actions.create_user, ctx, body);
+        } catch (e) {
+          if (e instanceof SvcError) throw new Error(e.message);
+          throw e;
+        }
+      });
+  if (flags.json) out(JSON.stringify(member, null, 2));
+  else out(`User ${(member as any).email} (${(member as any).user_id}) is ${(member as any).role} of store ${storeId}.`);
   return 0;
 }
 

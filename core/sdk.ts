@@ -8,6 +8,7 @@
 export { action, actorOf, credentialId, definePlugin, isTool } from './plugins/contract';
 export type { ActionDef, ActionKind, Ctx, EnqueueOptions, JobDeps, PluginDef, PluginJob, Principal, RestMapping, Store } from './plugins/contract';
 export type { Registry } from './plugins/registry';
+export type { Authenticated, Authenticator } from './http/auth';
 export { flatName } from './plugins/registry';
 export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError, toToolError } from './errors';

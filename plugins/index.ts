@@ -10,6 +10,7 @@ import admin from './admin';
 import agents from './agents';
 import custom_tools from './custom_tools';
 import tool_executions from './tool_executions';
+import users from './users';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -27,5 +28,6 @@ export const pluginList: PluginDef[] = [
   agents,
   custom_tools,
   tool_executions,
+  users,
   admin,
 ];

@@ -93,7 +93,13 @@ export interface Authenticated {
 export interface Authenticator {
   kind: AuthKind;
   claims(credential: string): boolean;
-  resolve(credential: string): Promise<Authenticated>;
+  /** `request`: the request carrying it, for checks that need it (a token's audience is this server). */
+  resolve(credential: string, request?: Request): Promise<Authenticated>;
+  /**
+   * The `WWW-Authenticate` value a 401 answer should carry so a client can find its way to a
+   * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.
+   */
+  challenge?(request: Request): string;
 }
 
 /** API keys: `svc_live_...` / `svc_test_...`, cached by KeyResolver. */
@@ -128,7 +134,7 @@ export async function authenticate(authenticators: Authenticator[], request: Req
   }
   for (const credential of candidates) {
     const claimant = authenticators.find((a) => kinds.includes(a.kind) && a.claims(credential));
-    if (claimant) return claimant.resolve(credential);
+    if (claimant) return claimant.resolve(credential, request);
   }
   if (kinds.includes('public')) return PUBLIC;
   throw errors.auth(kinds.includes('admin') ? 'Invalid admin token. Pass it as Authorization: Bearer <token>.' : 'Invalid API key provided.');

@@ -119,7 +119,7 @@ const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const 
  * The REST pipeline, one place for every convention, in order: request id, version, credential,
  * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
  */
-export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>): Promise<Response> {
+export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>, ip?: string): Promise<Response> {
   const requestId = newRequestId();
   let headers = baseHeaders(requestId);
   try {
@@ -152,6 +152,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       shutdown: svc.shutdown,
       requestId,
       storePath: `/v1/stores/${store.id}`,
+      http: { request, ip },
     };
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,

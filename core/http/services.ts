@@ -42,13 +42,19 @@ export function makeServices(opts: {
   shutdown?: AbortSignal;
 }): Services {
   const keys = new KeyResolver(opts.db, opts.clock);
+  const log = opts.log ?? createLogger();
+  // Plugins' credentials (users' tokens) come after the admin token and before API keys, whose
+  // authenticator claims any credential that is not an admin token.
+  const contributed = opts.registry.plugins.flatMap(
+    (p) => p.authenticators?.({ db: opts.db, clock: opts.clock, registry: opts.registry, log, config: opts.registry.configOf(p.name) }) ?? [],
+  );
   return {
     db: opts.db,
     clock: opts.clock,
     registry: opts.registry,
     keys,
-    authenticators: [adminAuthenticator(opts.adminToken), apiKeyAuthenticator(keys)],
-    log: opts.log ?? createLogger(),
+    authenticators: [adminAuthenticator(opts.adminToken), ...contributed, apiKeyAuthenticator(keys)],
+    log,
     shutdown: opts.shutdown ?? new AbortController().signal,
     rateLimiter: new RateLimiter(opts.db, opts.clock, opts.limits),
     adminToken: opts.adminToken,

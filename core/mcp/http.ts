@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toSvcError } from '../errors';
 import type { Services } from '../http/services';
 import { buildMcpServer } from './server';
-import { credentialOf } from '../http/auth';
+import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
 import type { ToolOptions } from '../tools/catalog';
@@ -110,6 +110,16 @@ async function sendToolListChanged(storeId: string) {
   );
 }
 
+/**
+ * A 401's WWW-Authenticate: an authenticator's own (OAuth's points at the protected-resource
+ * metadata, RFC 9728, so a client finds the authorization server alone), else a plain Bearer one.
+ */
+function challenge(svc: Services, request: Request, message: string): string {
+  const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
+  const detail = request.headers.get('authorization') || request.headers.get('x-api-key') ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"` : '';
+  return (own ?? 'Bearer realm="svc"') + detail;
+}
+
 /** DNS-rebinding guard: Host and Origin must name an allowed host (localhost by default). */
 function hostAllowed(svc: Services, request: Request): boolean {
   const allowed = svc.allowedHosts;
@@ -151,15 +161,17 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
   let auth;
   try {
-    auth = await svc.keys.resolve(credentialOf(request));
-    await svc.rateLimiter.check(auth.store.id, auth.store.plan);
+    // Any store credential: an API key, or a user's access token (an authenticator a plugin brought).
+    auth = await authenticate(svc.authenticators, request, ['api_key', 'user']);
+    await svc.rateLimiter.check(auth.store!.id, auth.store!.plan);
   } catch (err) {
     const e = toSvcError(err);
     const headers: Record<string, string> = { ...e.headers };
-    if (e.status === 401) headers['WWW-Authenticate'] = `Bearer realm="svc", error="invalid_token", error_description="${e.message}"`;
+    if (e.status === 401) headers['WWW-Authenticate'] = challenge(svc, request, e.message);
     return rpcError(e.status, -32001, e.message, headers);
   }
-  const { principal, store } = auth;
+  const { principal } = auth;
+  const store = auth.store!;
   // Local bridges name the store they were started for; it must be the key's store.
   const wanted = new URL(request.url).searchParams.get('store');
   if (wanted && wanted !== store.id) return rpcError(403, -32001, `store_mismatch: this API key belongs to another store than ${wanted}.`);

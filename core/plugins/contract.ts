@@ -5,6 +5,7 @@ import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
 import type { Registry } from './registry';
+import type { Authenticator } from '../http/auth';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -84,6 +85,11 @@ export interface Ctx {
   enqueue(job: string, payload: object, opts?: EnqueueOptions): Promise<void>;
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
   afterCommit(fn: () => void | Promise<void>): void;
+  /**
+   * The HTTP request of a REST call (cookies, headers for pages and OAuth endpoints), with the
+   * client's address when the server knows it; undefined for tools, agents and jobs.
+   */
+  http?: { request: Request; ip?: string };
 }
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
@@ -188,6 +194,12 @@ export interface PluginDef {
   requires?: string[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
+  /**
+   * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
+   * Services.authenticators, after the admin token and before API keys, so every surface (REST,
+   * MCP, agent chat) accepts them without the core knowing the plugin.
+   */
+  authenticators?: (deps: JobDeps) => Authenticator[];
 }
 
 export interface JobDeps {

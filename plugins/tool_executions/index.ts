@@ -1,5 +1,5 @@
 import { action, actorOf, definePlugin, type Ctx } from '../../core/sdk';
-import { errors } from '../../core/sdk';
+import { errors, fail, forbidden } from '../../core/sdk';
 import { approveExecution, rejectExecution } from '../../core/sdk';
 import { executionRow, queryExecutions, toExecution } from '../../core/sdk';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput } from './schemas';
@@ -15,6 +15,14 @@ const instant = (value: string | undefined, param: string) => {
  * an agent or an MCP client is recorded by core/tools; approving or rejecting a gated call is a
  * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
  */
+/** A person decides only with a role that may approve (SPEC 3.1): owner, admin or approver. */
+function decider(ctx: Ctx): string {
+  const p = ctx.principal;
+  if (p.kind === 'user' && !['owner', 'admin', 'approver'].includes(p.role))
+    throw fail('role_required', `Approving and rejecting need the owner, admin or approver role; this user is ${p.role}.`);
+  return actorOf(p).id ?? '';
+}
+
 const deps = (ctx: Pick<Ctx, 'db' | 'clock' | 'registry'>) => ({ db: ctx.db, clock: ctx.clock, registry: ctx.registry });
 
 export default definePlugin({
@@ -22,7 +30,9 @@ export default definePlugin({
     category: 'platform',
     description: 'The audit log of tool calls by agents and MCP clients, and the approval of gated calls.',
     resource: 'tool execution',
-    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+    // approvals:write lets a user's token with the approver role decide without ai:write.
+    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write', 'approvals:write'] },
+    errors: { role_required: forbidden('The caller\'s role in the store does not allow this.') },
     actions: {
       list_executions: action({
         kind: 'read',
@@ -47,8 +57,9 @@ export default definePlugin({
         description: 'Approve a call waiting for approval: the tool runs now and the waiting agent gets its result. A second decision is a 409.',
         input: ApproveInput,
         output: Execution,
+        errors: ['role_required'],
         rest: { method: 'POST', path: '/tool-executions/:id/approve' },
-        handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: actorOf(ctx.principal).id ?? '', comment: input.comment }) as any,
+        handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment }) as any,
       }),
       reject_execution: action({
         kind: 'write',
@@ -56,8 +67,9 @@ export default definePlugin({
         description: 'Reject a call waiting for approval: it never runs and the waiting agent gets the reason. A second decision is a 409.',
         input: RejectInput,
         output: Execution,
+        errors: ['role_required'],
         rest: { method: 'POST', path: '/tool-executions/:id/reject' },
-        handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: actorOf(ctx.principal).id ?? '', reason: input.reason }) as any,
+        handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason }) as any,
       }),
     },
   });

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/sdk';
+import migration001 from './migrations/001_users.sql' with { type: 'text' };
+import { userAuthenticator } from './authenticator';
+import { authorizeActions } from './authorize';
+import { inviteActions } from './invite';
+import { loginActions } from './login';
+import { memberActions, roleErrors } from './members';
+import { metadataActions } from './metadata';
+import { tokenActions } from './token';
+
+/**
+ * People and OAuth 2.1 (issue 11): users with a role per store, browser sign-in, an authorization
+ * server MCP clients find by themselves, and the `user` authenticator that makes a user's access
+ * token work on every surface (REST, MCP, agent chat). REST only: no action is a tool.
+ */
+export default definePlugin({
+  name: 'users',
+  category: 'platform',
+  description: 'Users, their roles in stores, browser sign-in and the OAuth 2.1 authorization server.',
+  resource: 'user',
+  tool: false,
+  scopes: { read: ['platform', 'platform:read', 'users:read'], write: ['platform', 'platform:write', 'users:write'] },
+  config: Type.Object({
+    public_url: Type.Optional(Type.String({ env: 'SVC_PUBLIC_URL', description: 'This server\'s public origin (https://svc.example.com): the OAuth issuer and token audience. Default: the Host of each request.' })),
+    trust_proxy: Type.Boolean({ default: false, env: 'SVC_TRUST_PROXY', description: 'Take the client address from X-Forwarded-For (sign-in throttling); set behind a proxy.' }),
+    access_token_ttl_seconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
+    refresh_token_ttl_seconds: Type.Integer({ minimum: 3600, default: 30 * 86_400 }),
+    code_ttl_seconds: Type.Integer({ minimum: 10, maximum: 600, default: 60 }),
+    session_ttl_seconds: Type.Integer({ minimum: 300, default: 12 * 3600 }),
+  }),
+  errors: roleErrors,
+  migrations: [{ id: 'users/001_users', sql: migration001 }],
+  authenticators: (deps) => [userAuthenticator(deps)],
+  actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions },
+});

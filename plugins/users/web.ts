@@ -1,0 +1,93 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Ctx } from '../../core/sdk';
+
+/** Small pieces of HTTP the sign-in pages and the OAuth endpoints share. */
+
+export const sha256 = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex');
+export const randomToken = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64url');
+
+export function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function cookies(request: Request | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (request?.headers.get('cookie') ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return out;
+}
+
+/** Whether the browser reached us over https (directly, or through a proxy that says so). */
+export function overHttps(request: Request | undefined): boolean {
+  if (!request) return false;
+  return new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto')?.split(',')[0].trim() === 'https';
+}
+
+/** A cookie as the sign-in pages set them: HttpOnly, SameSite=Lax, Secure behind https. */
+export function setCookie(request: Request | undefined, name: string, value: string, maxAgeSeconds: number): string {
+  const secure = overHttps(request) ? '; Secure' : '';
+  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+/**
+ * This server's public origin: SVC_PUBLIC_URL when set (production behind a proxy should set it),
+ * else what the request was addressed to. The issuer, the token audience and every metadata URL
+ * derive from it.
+ */
+export function baseUrl(ctx: Pick<Ctx, 'config' | 'http'>): string {
+  if (ctx.config.public_url) return String(ctx.config.public_url).replace(/\/$/, '');
+  return originOf(ctx.http?.request);
+}
+
+export function originOf(request: Request | undefined): string {
+  if (!request) return 'http://localhost';
+  const url = new URL(request.url);
+  const host = request.headers.get('host') ?? url.host;
+  return `${overHttps(request) ? 'https' : url.protocol.replace(':', '')}://${host}`;
+}
+
+/** The client's address, for throttling: the proxy's X-Forwarded-For only when trusted. */
+export function clientIp(ctx: Pick<Ctx, 'config' | 'http'>): string {
+  if (ctx.config.trust_proxy) {
+    const fwd = ctx.http?.request.headers.get('x-forwarded-for')?.split(',')[0].trim();
+    if (fwd) return fwd;
+  }
+  return ctx.http?.ip ?? 'unknown';
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function html(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'", ...NO_STORE, ...headers },
+  });
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...NO_STORE, ...headers } });
+}
+
+export function redirect(location: string, headers: Record<string, string> | [string, string][] = {}): Response {
+  const h = new Headers(headers as any);
+  h.set('Location', location);
+  h.set('Cache-Control', 'no-store');
+  return new Response(null, { status: 303, headers: h });
+}
+
+/** A page with the house style: no JavaScript, one form or message. */
+export function page(title: string, content: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · svc</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
+label{display:block;margin:.8rem 0 .2rem}input,select{width:100%;padding:.5rem;box-sizing:border-box}
+button{margin:1rem .5rem 0 0;padding:.5rem 1rem}.error{color:#a00}ul{padding-left:1.2rem}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${content}</body></html>`;
+}

@@ -19,3 +19,7 @@ declare module '*.png' {
   const path: string;
   export default path;
 }
+declare module '*.gz' {
+  const path: string;
+  export default path;
+}

@@ -11,6 +11,10 @@ export type { Registry } from './plugins/registry';
 export type { Authenticated, Authenticator } from './http/auth';
 export { flatName } from './plugins/registry';
 export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
+export {
+  checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter, MetadataPatch, METADATA_KEY_MAX, METADATA_MAX_KEYS, METADATA_VALUE_MAX,
+} from './plugins/metadata';
+export { DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError, toToolError } from './errors';
 export type { ErrorDef, ToolError } from './errors';
 export { PLANS, isPlan, planAtLeast, type Plan } from './plans';

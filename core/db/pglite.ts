@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from './types';
+import { pgliteExtensions } from './pglite-extensions';
 // Embedded into the compiled binary as files: the binary has no node_modules at run time.
 import wasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' with { type: 'file' };
 import initdbPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' };
@@ -22,7 +23,7 @@ function loadAssets() {
  * dataDir undefined means an in-memory database (tests).
  */
 export async function pgliteDb(dataDir?: string): Promise<Db> {
-  const pg = await PGlite.create({ dataDir, ...(await loadAssets()) });
+  const pg = await PGlite.create({ dataDir, ...(await loadAssets()), extensions: await pgliteExtensions() });
   const wrap = (conn: any, inTx: boolean): Db => ({
     kind: 'pglite',
     native: { pglite: pg },

@@ -120,7 +120,9 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
   if (method === 'GET' || method === 'DELETE') {
     const query = rest.map((name) => {
       const { description, ...schema } = props[name];
-      return { name, in: 'query', required: required.includes(name), ...(description ? { description } : {}), schema };
+      // An object travels as `name[key]=value` (metadata filters, created[gte]): OpenAPI's deepObject.
+      const style = schema.type === 'object' ? { style: 'deepObject', explode: true } : {};
+      return { name, in: 'query', required: required.includes(name), ...(description ? { description } : {}), ...style, schema };
     });
     return { query };
   }

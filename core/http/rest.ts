@@ -67,16 +67,39 @@ export function restRoutes(registry: Registry): RestRoute[] {
  * Query strings are text: turn "5" into 5 and "true" into true where the schema wants a number or
  * boolean, strictly ("2.5" stays a number the integer check refuses; "1e1", "0x10" stay text).
  */
+function coerceQueryValue(schema: any, v: string): unknown {
+  const type = schema?.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (type === 'boolean' && (v === 'true' || v === 'false')) return v === 'true';
+  return v;
+}
+
+/** `name[key]`: one level of brackets, as Stripe writes `metadata[key]` and `created[gte]`. */
+const BRACKETED = /^([A-Za-z_][A-Za-z0-9_]*)\[([^[\]]+)\]$/;
+
+/**
+ * The query string as the action's input. `name[key]=value` becomes `{ name: { key: value } }`
+ * when the schema's `name` is an object (`metadata[order_ref]=A-17`, `created[gte]=2026-04-01`);
+ * the inner value is coerced by the object's property (or record value) schema. Anything else,
+ * deeper nesting included, stays a literal key, which the schema refuses as unknown (400).
+ */
 function queryInput(route: RestRoute, url: string): Record<string, unknown> {
   const q = url.indexOf('?');
   if (q < 0) return {};
   const props = (route.action.input as any).properties ?? {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
-    const type = props[k]?.type;
-    if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(v)) out[k] = Number(v);
-    else if (type === 'boolean' && (v === 'true' || v === 'false')) out[k] = v === 'true';
-    else out[k] = v;
+    const bracketed = BRACKETED.exec(k);
+    const outer = bracketed ? props[bracketed[1]] : undefined;
+    if (bracketed && outer?.type === 'object') {
+      const [, name, key] = bracketed;
+      const inner = outer.properties?.[key] ?? Object.values(outer.patternProperties ?? {})[0];
+      if (typeof out[name] !== 'object' || out[name] === null) out[name] = {};
+      // defineProperty: a key such as `__proto__` is data here, never the object's prototype.
+      Object.defineProperty(out[name], key, { value: coerceQueryValue(inner, v), enumerable: true, writable: true, configurable: true });
+      continue;
+    }
+    out[k] = coerceQueryValue(props[k], v);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 import { action, definePlugin } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_customers.sql' with { type: 'text' };
-import { Customer, CustomerCreate, CustomerId, CustomerList, CustomerQuery, CustomerUpdate } from './schemas';
-import { createCustomer, customerRow, listCustomers, toCustomer, updateCustomer } from './store';
+import migration002 from './migrations/002_erasure_search.sql' with { type: 'text' };
+import { Customer, CustomerCreate, CustomerDeleted, CustomerId, CustomerList, CustomerQuery, CustomerUpdate } from './schemas';
+import { createCustomer, customerRow, eraseCustomer, listCustomers, toCustomer, updateCustomer } from './store';
 import { enrichCustomer } from './enrich';
 
 export default definePlugin({
@@ -12,13 +13,19 @@ export default definePlugin({
   resource: 'customer',
   catalog: true,
   scopes: { read: ['customers', 'customers:read', 'crm'], write: ['customers', 'customers:write', 'crm'] },
-  events: { 'customer.created': Customer, 'customer.updated': Customer },
+  // customer.deleted (additive, SPEC 9.5) carries only the id: an erased customer's data is not copied into webhooks.
+  events: { 'customer.created': Customer, 'customer.updated': Customer, 'customer.deleted': CustomerDeleted },
   errors: { duplicate_email: conflict('Another customer of the store has this email.') },
-  migrations: [{ id: 'customers/001_customers', sql: migration001 }],
+  migrations: [
+    { id: 'customers/001_customers', sql: migration001 },
+    { id: 'customers/002_erasure_search', sql: migration002 },
+  ],
   actions: {
     list_customers: action({
       kind: 'read',
-      description: 'List the store\'s customers, newest first. Pass email to look one up by address (case-insensitive). Paginate with starting_after.',
+      description:
+        'List the store\'s customers, newest first. Search with q (part of a name or email, ignoring case); email finds one address ' +
+        '(case-insensitive); metadata (key-value pairs that must all match) and created (gt, gte, lt, lte) narrow further. Paginate with starting_after.',
       input: CustomerQuery,
       output: CustomerList,
       rest: { method: 'GET', path: '/customers' },
@@ -51,6 +58,18 @@ export default definePlugin({
       emits: ['customer.updated'],
       errors: ['duplicate_email'],
       handler: updateCustomer,
+    }),
+    delete_customer: action({
+      kind: 'destructive',
+      description:
+        'Erase a customer (GDPR/CCPA right to erasure): name, email, phone, addresses, tags, metadata and enrichment are scrubbed ' +
+        'for good and the customer disappears from lists and lookups; their orders stay, pointing at the erased id. Cannot be undone.',
+      input: CustomerId,
+      output: CustomerDeleted,
+      rest: { method: 'DELETE', path: '/customers/:id' },
+      emits: ['customer.deleted'],
+      atomic: true,
+      handler: (ctx, { id }) => eraseCustomer(ctx, id),
     }),
     enrich_customer: action({
       kind: 'write',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, MetadataPatch, Timestamp, Uuid } from '../../core/sdk';
 
 /**
  * Text PostgreSQL can store: no U+0000 (text and jsonb refuse it) and no lone UTF-16 surrogate
@@ -23,20 +23,6 @@ const Phone = Type.String({
   pattern: '^\\+[1-9](?:[ .()-]{0,2}[0-9]){6,14}$',
   errorMessage: 'must be a phone number in international form, e.g. +1 415 555 0100',
   description: 'Phone in international form, e.g. +1 415 555 0100; stored as E.164 (+14155550100).',
-});
-
-/** Stripe's bounds: at most 50 keys of at most 40 characters, values at most 500 (keys checked in store.ts). */
-export const METADATA_MAX_KEYS = 50;
-export const METADATA_KEY_MAX = 40;
-const MetadataValue = Type.String({ maxLength: 500, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' });
-const Metadata = Type.Record(Type.String(), MetadataValue, {
-  maxProperties: METADATA_MAX_KEYS,
-  description: 'Your own key-value pairs: up to 50 keys (1-40 characters), string values up to 500 characters.',
-});
-/** On update, Stripe style: keys are merged in, and a key set to '' or null is removed. */
-const MetadataPatch = Type.Record(Type.String(), Type.Union([MetadataValue, Type.Null()]), {
-  maxProperties: METADATA_MAX_KEYS,
-  description: 'Keys to set (merged into the existing metadata); a key set to "" or null is removed.',
 });
 
 const Tags = Type.Array(Text(100), { maxItems: 50, description: 'Up to 50 labels of at most 100 characters; duplicates are dropped.' });
@@ -108,7 +94,7 @@ export const CustomerCreate = Input({
   phone: Type.Optional(Phone),
   accepts_marketing: Type.Optional(Type.Boolean({ description: 'Consent to marketing email; default false.' })),
   tags: Type.Optional(Tags),
-  metadata: Type.Optional(Metadata),
+  metadata: Type.Optional(Metadata()),
   addresses: Type.Optional(Addresses),
 });
 
@@ -120,14 +106,26 @@ export const CustomerUpdate = Input({
   phone: Type.Optional(Nullable(Phone)),
   accepts_marketing: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Tags),
-  metadata: Type.Optional(MetadataPatch),
+  metadata: Type.Optional(MetadataPatch()),
   addresses: Type.Optional(Addresses),
 });
 
 export const CustomerQuery = Input({
   ...ListParams,
   email: Type.Optional(Type.String({ maxLength: 254, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description: 'Only the customer with this email (case-insensitive).' })),
+  q: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: SAFE_TEXT,
+    errorMessage: 'must not contain NUL characters or unpaired surrogates',
+    description: 'Search: customers whose name (first, last, or "first last") or email contains this text, ignoring case.',
+  })),
+  metadata: Type.Optional(MetadataFilter()),
+  created: Type.Optional(DateRange('Only customers created in this range: created[gte]=2026-04-01, created[lt]=... (any of gt, gte, lt, lte).')),
 });
+
+/** What delete_customer answers and customer.deleted carries: the id only, no personal data. */
+export const CustomerDeleted = Type.Object({ object: Type.Literal('customer'), id: Uuid(), deleted: Type.Literal(true) });
 
 export const CustomerId = Input({ id: Uuid('Customer id') });
 export const CustomerList = ListOf(Customer);

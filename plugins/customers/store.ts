@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
-import { METADATA_KEY_MAX, METADATA_MAX_KEYS, type Customer, type CustomerCreate, type CustomerQuery, type CustomerUpdate } from './schemas';
+import { checkMetadata, dateRangeFilters, jsonParam, listPage, mergeMetadata, metadataFilter, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import type { Customer, CustomerCreate, CustomerQuery, CustomerUpdate } from './schemas';
 
 export function toCustomer(r: Row): Static<typeof Customer> {
   return {
@@ -26,18 +26,6 @@ const normalizePhone = (p: string | null | undefined) => (p == null ? p : `+${p.
 
 /** Shopify-like: a tag given twice is kept once, in first-seen order. */
 const uniqueTags = (tags: string[]) => [...new Set(tags)];
-
-/**
- * Key rules the JSON schema cannot say with a helpful message: 1-40 characters, no U+0000 (jsonb
- * refuses it), and at most 50 keys after an update's merge.
- */
-function checkMetadata(metadata: Record<string, unknown>) {
-  const keys = Object.keys(metadata);
-  for (const key of keys)
-    if (key.length < 1 || key.length > METADATA_KEY_MAX || /[\u0000\ud800-\udfff]/.test(key))
-      throw errors.validation(`Invalid metadata: keys must be 1 to ${METADATA_KEY_MAX} characters of plain text.`, 'metadata');
-  if (keys.length > METADATA_MAX_KEYS) throw errors.validation(`Invalid metadata: at most ${METADATA_MAX_KEYS} keys.`, 'metadata');
-}
 
 /** Emails are unique per store, compared case-insensitively (index customers_store_email). */
 const duplicateEmail = (email: string) => ({
@@ -64,24 +52,39 @@ export async function createCustomer(ctx: Ctx, input: Static<typeof CustomerCrea
   return customer;
 }
 
+/** Erased customers (delete_customer) are gone from every lookup, as deleted resources are (SPEC 7). */
 export const customerRow = (ctx: Ctx, id: string, forUpdate = false) =>
-  rowOr404(ctx.db, { table: 'customers', storeId: ctx.store.id, id, noun: 'customer', lock: forUpdate ? 'FOR UPDATE' : undefined });
+  rowOr404(ctx.db, { table: 'customers', storeId: ctx.store.id, id, noun: 'customer', where: 'erased_at IS NULL', lock: forUpdate ? 'FOR UPDATE' : undefined });
+
+/** The text q searches: the expression of the trigram index customers_search (migration 002), exactly. */
+const SEARCH_TEXT = "lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, ''))";
+
+/** q as a LIKE pattern: its own % _ and \ match themselves. */
+const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 export const listCustomers = (ctx: Ctx, input: Static<typeof CustomerQuery>) =>
-  // lower(email) matches the unique index expression, so the filter is an index lookup.
-  listPage(ctx, { table: 'customers', path: '/customers', input, filters: { 'lower(email) = lower($)': input.email } }, (rows) =>
-    rows.map(toCustomer),
+  listPage(
+    ctx,
+    {
+      table: 'customers',
+      path: '/customers',
+      input,
+      where: ['erased_at IS NULL'],
+      filters: {
+        // lower(email) matches the unique index expression, so the filter is an index lookup.
+        'lower(email) = lower($)': input.email,
+        [`${SEARCH_TEXT} LIKE $`]: input.q === undefined ? undefined : containing(input.q),
+        ...metadataFilter(input.metadata),
+        ...dateRangeFilters('created_at', input.created),
+      },
+    },
+    (rows) => rows.map(toCustomer),
   );
 
 /** Fields left out keep their value; null clears a nullable field; metadata merges (Stripe). */
 export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpdate>) {
   const cur = await customerRow(ctx, input.id, true);
-  const metadata: Record<string, string> = { ...cur.metadata };
-  for (const [key, value] of Object.entries(input.metadata ?? {})) {
-    if (value === null || value === '') delete metadata[key];
-    else metadata[key] = value;
-  }
-  checkMetadata(metadata);
+  const metadata = mergeMetadata(cur.metadata, input.metadata);
   const set = setClause(
     {
       email: input.email, first_name: input.first_name, last_name: input.last_name, phone: normalizePhone(input.phone),
@@ -97,4 +100,24 @@ export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpda
   const customer = toCustomer(row);
   ctx.emit('customer.updated', customer);
   return customer;
+}
+
+/**
+ * Erasure (GDPR art. 17, CCPA): every personal field is scrubbed and the row stays, marked
+ * erased_at, so orders keep their customer_id for the books. One statement on the live row: of
+ * parallel erasures exactly one matches (the others wait on its row lock, then find it erased:
+ * 404). Orders' own copies (addresses on an order) are the books' and stay.
+ */
+export async function eraseCustomer(ctx: Ctx, id: string) {
+  const now = ctx.clock.now();
+  const rows = await ctx.db.query(
+    `UPDATE customers SET email = NULL, first_name = NULL, last_name = NULL, phone = NULL, accepts_marketing = false,
+       tags = '[]', metadata = '{}', addresses = '[]', enrichment = NULL, erased_at = $3, updated_at = $3
+     WHERE store_id = $1 AND id = $2 AND erased_at IS NULL RETURNING id`,
+    [ctx.store.id, id, now],
+  );
+  if (!rows.length) throw errors.notFound(`customer: '${id}'`, 'id');
+  const deleted = { object: 'customer' as const, id: rows[0].id as string, deleted: true as const };
+  ctx.emit('customer.deleted', deleted);
+  return deleted;
 }

@@ -101,12 +101,14 @@ export async function take(tx: Db, storeId: string, productId: string, quantity:
 }
 
 /**
- * Puts units back where they were taken from (order cancellation). A location closed since then
- * gets nothing: its units go to the default location, where they can be sold again.
+ * Puts units back where they were taken from (order cancellation). A location closed or deleted
+ * since then gets nothing: its units go to the default location, where they can be sold again.
+ * The receiving locations are held FOR SHARE, like adjust_stock's, so a deactivation or deletion
+ * running meanwhile either waits for this or is seen here: units never land in a closed location.
  */
 export async function putBack(tx: Db, storeId: string, productId: string, allocations: Allocation[], now: Date) {
   const active = new Set(
-    (await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[])', [
+    (await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[]) ORDER BY id FOR SHARE', [
       storeId,
       allocations.map((a) => a.location_id),
     ])).map((r) => r.id),

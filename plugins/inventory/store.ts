@@ -106,7 +106,7 @@ export async function listInventory(ctx: Ctx, input: Static<typeof InventoryQuer
     where.push(`id = $${params.length + 1}`);
   }
   if (input.location_id) {
-    const [loc] = await ctx.db.query('SELECT id FROM locations WHERE store_id = $1 AND id = $2', [storeId, input.location_id]);
+    const [loc] = await ctx.db.query('SELECT id FROM locations WHERE store_id = $1 AND id = $2 AND deleted_at IS NULL', [storeId, input.location_id]);
     if (!loc) throw errors.notFound(`location: '${input.location_id}'`, 'location_id');
     params.push(input.location_id);
     where.push(`EXISTS (SELECT 1 FROM inventory_levels l WHERE l.product_id = products.id AND l.location_id = $${params.length + 1})`);
@@ -126,13 +126,14 @@ export const getInventory = (ctx: Ctx, input: Static<typeof InventoryGet>) =>
 
 /**
  * A location of this store that stock may move at. Holding the row FOR SHARE until commit is the
- * other half of update_location's FOR UPDATE: a location cannot be deactivated while a movement
- * into it is under way. Inactive locations may still give stock (so stranded units can be moved
- * out or written off) but never receive it.
+ * other half of update_location's and delete_location's row locks: a location cannot be
+ * deactivated or deleted while a movement into it is under way, and a movement that waited for a
+ * deletion finds the location gone (404). Inactive locations may still give stock (so stranded
+ * units can be moved out or written off) but never receive it.
  */
 async function stockLocation(tx: Db, storeId: string, id: string, param: string, receiving: boolean) {
   const [loc] = await tx.query<{ id: string; name: string; active: boolean }>(
-    'SELECT id, name, active FROM locations WHERE store_id = $1 AND id = $2 FOR SHARE',
+    'SELECT id, name, active FROM locations WHERE store_id = $1 AND id = $2 AND deleted_at IS NULL FOR SHARE',
     [storeId, id],
   );
   if (!loc) throw errors.notFound(`location: '${id}'`, param);

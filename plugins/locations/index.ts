@@ -1,6 +1,7 @@
-import { action, definePlugin } from '../../core/sdk';
-import { Location, LocationCreate, LocationList, LocationQuery, LocationUpdate } from './schemas';
-import { createLocation, listLocations, updateLocation } from './store';
+import { action, conflict, definePlugin } from '../../core/sdk';
+import { deleteLocation } from './delete';
+import { Location, LocationCreate, LocationDeleted, LocationId, LocationList, LocationQuery, LocationUpdate } from './schemas';
+import { createLocation, listLocations, locationRow, toLocation, updateLocation } from './store';
 
 /**
  * The places stock is kept (warehouses, shops). The table is inventory's (migration
@@ -16,6 +17,7 @@ export default definePlugin({
   catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
   requires: ['inventory'],
+  errors: { location_not_empty: conflict('The location still holds stock of live products; move it or write it off first.') },
   actions: {
     list_locations: action({
       kind: 'read',
@@ -26,6 +28,14 @@ export default definePlugin({
       output: LocationList,
       rest: { method: 'GET', path: '/locations' },
       handler: listLocations,
+    }),
+    get_location: action({
+      kind: 'read',
+      description: 'Fetch one stock location by id (name, address, whether it is the default and active).',
+      input: LocationId,
+      output: Location,
+      rest: { method: 'GET', path: '/locations/:id' },
+      handler: async (ctx, { id }) => toLocation(await locationRow(ctx, id)),
     }),
     create_location: action({
       kind: 'write',
@@ -44,6 +54,17 @@ export default definePlugin({
       output: Location,
       rest: { method: 'PATCH', path: '/locations/:id' },
       handler: updateLocation,
+    }),
+    delete_location: action({
+      kind: 'destructive',
+      description:
+        'Delete a stock location that holds nothing: 409 location_not_empty says how many units of how many products are still there ' +
+        '(move them with inventory transfer_stock first). The default location cannot be deleted. Its stock history is kept.',
+      input: LocationId,
+      output: LocationDeleted,
+      rest: { method: 'DELETE', path: '/locations/:id' },
+      errors: ['location_not_empty'],
+      handler: (ctx, { id }) => deleteLocation(ctx, id),
     }),
   },
 });

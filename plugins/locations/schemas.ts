@@ -58,3 +58,8 @@ export const LocationUpdate = Input({
 });
 
 export const LocationList = ListOf(Location);
+
+export const LocationId = Input({ id: Uuid('Location id') });
+
+/** What delete_location answers. */
+export const LocationDeleted = Type.Object({ object: Type.Literal('location'), id: Uuid(), deleted: Type.Literal(true) });

@@ -42,8 +42,14 @@ const duplicateName = (name: string) => ({
 export async function listLocations(ctx: Ctx, input: Static<typeof LocationQuery>) {
   // A store always has its default location: make it on first look, so a new store lists one.
   await defaultLocation(ctx.db, ctx.store.id, ctx.clock.now());
-  return listPage(ctx, { table: 'locations', path: '/locations', input, filters: { 'active = $': input.active } }, (rows) => rows.map(toLocation));
+  return listPage(ctx, { table: 'locations', path: '/locations', input, where: ['deleted_at IS NULL'], filters: { 'active = $': input.active } }, (rows) =>
+    rows.map(toLocation),
+  );
 }
+
+/** Deleted locations (delete_location) are gone from every lookup, as deleted resources are (SPEC 7). */
+export const locationRow = (ctx: Ctx, id: string, lock?: 'FOR NO KEY UPDATE' | 'FOR UPDATE') =>
+  rowOr404(ctx.db, { table: 'locations', storeId: ctx.store.id, id, noun: 'location', where: 'deleted_at IS NULL', lock });
 
 export async function createLocation(ctx: Ctx, input: Static<typeof LocationCreate>) {
   const name = cleanName(input.name);
@@ -70,7 +76,7 @@ export async function createLocation(ctx: Ctx, input: Static<typeof LocationCrea
  */
 export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpdate>) {
   const storeId = ctx.store.id;
-  const cur = await rowOr404(ctx.db, { table: 'locations', storeId, id: input.id, noun: 'location', lock: 'FOR NO KEY UPDATE' });
+  const cur = await locationRow(ctx, input.id, 'FOR NO KEY UPDATE');
   const name = input.name === undefined ? cur.name : cleanName(input.name);
   const active = input.active ?? cur.active;
   if (cur.active && !active) {

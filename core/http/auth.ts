@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
-import type { Principal, Store } from '../plugins/contract';
+import type { AuthKind, Authenticated, Authenticator, Principal, Store } from '../plugins/contract';
 import { errors } from '../errors';
 import { hashKey, isWellFormedKey } from '../keys';
 import { keyRevoked } from '../signals';
@@ -76,31 +76,7 @@ export class KeyResolver {
 export const credentialOf = (request: Request) =>
   request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
 
-/** Who a route lets in: the kinds of principal its declaration accepts. */
-export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';
-
-export interface Authenticated {
-  principal: Principal;
-  /** The credential's store (API keys and user tokens are bound to one). */
-  store?: Store;
-}
-
-/**
- * One way of proving who is calling. Each looks at the request and either claims it (and then
- * resolves it, or throws 401) or passes; the first that claims it decides. Plugins that bring a
- * new kind of credential (users' tokens) add theirs to `Services.authenticators`.
- */
-export interface Authenticator {
-  kind: AuthKind;
-  claims(credential: string): boolean;
-  /** `request`: the request carrying it, for checks that need it (a token's audience is this server). */
-  resolve(credential: string, request?: Request): Promise<Authenticated>;
-  /**
-   * The `WWW-Authenticate` value a 401 answer should carry so a client can find its way to a
-   * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.
-   */
-  challenge?(request: Request): string;
-}
+export type { AuthKind, Authenticated, Authenticator } from '../plugins/contract';
 
 /** API keys: `svc_live_...` / `svc_test_...`, cached by KeyResolver. */
 export const apiKeyAuthenticator = (keys: KeyResolver): Authenticator => ({

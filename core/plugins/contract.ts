@@ -5,7 +5,6 @@ import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
 import type { Registry } from './registry';
-import type { Authenticator } from '../http/auth';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -228,3 +227,30 @@ export const isTool = (plugin: PluginDef, a: ActionDef) => plugin.tool !== false
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
   return kind === 'read' ? plugin.scopes.read : plugin.scopes.write;
 }
+
+/** Who a route lets in: the kinds of principal its declaration accepts. */
+export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';
+
+export interface Authenticated {
+  principal: Principal;
+  /** The credential's store (API keys and user tokens are bound to one). */
+  store?: Store;
+}
+
+/**
+ * One way of proving who is calling. Each looks at the request and either claims it (and then
+ * resolves it, or throws 401) or passes; the first that claims it decides. Plugins that bring a
+ * new kind of credential (users' tokens) add theirs to `Services.authenticators`.
+ */
+export interface Authenticator {
+  kind: AuthKind;
+  claims(credential: string): boolean;
+  /** `request`: the request carrying it, for checks that need it (a token's audience is this server). */
+  resolve(credential: string, request?: Request): Promise<Authenticated>;
+  /**
+   * The `WWW-Authenticate` value a 401 answer should carry so a client can find its way to a
+   * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.
+   */
+  challenge?(request: Request): string;
+}
+

@@ -18,7 +18,8 @@ export const METADATA_VALUE_MAX = 500;
 
 /** No U+0000 and no lone UTF-16 surrogate: jsonb cannot hold either (a 400, never a 500). */
 const SAFE_TEXT = '^(?:[^\\u0000\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$';
-const Value = Type.String({ maxLength: METADATA_VALUE_MAX, pattern: SAFE_TEXT });
+const PLAIN = 'must not contain NUL characters or unpaired surrogates';
+const Value = Type.String({ maxLength: METADATA_VALUE_MAX, pattern: SAFE_TEXT, errorMessage: PLAIN });
 
 /** On create, and in outputs: string to string. */
 export const Metadata = (description = 'Your own key-value pairs: up to 50 keys (1-40 characters), string values up to 500 characters.') =>
@@ -33,7 +34,7 @@ export const MetadataPatch = () =>
 
 /** A list filter: `metadata[key]=value`, every pair must match exactly (case-sensitive). */
 export const MetadataFilter = () =>
-  Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: METADATA_VALUE_MAX, pattern: SAFE_TEXT }), {
+  Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: METADATA_VALUE_MAX, pattern: SAFE_TEXT, errorMessage: PLAIN }), {
     minProperties: 1,
     maxProperties: METADATA_MAX_KEYS,
     description: 'Only resources whose metadata has every given pair, e.g. metadata[order_ref]=A-17 (REST) or {"order_ref": "A-17"} (MCP).',

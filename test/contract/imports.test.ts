@@ -24,7 +24,7 @@ function files(dir: string): string[] {
 }
 
 /** Test kits live beside production code in a few places; they are test code. */
-const isTestKit = (f: string) => /(^|\/)(test-kit|testing)\.ts$/.test(f);
+const isTestKit = (f: string) => /(^|\/)(test-kit|testing|[a-z-]+-kit)\.ts$/.test(f);
 
 /** Relative imports of a file, resolved to repository paths (without extension). */
 function importsOf(file: string): string[] {

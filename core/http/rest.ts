@@ -103,7 +103,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const { storeId, ...pathParams } = params;
     const input = { ...(body.value as object), ...pathParams };
     checkPathParams(route, pathParams);
-    const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}` };
+    const ctx: CallerCtx = { db: svc.db, store, principal, clock: svc.clock, requestId, storePath: `/v1/stores/${storeId}`, shutdown: svc.shutdown };
     const run = async (db: Db) => ({ status: route.status, body: await invoke(route.plugin, route.action, { ...ctx, db }, input) });
 
     // A streamed answer (SSE) leaves now with the convention headers; it manages its own writes.

@@ -20,6 +20,8 @@ export interface Services {
   mcpToolsMode: ToolOptions['mode'];
   /** Hosts the MCP endpoint answers for (DNS-rebinding guard); '*' allows any. */
   allowedHosts: string[];
+  /** Aborted when the process begins shutting down: open streams end themselves (core/lifecycle.ts). */
+  shutdown?: AbortSignal;
 }
 
 export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
@@ -32,6 +34,7 @@ export function makeServices(opts: {
   adminToken?: string;
   mcpToolsMode?: ToolOptions['mode'];
   allowedHosts?: string[];
+  shutdown?: AbortSignal;
 }): Services {
   return {
     db: opts.db,
@@ -43,5 +46,6 @@ export function makeServices(opts: {
     mcpSessions: new McpSessions(opts.db, opts.clock),
     mcpToolsMode: opts.mcpToolsMode ?? 'grouped',
     allowedHosts: opts.allowedHosts ?? LOCAL_HOSTS,
+    shutdown: opts.shutdown,
   };
 }

@@ -65,8 +65,11 @@ const forget = (sessionId: string, entry: LiveStream) => {
  * aborted) or the stream ends, the entry is forgotten. The SDK transport drops its own side on a
  * cancel but calls no onclose, so without this every stream ever opened would stay in the map.
  */
-function watched(response: Response, request: Request, sessionId: string, entry: LiveStream): Response {
-  const done = () => forget(sessionId, entry);
+function watched(response: Response, request: Request, sessionId: string, entry: LiveStream, ended: () => void): Response {
+  const done = () => {
+    forget(sessionId, entry);
+    ended();
+  };
   request.signal.addEventListener('abort', done, { once: true });
   const reader = response.body!.getReader();
   const body = new ReadableStream<Uint8Array>({
@@ -180,6 +183,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     }
     return new Response(null, { status: 200 });
   }
+  // A stream opened now would only hold the shutdown up: the client tries again (another process, or this one restarted).
+  if (request.method === 'GET' && svc.shutdown?.aborted) return rpcError(503, -32000, 'The server is shutting down; reconnect shortly.', { 'Retry-After': '1' });
   if (request.method !== 'POST' && request.method !== 'GET')
     return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
       status: 405,
@@ -234,7 +239,11 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     liveStreams.set(current.id, entry);
     watchFor(svc.db).start();
     transport.onclose = () => forget(current.id, entry);
-    const stream = watched(response, request, current.id, entry);
+    // At shutdown the stream ends (closing the server ends it), so the process need not wait for
+    // the client to leave; the client reconnects to whichever process serves next.
+    const end = () => void server.close().catch(() => {});
+    svc.shutdown?.addEventListener('abort', end, { once: true });
+    const stream = watched(response, request, current.id, entry, () => svc.shutdown?.removeEventListener('abort', end));
     stream.headers.set('Mcp-Session-Id', current.id);
     return stream;
   }

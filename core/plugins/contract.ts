@@ -36,6 +36,12 @@ export interface Ctx {
    * when the change commits. Only types the action declares in `emits` may be emitted.
    */
   emit(type: string, data: object): void;
+  /**
+   * Aborted when the server begins shutting down (SIGTERM). A handler whose answer outlives the
+   * request (a stream) listens to it and ends with a final event within the grace period. Absent
+   * where nothing shuts down (jobs, tool calls, tests).
+   */
+  shutdown?: AbortSignal;
 }
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds `emit`. */

@@ -150,6 +150,17 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     await client.close();
   });
 
+  test('a session terminated through one API process is gone on every other at once (issue 20.9)', async () => {
+    const h = await setup();
+    const b = createApp(makeServices({ db: h.db, clock: h.clock, plugins: h.svc.plugins, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }));
+    const sid = (await post(h, init())).headers.get('mcp-session-id')!;
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(200); // process A knows the session
+    const del = await b.handle(new Request('http://svc.test/agent/mcp', { method: 'DELETE', headers: { 'x-api-key': h.key, 'mcp-session-id': sid } }));
+    expect(del.status).toBe(200);
+    expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(404);
+  });
+
   test('transport rules: unknown session 404, other credential 404, missing session 400, bad Accept 406, bad JSON -32700, no key 401', async () => {
     const h = await setup();
     const created = await post(h, init());

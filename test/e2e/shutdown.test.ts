@@ -31,6 +31,8 @@ interface Launched {
   proc: ReturnType<typeof Bun.spawn>;
   readonly log: string;
   exited: Promise<{ code: number; at: number }>;
+  /** The exit, or a failure naming what the process printed if it is still running after `ms`. */
+  exitWithin: (ms: number) => Promise<{ code: number; at: number }>;
   /** The base URL, once the server says it listens. */
   listening: () => Promise<string>;
 }
@@ -76,6 +78,13 @@ function launch(cmd: string[], extraEnv: Record<string, string | undefined>, dir
       return log;
     },
     exited,
+    async exitWithin(ms) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`still running ${ms} ms after the signal:\n${log}`)), ms);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
     async listening() {
       const found = () => /listening on http:\/\/[^\s:]+:(\d+)/.exec(log);
       await eventually(() => Boolean(found()) || done, 'the server to listen', 150_000);
@@ -218,7 +227,7 @@ describe('SIGTERM with clients connected', () => {
 
     const sent = performance.now();
     server.proc.kill('SIGTERM');
-    const { code, at } = await server.exited;
+    const { code, at } = await server.exitWithin((GRACE_S + 5) * 1000);
     const tookMs = at - sent;
     expect(code).toBe(0);
     // Nothing waited for the grace period: every stream ended itself at once.
@@ -243,7 +252,7 @@ describe('SIGTERM with clients connected', () => {
     const exec: any = await (await fetch(`${nextUrl}/v1/stores/${storeId}/tool-executions/${executionId}`, { headers: { 'x-api-key': key } })).json();
     expect(exec.status).toBe('pending_approval');
     next.proc.kill('SIGTERM');
-    expect((await next.exited).code).toBe(0);
+    expect((await next.exitWithin((GRACE_S + 5) * 1000)).code).toBe(0);
   }, 300_000);
 
   test('npm start passes the signal on: npm and the server exit, and the lock is released', async () => {
@@ -254,6 +263,7 @@ describe('SIGTERM with clients connected', () => {
     const children = readFileSync(`/proc/${npm.proc.pid}/task/${npm.proc.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
     expect(children).toHaveLength(1);
     const serverPid = children[0];
+    cleanups.push(() => alive(serverPid) && process.kill(serverPid, 'SIGKILL'));
     if (!dbUrl) expect(readFileSync(join(dir, 'svc.lock'), 'utf8').trim()).toBe(String(serverPid));
 
     // A connected MCP client (the SDK over Streamable HTTP: it holds a GET stream open).
@@ -266,7 +276,7 @@ describe('SIGTERM with clients connected', () => {
 
     const sent = performance.now();
     npm.proc.kill('SIGTERM');
-    const { code, at } = await npm.exited;
+    const { code, at } = await npm.exitWithin((GRACE_S + 5) * 1000);
     expect(code).toBe(0);
     expect(at - sent).toBeLessThan(5000);
     await eventually(() => !alive(serverPid), 'the server to exit', 2000);
@@ -304,7 +314,7 @@ describe('SIGTERM with clients connected', () => {
     expect(alive(server.proc.pid)).toBe(true); // the graceful shutdown waits for the running request
     const sent = performance.now();
     server.proc.kill('SIGTERM');
-    const { code, at } = await server.exited;
+    const { code, at } = await server.exitWithin(5000);
     expect(at - sent).toBeLessThan(1500);
     expect(code).toBe(128 + 15);
     await slow;

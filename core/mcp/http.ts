@@ -47,6 +47,7 @@ function watchFor(db: Db) {
             if (!skip.has(storeId) && !skip.has('*')) void sendToolListChanged(storeId);
           }
         },
+        { ids: () => [...liveStreams.keys()], ended: (ids) => ids.forEach(endStream) },
       )),
     );
   return w;
@@ -107,6 +108,14 @@ async function sendToolListChanged(storeId: string) {
   await Promise.all(
     [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
   );
+}
+
+/** Ends a terminated session's GET stream on this process, if it has one. */
+async function endStream(sessionId: string) {
+  const live = liveStreams.get(sessionId);
+  if (!live) return;
+  liveStreams.delete(sessionId);
+  await live.server.close().catch(() => {});
 }
 
 /** DNS-rebinding guard: Host and Origin must name an allowed host (localhost by default). */
@@ -175,12 +184,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'DELETE') {
     if (!sid) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     await svc.mcpSessions.delete(sid);
-    // The session is over: its open GET stream (if on this process) ends, and is no longer notified.
-    const live = liveStreams.get(sid);
-    if (live) {
-      liveStreams.delete(sid);
-      await live.server.close().catch(() => {});
-    }
+    // The session is over: its open GET stream ends, and is no longer notified (on another process, at its watch's next look).
+    await endStream(sid);
     return new Response(null, { status: 200 });
   }
   // A stream opened now would only hold the shutdown up: the client tries again (another process, or this one restarted).

@@ -36,11 +36,6 @@ export class Lifecycle {
     private readonly log: (line: string) => void = (l) => console.error(l),
   ) {}
 
-  /** A shutdown was asked for (the signal aborts once start-up, if any, is over). */
-  get shuttingDown() {
-    return this.stopping !== undefined;
-  }
-
   /** Something long-lived to stop at shutdown. Returns a function that unregisters it (it stopped on its own). */
   register(name: string, stage: Stage, stop: StopFn): () => void {
     const part = { name, stage, stop };
@@ -95,6 +90,14 @@ export function until<T>(p: Promise<T>, deadline: number): Promise<T | undefined
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
 /**
+ * One stop request often arrives twice: Ctrl-C reaches every process of the terminal's group, and
+ * systemd signals every process of the unit, so the server hears it directly and again from the
+ * wrapper that forwards signals (npm, bin/svc.cjs). The same signal this soon after the first is
+ * that echo, not a second request.
+ */
+export const ECHO_MS = 1000;
+
+/**
  * SIGTERM and SIGINT: the first shuts down gracefully and exits 0 (1 if something failed to stop);
  * a second exits at once (128 + the signal's number, as a shell reports it). A shutdown that
  * overruns the grace period by far (a stuck close) exits 1 rather than hang the supervisor.
@@ -102,11 +105,14 @@ const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 export function exitOnSignals(lifecycle: Lifecycle, opts: { exit?: (code: number) => void; log?: (line: string) => void; overrunMs?: number } = {}) {
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   const log = opts.log ?? ((l: string) => console.error(l));
+  let first: { signal: string; at: number } | undefined;
   const on = (signal: keyof typeof SIGNAL_NUMBERS) => {
-    if (lifecycle.shuttingDown) {
+    if (first) {
+      if (signal === first.signal && performance.now() - first.at < ECHO_MS) return;
       log(`svc: ${signal} again: stopping now.`);
       return exit(128 + SIGNAL_NUMBERS[signal]);
     }
+    first = { signal, at: performance.now() };
     setTimeout(() => {
       log('svc: shutdown is taking too long; stopping now.');
       exit(1);

@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { events, fakeServer, openai } from '../../plugins/agents/fake-models';
 import { SHUTDOWN_MESSAGE } from '../../plugins/agents/chat';
+import { ECHO_MS } from '../../core/lifecycle';
 import { sharedDbUrl } from '../db';
 import { product } from '../helpers';
 
@@ -195,6 +196,28 @@ async function heldChat(url: string, key: string, storeId: string) {
   return { chat, executionId: held.execution_id as string, api };
 }
 
+/** A request that runs for about 10 s: a JavaScript tool's test run spinning until the sandbox stops it. */
+async function slowRequest(url: string, storeId: string, key: string) {
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const tool: any = await (
+    await fetch(`${url}/v1/stores/${storeId}/tools`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'spin', description: 'Spins.', execution_type: 'javascript', execution_config: { code: 'for (;;) {}' } }),
+    })
+  ).json();
+  expect(tool.id).toBeString();
+  const out = { answered: false, settled: Promise.resolve() };
+  out.settled = fetch(`${url}/v1/stores/${storeId}/tools/${tool.id}/test`, { method: 'POST', headers, body: JSON.stringify({ parameters: {} }) })
+    .then((r) => r.text())
+    .then(
+      () => void (out.answered = true),
+      () => {},
+    );
+  await Bun.sleep(300); // under way
+  return out;
+}
+
 describe('SIGTERM with clients connected', () => {
   test('the compiled binary exits 0 well within the grace period: MCP streams end, a held chat gets error and end, the data directory is free', async () => {
     const fake = fakeServer([openai.tools({ name: 'products', input: { action: 'create_product', ...product({ name: 'Gated Lamp' }) } })]);
@@ -284,40 +307,50 @@ describe('SIGTERM with clients connected', () => {
     expect(existsSync(join(dir, 'svc.lock'))).toBe(false);
   }, 300_000);
 
+  test('Ctrl-C at a terminal under npm start reaches the server twice, and counts once: a graceful stop, cut at the grace period', async () => {
+    const dir = dataDir();
+    const npm = launch(['npm', 'start'], { SVC_SHUTDOWN_GRACE_S: '2' }, dir);
+    const url = await npm.listening();
+    const [serverPid] = readFileSync(`/proc/${npm.proc.pid}/task/${npm.proc.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    cleanups.push(() => alive(serverPid) && process.kill(serverPid, 'SIGKILL'));
+    const { storeId, key } = await newStore(url);
+    const slow = await slowRequest(url, storeId, key);
+
+    // The terminal signals its whole foreground group: the server hears it at once, and again a
+    // moment later when npm passes its own copy on (sent together, the kernel may merge the two).
+    const sent = performance.now();
+    process.kill(serverPid, 'SIGINT');
+    await Bun.sleep(50);
+    npm.proc.kill('SIGINT');
+    const { code, at } = await npm.exitWithin(10_000);
+    expect(npm.log).not.toContain('again: stopping now');
+    expect(code).toBe(0);
+    // The running request had its 2 s, then its connection was cut.
+    expect(at - sent).toBeGreaterThan(1800);
+    expect(npm.log).toContain('still running after the grace period');
+    await slow.settled;
+    expect(slow.answered).toBe(false);
+    await eventually(() => !alive(serverPid), 'the server to exit', 2000);
+    expect(existsSync(join(dir, 'svc.lock'))).toBe(false);
+  }, 300_000);
+
   test('a second signal stops at once, even with a request still running and a long grace period', async () => {
     const dir = dataDir();
     const server = launch([bin, 'serve'], { SVC_SHUTDOWN_GRACE_S: '120' }, dir);
     const url = await server.listening();
     const { storeId, key } = await newStore(url);
-    const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-    // A JavaScript tool that spins until the sandbox stops it (10 s): a request in flight for that long.
-    const tool: any = await (
-      await fetch(`${url}/v1/stores/${storeId}/tools`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'spin', description: 'Spins.', execution_type: 'javascript', execution_config: { code: 'for (;;) {}' } }),
-      })
-    ).json();
-    expect(tool.id).toBeString();
-    let answered = false;
-    const slow = fetch(`${url}/v1/stores/${storeId}/tools/${tool.id}/test`, { method: 'POST', headers, body: JSON.stringify({ parameters: {} }) })
-      .then((r) => r.text())
-      .then(
-        () => (answered = true),
-        () => {},
-      );
-    await Bun.sleep(300);
+    const slow = await slowRequest(url, storeId, key);
 
     server.proc.kill('SIGTERM');
     await eventually(() => server.log.includes('shutting down'), 'the first signal to be heard', 5000);
-    await Bun.sleep(300);
+    await Bun.sleep(ECHO_MS + 200); // sooner, the same signal counts as an echo of the first
     expect(alive(server.proc.pid)).toBe(true); // the graceful shutdown waits for the running request
     const sent = performance.now();
     server.proc.kill('SIGTERM');
     const { code, at } = await server.exitWithin(5000);
     expect(at - sent).toBeLessThan(1500);
     expect(code).toBe(128 + 15);
-    await slow;
-    expect(answered).toBe(false);
+    await slow.settled;
+    expect(slow.answered).toBe(false);
   }, 300_000);
 });

@@ -14,8 +14,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { events, fakeServer, openai } from '../../plugins/agents/fake-models';
 import { SHUTDOWN_MESSAGE } from '../../plugins/agents/chat';
 import { ECHO_MS } from '../../core/lifecycle';
-import { sharedDbUrl } from '../db';
-import { product } from '../helpers';
+import { writeEvents } from '../../core/events/outbox';
+import { backend, sharedDbUrl } from '../db';
+import { product, setup } from '../helpers';
+import { startReceiver, testCerts } from '../webhook-receiver';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const ADMIN = 'shutdown-test-admin-token-0123456789';
@@ -352,5 +354,26 @@ describe('SIGTERM with clients connected', () => {
     expect(code).toBe(128 + 15);
     await slow.settled;
     expect(slow.answered).toBe(false);
+  }, 300_000);
+});
+
+describe.skipIf(backend !== 'postgres')('SIGTERM to a worker process (PostgreSQL)', () => {
+  test('webhook deliveries in flight finish within the grace period before the worker exits 0: none is lost', async () => {
+    const h = await setup({ now: new Date().toISOString() });
+    const rx = await startReceiver(() => Bun.sleep(1500).then(() => 200)); // every answer takes 1.5 s
+    cleanups.push(() => rx.close());
+    expect((await h.call('POST', '/webhooks', { url: rx.url(), events: ['order.created'] })).status).toBe(201);
+    const worker = launch([bin, 'serve', '--role', 'worker'], { NODE_EXTRA_CA_CERTS: join(testCerts().dir, 'ca.pem'), SVC_EGRESS_ALLOW: 'localhost', SVC_SHUTDOWN_GRACE_S: String(GRACE_S) }, dataDir());
+    await eventually(() => worker.log.includes('workers:'), 'the worker to start', 150_000);
+    await h.db.transaction((tx) =>
+      writeEvents(tx, h.store.id, [1, 2, 3].map((n) => ({ type: 'order.created', data: { object: 'order', id: crypto.randomUUID(), n }, at: h.clock.now() }))),
+    );
+    await rx.waitFor(3, 30_000); // all three requests are out, their answers held back
+
+    worker.proc.kill('SIGTERM');
+    const { code } = await worker.exitWithin((GRACE_S + 5) * 1000);
+    expect(code).toBe(0);
+    const rows = await h.db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE store_id = $1', [h.store.id]);
+    expect(rows.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   }, 300_000);
 });

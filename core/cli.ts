@@ -13,6 +13,7 @@ import { allJobs } from '../workers';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from './server';
+import { Lifecycle, exitOnSignals } from './lifecycle';
 import { McpUsageError, login, mcp } from './mcp/cli';
 import pkg from '../package.json';
 
@@ -90,16 +91,12 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     if (sub) throw new UsageError(`Unexpected argument '${sub}'.`);
     // Signals are handled from the start: a SIGTERM during start-up stops the server once it is up.
-    let starting: ReturnType<typeof serve> | undefined;
-    const shutdown = async () => {
-      await (await starting)?.stop();
-      process.exit(0);
-    };
-    process.on('SIGTERM', shutdown);
-    process.on('SIGINT', shutdown);
-    starting = serve(config, app());
+    const lifecycle = new Lifecycle(config.shutdownGraceMs, err);
+    exitOnSignals(lifecycle, { log: err });
+    const starting = serve(config, app(), err, lifecycle);
+    lifecycle.starting(starting);
     await starting;
-    return new Promise(() => {}); // runs until a signal
+    return new Promise(() => {}); // runs until a signal (core/lifecycle.ts)
   }
   if (command === 'migrate') {
     const opened = await openMigrated(config, app());

@@ -18,6 +18,8 @@ export interface Config {
   mcpTools: 'grouped' | 'flat';
   /** Hosts the MCP endpoint answers for (DNS-rebinding guard). */
   allowedHosts: string[];
+  /** SVC_SHUTDOWN_GRACE_S: how long requests and jobs in flight may take to finish after SIGTERM. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,7 +47,12 @@ export function loadConfig(env: Record<string, string | undefined>, flags: { por
   const mcpTools = (flags.tools ?? env.SVC_MCP_TOOLS ?? 'grouped') as Config['mcpTools'];
   if (mcpTools !== 'grouped' && mcpTools !== 'flat') throw new ConfigError(`Invalid tools mode '${mcpTools}': expected grouped or flat.`);
   const allowedHosts = ['localhost', '127.0.0.1', '::1', ...(env.SVC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)];
+  const graceText = env.SVC_SHUTDOWN_GRACE_S ?? '10';
+  const grace = Number(graceText);
+  if (!/^\d+(\.\d+)?$/.test(graceText.trim()) || grace > 3600)
+    throw new ConfigError(`Invalid SVC_SHUTDOWN_GRACE_S '${graceText}': expected seconds, from 0 to 3600.`);
   return {
+    shutdownGraceMs: grace * 1000,
     mcpTools,
     allowedHosts,
     port,

@@ -26,7 +26,7 @@ export { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } fr
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
-export type { Logger } from './log';
+export { errorFields, type Logger } from './log';
 
 // Events and webhooks.
 export { recordEvents, writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';

@@ -4,10 +4,23 @@ import { startWorkers } from './jobs/run';
 import { makeServices } from './http/services';
 import { adminToken, openMigrated, type Composition } from './runtime';
 import { addressOf, recordAddress } from './server-address';
+import { Lifecycle, remaining, until } from './lifecycle';
+import { closeSandboxPool } from './sandbox/pool';
 
-/** `svc serve`: HTTP for role api, job handlers for role worker, both for all (the default). */
-export async function serve(config: Config, app: Composition, log: (line: string) => void = (l) => console.error(l)) {
+/**
+ * `svc serve`: HTTP for role api, job handlers for role worker, both for all (the default). What it
+ * starts registers with the process's lifecycle (core/lifecycle.ts), which stops it all at SIGTERM.
+ */
+export async function serve(
+  config: Config,
+  app: Composition,
+  log: (line: string) => void = (l) => console.error(l),
+  lifecycle = new Lifecycle(config.shutdownGraceMs, log),
+) {
   const opened = await openMigrated(config, app);
+  // Closed last: the database, then the data-directory lock (opened.close does both).
+  lifecycle.register('database', 'close', opened.close);
+  lifecycle.register('sandbox pool', 'close', closeSandboxPool);
   const admin = adminToken(config);
   // Never the token itself: logs are kept and shared; the file is readable by this user only.
   if (admin.created) log(`Admin token created and kept in ${admin.file} (mode 0600); send it as Authorization: Bearer <token>.`);
@@ -20,10 +33,10 @@ export async function serve(config: Config, app: Composition, log: (line: string
     adminToken: admin.token,
     mcpToolsMode: config.mcpTools,
     allowedHosts: config.allowedHosts,
+    shutdown: lifecycle.signal,
   });
 
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | undefined;
-  let forgetAddress = () => {};
   if (config.role !== 'worker') {
     const hostname = process.env.SVC_HOST ?? '0.0.0.0';
     server = createApp(svc).listen({ port: config.port, hostname });
@@ -31,17 +44,26 @@ export async function serve(config: Config, app: Composition, log: (line: string
     const at = addressOf(hostname, server.server!.port!);
     const where = at.wildcard ? `${at.bound} (all interfaces; from this machine ${at.localUrl})` : at.localUrl;
     log(`svc listening on ${where} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
-    if (!config.databaseUrl) forgetAddress = recordAddress(config.dataDir, at.localUrl);
-  }
-  const workers = config.role !== 'api' ? await startWorkers(opened.db, app.jobs(opened.db, config.clock), log) : undefined;
-
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      await server?.stop();
+    const forgetAddress = config.databaseUrl ? () => {} : recordAddress(config.dataDir, at.localUrl);
+    const http = server.server!;
+    // Stops accepting at once; requests in flight get the grace period, then their connections are cut.
+    // (Open streams have ended by now: they heard the lifecycle's signal.)
+    lifecycle.register('HTTP server', 'drain', async (deadline) => {
+      const drained = await until(http.stop(false).then(() => true), deadline);
+      if (!drained) {
+        log(`svc: ${http.pendingRequests} request(s) still running after the grace period; closing their connections.`);
+        await http.stop(true);
+      }
       forgetAddress();
-      await workers?.stop();
-      await opened.close();
-    })());
-  return { port: server?.server?.port, stop, svc };
+    });
+  }
+  if (config.role !== 'api') {
+    const workers = await startWorkers(opened.db, app.jobs(opened.db, config.clock), log);
+    // Jobs in hand finish within the grace period; pg-boss fails the rest, which puts them back for a retry.
+    lifecycle.register('workers', 'drain', (deadline) => workers.stop(remaining(deadline)));
+  }
+
+  /** Stops everything (tests; `svc serve` stops through its signals). */
+  const stop = () => lifecycle.shutdown('stop').then(() => {});
+  return { port: server?.server?.port, stop, svc, lifecycle };
 }

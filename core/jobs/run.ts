@@ -48,8 +48,8 @@ export async function installJobs(db: Db, jobs: JobDef[]): Promise<void> {
 
 /**
  * `svc serve --role worker|all`: pg-boss handlers in this process, on the same database. Stopping
- * is graceful: no new fetches, in-flight jobs finish (or are released after the timeout and
- * retried elsewhere).
+ * is graceful: no new fetches, in-flight jobs finish (or are failed after the timeout, which
+ * spends one of their retries: the next worker runs them again).
  */
 export async function startWorkers(db: Db, jobs: JobDef[], log: (line: string) => void) {
   const boss = createBoss(db, { supervise: true, schedule: true });
@@ -63,6 +63,7 @@ export async function startWorkers(db: Db, jobs: JobDef[], log: (line: string) =
   log(`workers: ${jobs.map((j) => j.queue).join(', ')}`);
   return {
     boss,
-    stop: () => boss.stop({ graceful: true, timeout: 30_000 }),
+    /** Jobs in hand get `timeoutMs` to finish (pg-boss's floor is 1 s); then pg-boss fails them, and they are retried. */
+    stop: (timeoutMs = 30_000) => boss.stop({ graceful: true, timeout: timeoutMs }),
   };
 }

@@ -21,11 +21,21 @@ export interface Upstream {
 }
 
 /**
+ * How long the bridge keeps trying to reopen the server's notification stream once it ended
+ * (0.5 + 1 + 2 s): a server restarted by its supervisor is back within that, one shut down is not.
+ */
+export const UPSTREAM_RECONNECT = { initialReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 2000, maxRetries: 3 };
+
+/**
  * A local MCP server (stdio or legacy SSE) that forwards tools/list and tools/call to a running svc
  * server's /agent/mcp. So the local transports work while that server holds the embedded
  * database, and against a remote server alike; the tool logic exists once, on the server.
+ *
+ * `onGone` runs when the server went away: its notification stream ended (a server shutting down
+ * ends it) and could not be reopened. The stdio bridge then exits, so the MCP client sees its
+ * server stop instead of a bridge that answers every call with an error.
  */
-export function bridgeServer(upstream: Upstream, log: (line: string) => void): Server {
+export function bridgeServer(upstream: Upstream, log: (line: string) => void, onGone?: () => void): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
   let client: Promise<Client> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -35,7 +45,19 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void): S
     url.search = new URLSearchParams({ ...Object.fromEntries(upstream.query), store: upstream.storeId }).toString();
     const c = new Client({ name: 'svc-bridge', version: SERVER_INFO.version });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());
-    await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${upstream.apiKey}` } } }));
+    // The SDK reports the end of its reconnection attempts only as an error with this message.
+    c.onerror = (err) => {
+      if (/Maximum reconnection attempts/.test(err?.message ?? '')) {
+        log(`svc mcp: the svc server at ${upstream.url} went away.`);
+        onGone?.();
+      }
+    };
+    await c.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${upstream.apiKey}` } },
+        reconnectionOptions: UPSTREAM_RECONNECT,
+      }),
+    );
     return c;
   };
 

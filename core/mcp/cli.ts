@@ -63,13 +63,19 @@ export async function mcp(flags: Record<string, any>) {
     return new Promise<never>(() => {});
   }
   if (!apiKey) throw new McpUsageError('No API key: set SVC_API_KEY or run svc login --url URL --key KEY.');
-  const server = bridgeServer({ url, apiKey, storeId, query }, log);
+  // An MCP client ends a stdio server by closing its stdin; the bridge also ends when its server went away.
+  let gone = false;
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const server = bridgeServer({ url, apiKey, storeId, query }, log, () => {
+    gone = true;
+    end();
+  });
   const stdio = new StdioServerTransport();
   await server.connect(stdio);
-  // An MCP client ends a stdio server by closing its stdin.
-  await new Promise<void>((resolve) => {
-    process.stdin.on('end', resolve);
-    process.stdin.on('close', resolve);
-  });
+  process.stdin.on('end', end);
+  process.stdin.on('close', end);
+  await ended;
   await server.close();
+  if (gone) throw new Error(`the svc server at ${url} went away; start svc mcp again once it is back.`);
 }

@@ -50,6 +50,7 @@ function watchFor(db: Db) {
             if (!skip.has(storeId) && !skip.has('*')) void sendToolListChanged(storeId);
           }
         },
+        { ids: () => [...liveStreams.keys()], ended: (ids) => ids.forEach(endStream) },
       )),
     );
   return w;
@@ -68,8 +69,11 @@ const forget = (sessionId: string, entry: LiveStream) => {
  * aborted) or the stream ends, the entry is forgotten. The SDK transport drops its own side on a
  * cancel but calls no onclose, so without this every stream ever opened would stay in the map.
  */
-function watched(response: Response, request: Request, sessionId: string, entry: LiveStream): Response {
-  const done = () => forget(sessionId, entry);
+function watched(response: Response, request: Request, sessionId: string, entry: LiveStream, ended: () => void): Response {
+  const done = () => {
+    forget(sessionId, entry);
+    ended();
+  };
   request.signal.addEventListener('abort', done, { once: true });
   const reader = response.body!.getReader();
   const body = new ReadableStream<Uint8Array>({
@@ -118,6 +122,14 @@ function challenge(svc: Services, request: Request, message: string): string {
   const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
   const detail = request.headers.get('authorization') || request.headers.get('x-api-key') ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"` : '';
   return (own ?? 'Bearer realm="svc"') + detail;
+}
+
+/** Ends a terminated session's GET stream on this process, if it has one. */
+async function endStream(sessionId: string) {
+  const live = liveStreams.get(sessionId);
+  if (!live) return;
+  liveStreams.delete(sessionId);
+  await live.server.close().catch(() => {});
 }
 
 /** DNS-rebinding guard: Host and Origin must name an allowed host (localhost by default). */
@@ -187,14 +199,12 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'DELETE') {
     if (!sid) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     await svc.mcpSessions.delete(sid);
-    // The session is over: its open GET stream (if on this process) ends, and is no longer notified.
-    const live = liveStreams.get(sid);
-    if (live) {
-      liveStreams.delete(sid);
-      await live.server.close().catch(() => {});
-    }
+    // The session is over: its open GET stream ends, and is no longer notified (on another process, at its watch's next look).
+    await endStream(sid);
     return new Response(null, { status: 200 });
   }
+  // A stream opened now would only hold the shutdown up: the client tries again (another process, or this one restarted).
+  if (request.method === 'GET' && svc.shutdown?.aborted) return rpcError(503, -32000, 'The server is shutting down; reconnect shortly.', { 'Retry-After': '1' });
   if (request.method !== 'POST' && request.method !== 'GET')
     return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
       status: 405,
@@ -255,7 +265,11 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     liveStreams.set(current.id, entry);
     watchFor(svc.db).start();
     transport.onclose = () => forget(current.id, entry);
-    const stream = watched(response, request, current.id, entry);
+    // At shutdown the stream ends (closing the server ends it), so the process need not wait for
+    // the client to leave; the client reconnects to whichever process serves next.
+    const end = () => void server.close().catch(() => {});
+    svc.shutdown?.addEventListener('abort', end, { once: true });
+    const stream = watched(response, request, current.id, entry, () => svc.shutdown?.removeEventListener('abort', end));
     stream.headers.set('Mcp-Session-Id', current.id);
     return stream;
   }

@@ -13,12 +13,18 @@ export interface McpSession {
 
 const IDLE_EXPIRY_MS = RETENTION.mcp_sessions.ms;
 const TOUCH_EVERY_MS = 5 * 60_000;
-const CACHE_MS = 5_000;
+/** How long an unknown id stays known as unknown (it never becomes valid: ids are random). */
+const NEGATIVE_CACHE_MS = 5_000;
+
+const SESSION_COLUMNS = 'id, api_key_id, store_id, protocol_version, options';
+const toSession = (row: any): McpSession | undefined =>
+  row ? { id: row.id, apiKeyId: row.api_key_id, storeId: row.store_id, protocolVersion: row.protocol_version, options: row.options } : undefined;
 
 /**
- * Sessions in the database, so any API process can serve any session. Lookups are cached for a
- * few seconds (a session deleted by another process may live on there that long) and last-use
- * is written at most every five minutes, so a session costs no write per request.
+ * Sessions in the database, so any API process can serve any session. Every request reads the
+ * session's row (one primary-key lookup), so a session terminated through any process is gone on
+ * all of them at once; last-use is written at most every five minutes, so a session costs no
+ * write per request.
  */
 export class McpSessions {
   private cache = new Map<string, { session: McpSession | undefined; at: number; touchedAt: number }>();
@@ -41,21 +47,18 @@ export class McpSessions {
   async get(id: string): Promise<McpSession | undefined> {
     const cached = this.cache.get(id);
     const nowMs = this.clock.now().getTime();
-    if (cached && performance.now() - cached.at < CACHE_MS) {
-      if (cached.session && nowMs - cached.touchedAt > TOUCH_EVERY_MS) {
-        cached.touchedAt = nowMs;
-        await this.db.query('UPDATE mcp_sessions SET last_used_at = $2 WHERE id = $1', [id, new Date(nowMs)]);
-      }
-      return cached.session;
+    if (cached && !cached.session && performance.now() - cached.at < NEGATIVE_CACHE_MS) return undefined;
+    if (cached?.session && nowMs - cached.touchedAt <= TOUCH_EVERY_MS) {
+      // Touched lately (so not idle): only whether it still exists, and its current options, are news.
+      const [row] = await this.db.query(`SELECT ${SESSION_COLUMNS} FROM mcp_sessions WHERE id = $1`, [id]);
+      if (!row) this.cache.delete(id);
+      return toSession(row);
     }
     const [row] = await this.db.query(
-      `UPDATE mcp_sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at > $3
-       RETURNING id, api_key_id, store_id, protocol_version, options`,
+      `UPDATE mcp_sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at > $3 RETURNING ${SESSION_COLUMNS}`,
       [id, new Date(nowMs), new Date(nowMs - IDLE_EXPIRY_MS)],
     );
-    const session = row
-      ? { id: row.id, apiKeyId: row.api_key_id, storeId: row.store_id, protocolVersion: row.protocol_version, options: row.options }
-      : undefined;
+    const session = toSession(row);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { session, at: performance.now(), touchedAt: nowMs });
     return session;
@@ -63,8 +66,6 @@ export class McpSessions {
 
   async setOptions(id: string, options: ToolOptions) {
     await this.db.query('UPDATE mcp_sessions SET options = $2::text::jsonb WHERE id = $1', [id, JSON.stringify(options)]);
-    const cached = this.cache.get(id);
-    if (cached?.session) cached.session = { ...cached.session, options };
   }
 
   async delete(id: string): Promise<boolean> {

@@ -24,7 +24,8 @@ export function serveSseBridge(opts: { port: number; hostname: string; upstream:
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, { transport, key });
       res.on('close', () => sessions.delete(transport.sessionId));
-      await bridgeServer({ ...opts.upstream, apiKey: key }, opts.log).connect(transport);
+      // The svc server went away: end this client's stream, so it learns at once rather than at its next call.
+      await bridgeServer({ ...opts.upstream, apiKey: key }, opts.log, () => void transport.close()).connect(transport);
       return;
     }
     if (req.method === 'POST' && url.pathname === '/messages') {

@@ -15,7 +15,13 @@ const FINGERPRINTS = `SELECT s.id AS store_id,
       WHERE t.store_id = s.id OR t.visibility = 'public') AS fingerprint
   FROM unnest($1::text::uuid[]) AS s(id)`;
 
-export function watchToolChanges(db: Db, stores: () => string[], changed: (storeIds: string[]) => void) {
+/** The open streams' sessions, and what to do with those terminated meanwhile (through another process). */
+export interface SessionWatch {
+  ids: () => string[];
+  ended: (ids: string[]) => void;
+}
+
+export function watchToolChanges(db: Db, stores: () => string[], changed: (storeIds: string[]) => void, sessions?: SessionWatch) {
   const seen = new Map<string, string>();
   let timer: Timer | undefined;
   let polling = false;
@@ -35,6 +41,13 @@ export function watchToolChanges(db: Db, stores: () => string[], changed: (store
       }
       changed(moved);
       for (const id of seen.keys()) if (!watched.includes(id)) seen.delete(id);
+      // A session ended through another process: its stream here ends too (same tick, no timer of its own).
+      const open = sessions?.ids() ?? [];
+      if (open.length) {
+        const alive = new Set((await db.query<{ id: string }>('SELECT id FROM mcp_sessions WHERE id = ANY($1::text::text[])', [`{${open.join(',')}}`])).map((r) => r.id));
+        const ended = open.filter((id) => !alive.has(id));
+        if (ended.length) sessions!.ended(ended);
+      }
     } catch {
       // The database is briefly unreachable: try again at the next tick.
     } finally {

@@ -1,4 +1,4 @@
-import { errors } from '../../core/sdk';
+import { errorFields, errors } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { recordEvents } from '../../core/sdk';
@@ -26,6 +26,10 @@ const oneLine = (err: unknown) => String((err as Error)?.message ?? err).replace
 
 /** How the stream stays open while a gated call waits: an SSE comment this often (proxies drop idle streams). */
 export const KEEP_ALIVE_MS = 15_000;
+
+/** The last event but `end` of a chat cut short by the server shutting down. */
+export const SHUTDOWN_MESSAGE =
+  'The server is shutting down, so this reply stopped here. Send your next message in the same conversation (conversation_id) once it is back.';
 
 /** Writes one turn and its agent.message event in a short transaction of its own. */
 async function persist(ctx: Ctx, agentId: string, conversationId: string, message: ChatMessage) {
@@ -139,7 +143,10 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   // The custom tools the agent names (or all of them, given the custom_tools category).
   const custom = (await usableCustomTools(ctx.db, ctx.store.id)).filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
   const tools = agent.tools.length ? agentTools(ctx, opts, custom) : [];
-  const abort = new AbortController();
+  // `left`: the client went away (nobody to write to). `stop`: anything that ends the loop early,
+  // the client leaving or the server shutting down (then the client hears why, and `end`).
+  const left = new AbortController();
+  const stop = ctx.shutdown ? AbortSignal.any([left.signal, ctx.shutdown]) : left.signal;
   const encoder = new TextEncoder();
   const caller: ToolCaller = {
     db: ctx.db,
@@ -155,45 +162,52 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (e: Sse) => {
-        if (!abort.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
+        if (!left.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
       };
       const run: ToolRun = {
         ctx,
         opts,
         custom,
         caller,
-        signal: abort.signal,
+        signal: stop,
         keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS,
         pollMs: deps.approvalPollMs,
         onHold: (tool, executionId, message) => send({ type: 'approval_required', tool, execution_id: executionId, message }),
         // An SSE comment: clients ignore it, proxies see traffic.
         keepAlive: () => {
-          if (!abort.signal.aborted) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+          if (!left.signal.aborted) controller.enqueue(encoder.encode(': keep-alive\n\n'));
         },
       };
-      const loop = async () => {
+      /** Runs the model/tool steps; 'stopped' when the client left or the server is shutting down. */
+      const loop = async (): Promise<'done' | 'stopped'> => {
         for (let step = 0; step < MAX_STEPS; step++) {
+          if (stop.aborted) return 'stopped';
           let text = '';
           const calls: ToolCall[] = [];
           try {
-            for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: abort.signal })) {
+            for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: stop })) {
               if (ev.type === 'text') {
                 text += ev.text;
                 send({ type: 'text', text: ev.text });
               } else calls.push(ev.call);
             }
           } catch (err) {
-            if (abort.signal.aborted) return; // the client left: nobody to tell
+            if (stop.aborted) {
+              // We cut the provider off ourselves. At shutdown the client saw this much: keep it.
+              if (text && !left.signal.aborted) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
+              return 'stopped';
+            }
             // One line for the operator's log: an outside failure, not a bug, so no stack or source frame.
-            console.error(`[${ctx.requestId}] agent ${agent.id}: provider failed: ${oneLine(err)}`);
+            ctx.log.error('provider failed', { agent_id: agent.id, error: oneLine(err) });
             if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
             send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
-            return;
+            return 'done';
           }
           const reply: ChatMessage = { role: 'assistant', text, toolCalls: calls };
           await persist(ctx, agent.id, cid, reply);
           history.push(reply);
-          if (!calls.length || abort.signal.aborted) return;
+          if (!calls.length) return 'done';
+          if (stop.aborted) return 'stopped';
           const results: ToolResult[] = [];
           for (const call of calls) {
             send({ type: 'tool_use', tool: call.name, input: call.input });
@@ -202,23 +216,27 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
           const turn: ChatMessage = { role: 'tool', results };
           await persist(ctx, agent.id, cid, turn);
           history.push(turn);
-          if (abort.signal.aborted) return;
+          if (stop.aborted) return 'stopped';
         }
         send({ type: 'error', message: `Stopped after ${MAX_STEPS} model steps without a final answer.` });
+        return 'done';
       };
       loop()
+        .then((how) => {
+          if (how === 'stopped' && ctx.shutdown?.aborted) send({ type: 'error', message: SHUTDOWN_MESSAGE });
+        })
         .catch((err) => {
-          console.error(`[${ctx.requestId}] agent ${agent.id}: chat failed:`, err);
-          send({ type: 'error', message: 'An unexpected error occurred.' });
+          ctx.log.error('chat failed', { agent_id: agent.id, ...errorFields(err) });
+          send({ type: 'error', message: ctx.shutdown?.aborted ? SHUTDOWN_MESSAGE : 'An unexpected error occurred.' });
         })
         .finally(() => {
           send({ type: 'end' });
-          if (!abort.signal.aborted) controller.close();
+          if (!left.signal.aborted) controller.close();
         });
     },
     // The client disconnected: stop generating (aborts the provider request; no further steps).
     cancel() {
-      abort.abort();
+      left.abort();
     },
   });
   return new Response(body, {

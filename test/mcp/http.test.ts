@@ -3,6 +3,7 @@ import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
 import { NO_LIMITS, product, setup, type Harness } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
+import { POLL_MS } from '../../core/mcp/tool-watch';
 
 const ACCEPT = 'application/json, text/event-stream';
 const init = (id = 1) => ({
@@ -149,6 +150,36 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     for (let i = 0; i < 4; i++) expect((await client.listTools()).tools.length).toBeGreaterThan(1);
     await client.close();
   });
+
+  test('a session terminated through one API process is gone on every other at once (issue 20.9)', async () => {
+    const h = await setup();
+    const b = createApp(makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }));
+    const sid = (await post(h, init())).headers.get('mcp-session-id')!;
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(200); // process A knows the session
+    const del = await b.handle(new Request('http://svc.test/agent/mcp', { method: 'DELETE', headers: { 'x-api-key': h.key, 'mcp-session-id': sid } }));
+    expect(del.status).toBe(200);
+    expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(404);
+  });
+
+  test('the GET stream of a session terminated through another process ends too', async () => {
+    const h = await setup();
+    const sid = (await post(h, init())).headers.get('mcp-session-id')!;
+    const get = await h.app.handle(
+      new Request('http://svc.test/agent/mcp', {
+        headers: { 'x-api-key': h.key, accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      }),
+    );
+    expect(get.status).toBe(200);
+    let ended = false;
+    void new Response(get.body).text().then(() => (ended = true));
+    // What another process's DELETE leaves behind: no row (its own streams are its own business).
+    await h.db.query('DELETE FROM mcp_sessions WHERE id = $1', [sid]);
+    // This process ends the stream at its next look at the database (every POLL_MS).
+    const until = performance.now() + POLL_MS + 3000;
+    while (!ended && performance.now() < until) await Bun.sleep(20);
+    expect(ended).toBe(true);
+  }, 15_000);
 
   test('transport rules: unknown session 404, other credential 404, missing session 400, bad Accept 406, bad JSON -32700, no key 401', async () => {
     const h = await setup();

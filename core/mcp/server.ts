@@ -20,11 +20,19 @@ export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
-// The text mirror is for clients that ignore structuredContent; compact, since it is sent twice.
-const textResult = (value: unknown, isError = false): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(value) }],
-  ...(isError ? { isError: true } : { structuredContent: value as Record<string, unknown> }),
-});
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A tool's answer as an MCP result. structuredContent must be a JSON object, but a custom tool may
+ * return any JSON value (42, "text", [..], null, true): those are wrapped as {"result": <value>}.
+ * The text mirror, for clients that ignore structuredContent, is the same JSON; compact, since it
+ * is sent twice.
+ */
+const textResult = (value: unknown, isError = false): CallToolResult => {
+  if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
+  const structured = isRecord(value) ? value : { result: value ?? null };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+};
 
 // One validator for every per-request server: building an Ajv instance per request is costly.
 const validator = new AjvJsonSchemaValidator();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { resetSecretBox } from '../../core/secrets';
 import type { Harness } from '../../test/helpers';
+import { sharedDb } from '../../test/db';
 
 // A local receiver for HTTP tools: it records what it got and answers per path (useToolKit starts it).
 
@@ -106,6 +107,8 @@ export function useToolKit() {
       else process.env[name] = value;
     resetSecretBox();
   });
+  // Creating and migrating the test database takes seconds: not within the first test's time limit.
+  beforeAll(() => sharedDb(), 60_000);
   beforeAll(() => {
     receiver = Bun.serve({
       hostname: '127.0.0.1',
@@ -126,6 +129,12 @@ export function useToolKit() {
             return Response.json({ doubled: s.body.n * 2, echo: s.body });
           case 'echo': // reflects the request, secrets included, as a careless endpoint would
             return Response.json({ headers: s.headers, url: s.url, note: `you sent ${s.headers['x-token']}` });
+          case 'array': // a JSON answer that is not an object
+            return Response.json([1, 'two', { three: 3 }]);
+          case 'string':
+            return Response.json('just a JSON string');
+          case 'plain':
+            return new Response('plain words', { headers: { 'content-type': 'text/plain' } });
           case 'fail':
             return new Response(`maintenance, token ${s.headers['x-token'] ?? 'none'}`, { status: 503 });
           case 'slow':

@@ -4,6 +4,7 @@ import { page } from '../../core/plugins/pagination';
 import { isUniqueViolation } from '../../core/db/pg-errors';
 import { notifyToolsChanged } from '../../core/mcp/http';
 import { runInSandbox } from '../../core/sandbox/pool';
+import { ASYNC_FUNCTION } from '../../core/sandbox';
 import { secretBox } from '../../core/secrets';
 import { builtinNames, checkPlan, forgetCustomTools, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
 
@@ -120,7 +121,7 @@ async function validate(plugins: PluginDef[], d: Definition, view: View, previou
     const unchanged = previous?.kind === 'javascript' && previous.config.code === code;
     const compiled = unchanged
       ? { ok: true as const }
-      : await runInSandbox(`new Function('input', 'params', ${JSON.stringify(code)}); return true;`, {}, { timeoutMs: 1000 });
+      : await runInSandbox(`${ASYNC_FUNCTION}('input', 'params', ${JSON.stringify(code)}); return true;`, {}, { timeoutMs: 1000 });
     if (!compiled.ok) throw errors.validation(`Invalid ${n.config}.code: ${compiled.message}.`, `${n.config}.code`);
   }
   if (d.timeout_action === 'escalate' && !d.escalation_group)

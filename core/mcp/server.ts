@@ -5,7 +5,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
-  McpError,
   SetLevelRequestSchema,
   type CallToolResult,
   type LoggingLevel,
@@ -33,6 +32,12 @@ const textResult = (value: unknown, isError = false): CallToolResult => {
   const structured = isRecord(value) ? value : { result: value ?? null };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 };
+
+/**
+ * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
+ * -32602: ...", which the SDK would send, and the client's McpError would prefix once more.
+ */
+export const protocolError = (code: number, message: string, data?: unknown) => Object.assign(new Error(message), { code, data });
 
 // One validator for every per-request server: building an Ajv instance per request is costly.
 const validator = new AjvJsonSchemaValidator();
@@ -72,7 +77,7 @@ export function buildMcpServer(plugins: PluginDef[], caller: Omit<ToolCaller, 's
     }
     const target = await resolveTarget(caller.db, plugins, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
-    if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome

@@ -106,7 +106,7 @@ export function listTools(plugins: PluginDef[], principal: Principal, opts: Tool
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
     inputSchema: {
       type: 'object',
-      properties: { tool_name: { type: 'string', description: 'A tool name from tools/list, e.g. products.' } },
+      properties: { tool_name: { type: 'string', description: 'A tool name, e.g. products, or one action\'s flat name, e.g. products_get_product.' } },
       additionalProperties: false,
     },
     annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -132,12 +132,22 @@ export function discover(plugins: PluginDef[], principal: Principal, opts: ToolO
       category: own.category ?? 'custom',
       actions: [{ action: 'run', flat_name: own.name, kind: 'write', description: own.description, input_schema: own.input_schema, required_scopes: CUSTOM_TOOL_SCOPES }],
     };
-  const group = groups.find((g) => g.plugin.name === toolName);
+  // A category (`products`), or one action by its flat name (`products_get_product`), whichever
+  // listing mode the connection uses: clients and models use both forms.
+  let group = groups.find((g) => g.plugin.name === toolName);
+  let only: string | undefined;
+  for (const g of group ? [] : groups) {
+    only = g.actions.find(([name]) => flatName(g.plugin, name) === toolName)?.[0];
+    if (only) {
+      group = g;
+      break;
+    }
+  }
   if (!group) return undefined;
   return {
     tool: group.plugin.name,
     category: group.plugin.category,
-    actions: group.actions.map(([name, a]) => ({
+    actions: group.actions.filter(([name]) => !only || name === only).map(([name, a]) => ({
       action: name,
       flat_name: flatName(group.plugin, name),
       kind: a.kind,

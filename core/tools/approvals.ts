@@ -103,7 +103,7 @@ export async function expireExecution(deps: ApprovalDeps, storeId: string, id: s
   }
   const minutes = a.escalated ? a.timeout_minutes * 2 : a.timeout_minutes;
   const output = {
-    error: { type: 'api_error', code: 'approval_timeout', message: `No approver decided within ${minutes} minutes; the call was not run.`, param: null },
+    error: { type: 'api_error', code: 'approval_timeout', message: `No approver decided within ${minutes} minute${minutes === 1 ? '' : 's'}; the call was not run.`, param: null },
   };
   const rejected = await decide(deps, storeId, id, { status: 'rejected', approval: { decision: 'expired', decided_by: 'timeout' }, output }, 'closed');
   return rejected ? 'rejected' : 'decided';

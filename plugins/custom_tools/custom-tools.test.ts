@@ -193,6 +193,42 @@ describe('validation', () => {
     expect((await h.call('GET', '/tools')).body.data).toHaveLength(1);
   });
 
+  test('HTTP tool URLs: https only, and no private or metadata address unless SVC_EGRESS_ALLOW allows it, at creation and on update', async () => {
+    const h = await setup();
+    const refused = [
+      'http://tools.example.com/hook', // plain http, even to a public host: headers carry secrets
+      'http://169.254.169.254/latest/meta-data/',
+      'https://169.254.169.254/latest/meta-data/', // cloud metadata
+      'https://10.1.2.3/x',
+      'https://127.0.0.2:8443/x', // loopback other than the allowed 127.0.0.1
+      'https://[::1]/x',
+      'https://user:pw@tools.example.com/x',
+    ];
+    for (const url of refused) {
+      const b = await h.call('POST', '/tools', httpB({ execution_config: { url, headers: { Authorization: 'Bearer {{TOKEN}}' } } }));
+      expectError(b, 400, { code: 'validation_failed', param: 'execution_config.url' });
+      const a = await h.call('POST', '/custom-tools', webhookA({ handler: { type: 'webhook', url } }));
+      expectError(a, 400, { code: 'validation_failed', param: 'handler.url' });
+    }
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'http://tools.example.com/x' } })), 400, {
+      message: 'Invalid execution_config.url: tool URL must use https, not http.',
+    });
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'https://169.254.169.254/' } })), 400, { message: /cloud metadata address; allow it with SVC_EGRESS_ALLOW/ });
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: '{{SCHEME}}://tools.example.com/x' } })), 400, {
+      param: 'execution_config.url',
+    });
+    // Accepted: a public host name, an address the egress allow-list holds (127.0.0.1 in these
+    // tests), and secret references in the path or query.
+    for (const url of ['https://tools.example.com/hook?k={{KEY}}', 'https://127.0.0.1:9/x', `${recv}/double/{{secrets.PATH}}`])
+      expect((await h.call('POST', '/tools', httpB({ name: `ok_${crypto.randomUUID().slice(0, 6)}`, execution_config: { url } }))).status).toBe(201);
+    expect((await h.call('GET', '/tools')).body.data).toHaveLength(3);
+    // On update, through either form.
+    const made = await create(h, '/tools', httpB());
+    expectError(await h.call('PATCH', `/tools/${made.id}`, { execution_config: { url: 'http://tools.example.com/x' } }), 400, { param: 'execution_config.url' });
+    expectError(await h.call('PATCH', `/custom-tools/${made.id}`, { handler: { type: 'webhook', url: 'https://169.254.169.254/' } }), 400, { param: 'handler.url' });
+    expect((await h.call('GET', `/tools/${made.id}`)).body.execution_config.url).toBe(`${recv}/double`);
+  });
+
   test('test input is checked against the tool\'s schema', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB());

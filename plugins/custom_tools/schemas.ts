@@ -11,7 +11,7 @@ const Description = Type.String({ minLength: 1, maxLength: 2000, description: 'S
 const Category = Type.String({ minLength: 1, maxLength: 64 });
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the input: type object with properties and required.' });
 const Plan = Type.Union(['free', 'starter', 'pro', 'enterprise'].map((p) => Type.Literal(p)), { description: 'Minimum store plan that may run the tool.' });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; may contain secret references.' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL (a private address only if SVC_EGRESS_ALLOW allows it); may contain secret references.' });
 const Method = Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)), { description: 'Default POST.' });
 const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 }), {
   maxProperties: 50,

@@ -4,6 +4,7 @@ import { page } from '../../core/plugins/pagination';
 import { isUniqueViolation } from '../../core/db/pg-errors';
 import { notifyToolsChanged } from '../../core/mcp/http';
 import { runInSandbox } from '../../core/sandbox/pool';
+import { checkUrl, EgressError } from '../../core/net/egress';
 import { ASYNC_FUNCTION } from '../../core/sandbox';
 import { secretBox } from '../../core/secrets';
 import { builtinNames, checkPlan, forgetCustomTools, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/tools/custom';
@@ -95,6 +96,21 @@ const names = (view: View) =>
 // Secret references, for the URL check: `{{NAME}}` or `{{secrets.NAME}}`.
 const REFS = /\{\{\s*(?:secrets\.)?[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g;
 
+/**
+ * The rules of webhook URLs (the egress guard's registration checks): https only, since headers
+ * carry secrets; no user name or password; no private, loopback, link-local (cloud metadata) or
+ * other non-public IP address unless SVC_EGRESS_ALLOW allows it. Secret references are checked as
+ * placeholders; host names are checked again at every run, when they are resolved.
+ */
+function checkToolUrl(template: string, param: string) {
+  try {
+    checkUrl(template.replace(REFS, 'x'), { httpsOnly: true, purpose: 'tool' });
+  } catch (err) {
+    if (err instanceof EgressError) throw errors.validation(`Invalid ${param}: ${err.message}`, param);
+    throw err;
+  }
+}
+
 /** Checks a whole definition (after a patch is applied): 400 naming the field in the caller's form. */
 async function validate(plugins: PluginDef[], d: Definition, view: View, previous?: Definition) {
   const n = names(view);
@@ -105,12 +121,7 @@ async function validate(plugins: PluginDef[], d: Definition, view: View, previou
   if (d.kind === 'http') {
     if (typeof d.config.url !== 'string') throw errors.validation(`Invalid ${n.config}.url: an HTTP tool needs a url.`, `${n.config}.url`);
     if (d.config.code !== undefined) throw errors.validation(`Invalid ${n.config}.code: only JavaScript tools have code.`, `${n.config}.code`);
-    let url: URL | undefined;
-    try {
-      url = new URL(d.config.url.replace(REFS, 'x'));
-    } catch {}
-    if (!url || !['http:', 'https:'].includes(url.protocol))
-      throw errors.validation(`Invalid ${n.config}.url: expected an http or https URL.`, `${n.config}.url`);
+    checkToolUrl(d.config.url, `${n.config}.url`);
   } else {
     const code = d.config.code;
     if (typeof code !== 'string') throw errors.validation(`Invalid ${n.config}.code: a JavaScript tool needs code.`, `${n.config}.code`);

@@ -78,6 +78,16 @@ describe('HTTP tool test runs against a real receiver', () => {
     expect((await run).body).toMatchObject({ success: true, result: { late: true } });
   });
 
+  test('a tool saved with a plain http URL before the https rule is refused when it runs, and sends nothing', async () => {
+    const h = await setup();
+    const made = await create(h, '/tools', httpB());
+    await h.db.query('UPDATE custom_tools SET config = $2::text::jsonb WHERE id = $1', [made.id, JSON.stringify({ url: recv.replace('https:', 'http:') + '/double' })]);
+    seen.length = 0;
+    const r = await h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } });
+    expect(r.body).toMatchObject({ success: false, error: { status: 'error', message: 'tool URL must use https, not http.' } });
+    expect(seen).toHaveLength(0);
+  });
+
   test('a secret that is referenced but not set is a clear error naming it', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/double`, headers: { 'X-Token': '{{MISSING_TOKEN}}' } } }));

@@ -52,10 +52,16 @@ function annotations(actions: ActionDef[]) {
   };
 }
 
-/** The store's usable custom tools this connection may call (not on read-only connections: they act outside svc). */
+/**
+ * The store's usable custom tools this connection may call (not on read-only connections: they act
+ * outside svc). `toolsets` selects them all by the custom_tools category, or one by its own name
+ * (an agent's `tools` may list custom tool names, SPEC 4.2).
+ */
 export function visibleCustomTools(custom: CustomTool[], principal: Principal, opts: ToolOptions): CustomTool[] {
-  if (opts.readOnly || (opts.toolsets && !opts.toolsets.includes(CUSTOM_TOOLSET)) || !hasScope(principal.scopes, CUSTOM_TOOL_SCOPES)) return [];
-  return custom;
+  if (opts.readOnly || !hasScope(principal.scopes, CUSTOM_TOOL_SCOPES)) return [];
+  const { toolsets } = opts;
+  if (!toolsets || toolsets.includes(CUSTOM_TOOLSET)) return custom;
+  return custom.filter((t) => toolsets.includes(t.name));
 }
 
 /** A custom tool as an MCP tool: its own name and input schema, in either listing mode. */

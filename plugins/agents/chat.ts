@@ -2,8 +2,8 @@ import { errors } from '../../core/errors';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, PluginDef } from '../../core/plugins/contract';
 import { recordEvents } from '../../core/events/outbox';
-import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, type ToolOptions } from '../../core/mcp/tools';
-import { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from '../../core/tools/call';
+import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/mcp/tools';
+import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/tools/call';
 import { usableCustomTools, type CustomTool } from '../../core/tools/custom';
 import { waitForOutcome } from '../../core/tools/approvals';
 import { providerFor } from './providers';
@@ -83,10 +83,14 @@ async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
     const found = discover(r.plugins, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
     return found ? reply(call, found, false) : reply(call, { error: `Unknown tool '${call.input.tool_name}'.` }, true);
   }
+  // Only what the agent was given: its categories (grouped or flat names) and its custom tools.
   const allowed = r.plugins.filter((p) => r.opts.toolsets!.includes(p.name));
-  const target = await resolveTarget(r.ctx.db, allowed, r.ctx.store.id, call.name, call.input);
-  const permitted = target && (target.kind === 'builtin' || r.custom.some((t) => t.id === target.tool.id));
-  if (!permitted) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
+  const builtin = resolveCall(allowed, call.name, call.input);
+  const custom = r.custom.find((t) => t.name === call.name);
+  const target: ToolTarget | undefined = builtin
+    ? { kind: 'builtin', ...builtin, input: builtin.input as Record<string, unknown> }
+    : custom && { kind: 'custom', tool: custom, input: call.input };
+  if (!target) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
   const out = await callTool(r.caller, target);
   if (out.kind !== 'pending') return toolResult(call, out);
   r.onHold(call.name, out.executionId, out.message);

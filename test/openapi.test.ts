@@ -142,6 +142,9 @@ describe('GET /openapi.json', () => {
       ['post', '/v1/stores', '201'],
       ['post', '/v1/stores/{storeId}/api-keys', '201'],
       ['delete', '/v1/stores/{storeId}/api-keys/{keyId}', '200'],
+      ['get', '/v1/admin/tools/{id}', '200'],
+      ['post', '/v1/admin/tools/{id}/publish', '200'],
+      ['post', '/v1/admin/tools/{id}/unpublish', '200'],
     ];
     for (const [method, path, status] of admin) {
       const op = doc.paths[path]?.[method];

@@ -5,10 +5,13 @@ import { readJsonBody } from './body';
 import { baseHeaders, errorResponse, json, newRequestId } from './respond';
 import type { Services } from './services';
 import { resolveVersion } from './versioning';
+import { forgetCustomTools } from '../tools/custom';
+import { adminToolView, publishTool, toolById, unpublishTool } from '../tools/publish';
+import { notifyToolsChanged } from '../mcp/http';
 
 /**
- * The admin API (bootstrap): create stores and manage their keys with the admin token.
- * Shapes are fixed by the core issue; outside clients depend on them.
+ * The admin API (bootstrap): create stores and manage their keys with the admin token, and publish
+ * custom tools to every store. Shapes are fixed by the core issue; outside clients depend on them.
  */
 export function adminRoutes(svc: Services) {
   const guard = (fn: (request: Request, params: Record<string, string>) => Promise<{ status: number; body: unknown }>) =>
@@ -61,6 +64,35 @@ export function adminRoutes(svc: Services) {
         }
         const key = await createKey(svc.db, svc.clock, { storeId: params.storeId, scopes, livemode: body.livemode ?? false, expiresAt });
         return { status: 201, body: key };
+      }),
+    },
+    // Public custom tools (core/tools/publish.ts): the operator reviews a store's tool, then
+    // publishes it to every store (each store still enables it) or withdraws it.
+    {
+      method: 'GET',
+      path: '/v1/admin/tools/:id',
+      handler: guard(async (_request, params) => ({ status: 200, body: adminToolView(await toolById(svc.db, params.id)) })),
+    },
+    {
+      method: 'POST',
+      path: '/v1/admin/tools/:id/publish',
+      handler: guard(async (_request, params) => {
+        const tool = await publishTool(svc.db, svc.clock, params.id);
+        forgetCustomTools(tool.store_id);
+        return { status: 200, body: adminToolView(tool) };
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/admin/tools/:id/unpublish',
+      handler: guard(async (_request, params) => {
+        const { tool, stores } = await unpublishTool(svc.db, svc.clock, params.id);
+        // The stores that had enabled it lose it now: their MCP clients are told.
+        for (const storeId of [tool.store_id, ...stores]) {
+          forgetCustomTools(storeId);
+          if (storeId !== tool.store_id) void notifyToolsChanged(storeId);
+        }
+        return { status: 200, body: adminToolView(tool) };
       }),
     },
     {

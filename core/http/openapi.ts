@@ -8,7 +8,7 @@ import { LATEST, VERSIONS } from './versioning';
 /**
  * The OpenAPI 3.1 document. Plugin operations come only from restRoutes(), the same derivation
  * that mounts the routes, so the document cannot drift from what the server answers. The admin
- * API is not a plugin, so its three routes are described by the one table below.
+ * API is not a plugin, so its routes are described by the one table below.
  */
 
 type Json = Record<string, any>;
@@ -75,7 +75,7 @@ const commonResponseHeaders = () => ({
 });
 
 interface AdminOperation {
-  method: 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   operationId: string;
   description: string;
@@ -95,6 +95,24 @@ const ApiKey = Type.Object({
   livemode: Type.Boolean(),
   expires_at: Type.Union([Timestamp(), Type.Null()]),
   created_at: Timestamp(),
+});
+
+const AdminTool = Type.Object({
+  object: Type.Literal('tool'),
+  id: Uuid(),
+  store_id: Uuid('The store that owns the tool.'),
+  name: Type.String(),
+  description: Type.String(),
+  category: Type.Union([Type.String(), Type.Null()]),
+  parameters: Type.Record(Type.String(), Type.Unknown()),
+  execution_type: Type.String(),
+  execution_config: Type.Record(Type.String(), Type.Unknown()),
+  visibility: Type.String({ enum: ['private', 'public'] }),
+  requires_plan: Type.String(),
+  requires_approval: Type.Boolean(),
+  secret_names: Type.Array(Type.String()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
 });
 
 /** The admin API (core/http/admin.ts), the only operations not derived from a plugin. */
@@ -135,6 +153,31 @@ const ADMIN_OPERATIONS: AdminOperation[] = [
     description: 'Revoke an API key; requests made with it then fail with 401.',
     status: 200,
     output: Type.Object({ object: Type.Literal('api_key'), id: Uuid(), revoked: Type.Literal(true) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/admin/tools/:id',
+    operationId: 'admin_get_tool',
+    description: 'Fetch any store\'s custom tool for review: its definition (URL, headers with secret references, code) and the owning store.',
+    status: 200,
+    output: AdminTool,
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/tools/:id/publish',
+    operationId: 'admin_publish_tool',
+    description:
+      'Publish a custom tool to every store (visibility public); stores cannot do it themselves. Each store then sees it in its tool lists and offers it to its agents and MCP clients only once it enables it. Idempotent. 409 duplicate_name when another public tool has the name; 400 when an HTTP tool\'s host is a secret reference.',
+    status: 200,
+    output: AdminTool,
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/tools/:id/unpublish',
+    operationId: 'admin_unpublish_tool',
+    description: 'Withdraw a published tool (visibility private): other stores stop seeing and using it, and their enablements are dropped. Idempotent.',
+    status: 200,
+    output: AdminTool,
   },
 ];
 
@@ -220,7 +263,7 @@ function pluginOperations(plugins: PluginDef[]): { path: string; method: string;
 function adminOperations(): { path: string; method: string; operation: Json }[] {
   return ADMIN_OPERATIONS.map((op) => {
     const pathNames = pathParamNames(op.path);
-    const { 400: bad, 401: unauth, 404: missing, 500: internal } = errorResponseRefs();
+    const { 400: bad, 401: unauth, 404: missing, 409: conflict, 500: internal } = errorResponseRefs();
     const operation: Json = {
       operationId: op.operationId,
       tags: ['admin'],
@@ -231,8 +274,15 @@ function adminOperations(): { path: string; method: string; operation: Json }[] 
         ref('parameters', 'ApiVersion'),
       ],
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
-      // The admin handlers answer only these: no rate limit, scopes or conflicts apply.
-      responses: { ...successResponse(op.status, op.output), 400: bad, 401: unauth, 404: missing, 500: internal },
+      // The admin handlers answer only these: no rate limit or scopes apply; only publishing conflicts.
+      responses: {
+        ...successResponse(op.status, op.output),
+        400: bad,
+        401: unauth,
+        404: missing,
+        ...(op.operationId === 'admin_publish_tool' ? { 409: conflict } : {}),
+        500: internal,
+      },
       security: [{ AdminToken: [] }],
     };
     return { path: toOpenApiPath(op.path), method: op.method.toLowerCase(), operation };

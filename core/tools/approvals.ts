@@ -159,6 +159,8 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
   if (row.custom_tool_id) {
     const [tool] = await deps.db.query('SELECT * FROM custom_tools WHERE id = $1', [row.custom_tool_id]);
     if (!tool) return gone(`custom tool '${row.tool}' (it was deleted while the call waited)`);
+    if (tool.store_id !== row.store_id && tool.visibility !== 'public')
+      return gone(`custom tool '${row.tool}' (it was withdrawn from public use while the call waited)`);
     target = { kind: 'custom', tool: toCustomTool(tool), input: row.input };
   } else {
     const plugin = deps.plugins.find((p) => p.name === row.tool);

@@ -4,7 +4,7 @@ import type { Ctx, PluginDef } from '../../core/plugins/contract';
 import { recordEvents } from '../../core/events/outbox';
 import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/mcp/tools';
 import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/tools/call';
-import { usableCustomTools, type CustomTool } from '../../core/tools/custom';
+import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/tools/custom';
 import { waitForOutcome } from '../../core/tools/approvals';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
@@ -139,8 +139,12 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
 
   const plugins = deps.plugins();
   const opts: ToolOptions = { mode: 'grouped', toolsets: agent.tools, readOnly: false };
-  // The custom tools the agent names (or all of them, given the custom_tools category).
-  const custom = (await usableCustomTools(ctx.db, ctx.store.id)).filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
+  // The custom tools the agent names (or all the store offers, given the custom_tools category),
+  // and the published tools it names: naming one enables it for this agent, though the store did not.
+  const usable = await usableCustomTools(ctx.db, ctx.store.id);
+  const named = usable.filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
+  const others = agent.tools.filter((n: string) => !usable.some((t) => t.name === n) && !plugins.some((p) => p.name === n));
+  const custom = [...named, ...(await publicToolsNamed(ctx.db, others))];
   const tools = agent.tools.length ? agentTools(plugins, ctx, opts, custom) : [];
   const abort = new AbortController();
   const encoder = new TextEncoder();

@@ -4,7 +4,8 @@ import {
   CustomTool, CustomToolCreate, CustomToolList, CustomToolUpdate, Empty, SecretsInput, SecretsSet, TestA, TestB, TestResult,
   Tool, ToolCreate, ToolDeleted, ToolId, ToolList, ToolQuery, ToolUpdate,
 } from './schemas';
-import { createTool, deleteTool, listTools, render, setSecrets, testTool, toolRow, updateTool, type View } from './store';
+import { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool, type View } from './store';
+import { disableTool, enableTool, readableTool } from './public';
 
 /** What differs between the two forms: names, paths, schemas, and how delete and test answer. */
 interface Form {
@@ -68,7 +69,7 @@ function formActions(plugins: () => PluginDef[], f: Form) {
     }),
     [`list_${noun}s`]: action({
       kind: 'read',
-      description: `List the store's custom tools, newest first (${view === 'tool' ? 'Shape B' : 'Shape A'} form).`,
+      description: `List the store's custom tools and the tools the operator published to every store (owned false; enabled says whether this store offers it), newest first (${view === 'tool' ? 'Shape B' : 'Shape A'} form).`,
       input: ToolQuery,
       output: f.list,
       rest: { method: 'GET', path },
@@ -76,11 +77,14 @@ function formActions(plugins: () => PluginDef[], f: Form) {
     }),
     [`get_${noun}`]: action({
       kind: 'read',
-      description: 'Fetch one custom tool; secret values are never shown, only their names.',
+      description: 'Fetch one custom tool (the store\'s own, or a published one); secret values are never shown, only their names.',
       input: ToolId,
       output: f.one,
       rest: { method: 'GET', path: `${path}/:id` },
-      handler: async (ctx, { id }) => render(await toolRow(ctx, id), view),
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await readableTool(ctx, id);
+        return render(tool, view, access);
+      },
     }),
     [`update_${noun}`]: action({
       kind: 'write',
@@ -111,6 +115,34 @@ function formActions(plugins: () => PluginDef[], f: Form) {
       rest: { method: 'PUT', path: `${path}/:id/secrets` },
       handler: (ctx, input) => setSecrets(ctx, input as Record<string, string>),
     }),
+    // A published tool of another store is offered here only once this store opts in (public.ts).
+    // Not for agents (humanOnly), which must not widen their own tools.
+    [`enable_${noun}`]: action({
+      kind: 'write',
+      humanOnly: true,
+      atomic: true,
+      description: 'Offer a tool the operator published (owned false) to this store\'s agents and MCP clients.',
+      input: ToolId,
+      output: f.one,
+      rest: { method: 'POST', path: `${path}/:id/enable` },
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await enableTool(ctx, id);
+        return render(tool, view, access);
+      },
+    }),
+    [`disable_${noun}`]: action({
+      kind: 'write',
+      humanOnly: true,
+      atomic: true,
+      description: 'Stop offering a published tool of another store to this store\'s agents and MCP clients (agents naming it in their tools still use it).',
+      input: ToolId,
+      output: f.one,
+      rest: { method: 'POST', path: `${path}/:id/disable` },
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await disableTool(ctx, id);
+        return render(tool, view, access);
+      },
+    }),
     [`test_${noun}`]: action({
       kind: 'write',
       humanOnly: true,
@@ -129,7 +161,8 @@ function formActions(plugins: () => PluginDef[], f: Form) {
  * agents and MCP clients. One store of definitions with two forms over it: STORE/tools (Shape B)
  * and /custom-tools (Shape A, the gateway form, which also takes `Authorization: Bearer <key>`).
  * Ids are shared, so either form reads, changes, tests and sets the secrets of any tool. Running
- * them is core/tools' job (audit log, approval gate); this plugin manages them.
+ * them is core/tools' job (audit log, approval gate); this plugin manages them. Tools the operator
+ * published to every store are listed to every store, read-only, and enabled per store (public.ts).
  */
 export function customToolsPlugin(opts: { plugins: () => PluginDef[] }) {
   return definePlugin({

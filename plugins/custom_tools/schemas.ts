@@ -41,7 +41,9 @@ const shapeB = {
   parameters: JsonSchema,
   execution_type: Type.Union([Type.Literal('http'), Type.Literal('javascript')]),
   execution_config: ExecutionConfig,
-  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')], { description: 'private: this store (default); public: every store may use it.' }),
+  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')], {
+    description: 'private: this store (default). public (every store may enable it) is set by the operator only: a store asking for it gets 403.',
+  }),
   requires_plan: Plan,
   category: Category,
 };
@@ -66,7 +68,9 @@ const shapeA = {
   category: Category,
   input_schema: JsonSchema,
   handler: Handler,
-  visibility: Type.Union([Type.Literal('store'), Type.Literal('public')], { description: 'store: this store (default); public: every store.' }),
+  visibility: Type.Union([Type.Literal('store'), Type.Literal('public')], {
+    description: 'store: this store (default). public (every store may enable it) is set by the operator only: a store asking for it gets 403.',
+  }),
   requires_plan: Plan,
 };
 export const CustomToolCreate = Input({
@@ -116,6 +120,8 @@ const common = {
   timeout_action: Type.String(),
   escalation_group: Type.Union([Type.String(), Type.Null()]),
   secret_names: Type.Array(Type.String(), { description: 'Names of the secrets set; values are never returned.' }),
+  owned: Type.Boolean({ description: 'false: another store\'s tool the operator published to every store; read-only here.' }),
+  enabled: Type.Boolean({ description: 'Offered to this store\'s agents and MCP clients: always for its own tools; for a published one, after POST .../enable.' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 };

@@ -9,6 +9,7 @@
  * BENCH_SECONDS (default 5 per case), BENCH_CONCURRENCY (default 32).
  */
 import { product, setup } from '../test/kit/setup';
+import { serveTls, trustTestReceivers } from '../test/tool-egress';
 import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
 import { runInSandbox } from '../core/sandbox/pool';
 import { runSandboxed, type SandboxResult } from '../core/sandbox';
@@ -16,11 +17,9 @@ import { runSandboxed, type SandboxResult } from '../core/sandbox';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
-const receiver = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  fetch: async (req) => Response.json({ echoed: await req.json() }),
-});
+// Tool URLs must be https: a local TLS receiver with a throwaway CA, trusted for the runs.
+const receiver = serveTls(async (req) => Response.json({ echoed: await req.json() }));
+trustTestReceivers();
 process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
 process.env.SVC_SECRET_KEY ??= Buffer.alloc(32, 1).toString('base64'); // a throwaway key: secrets need one on PostgreSQL
 
@@ -38,7 +37,7 @@ const http = await h.call('POST', '/tools', {
   description: 'Echoes its input.',
   parameters: { type: 'object', properties: { q: { type: 'string' } } },
   execution_type: 'http',
-  execution_config: { url: `http://127.0.0.1:${receiver.port}/echo`, headers: { authorization: 'Bearer {{TOKEN}}' } },
+  execution_config: { url: `${receiver.url}/echo`, headers: { authorization: 'Bearer {{TOKEN}}' } },
 });
 if (js.status !== 201 || http.status !== 201) throw new Error(`setup failed: ${JSON.stringify([js.body, http.body])}`);
 await h.call('PUT', `/tools/${http.body.id}/secrets`, { TOKEN: 'bench-token' });
@@ -95,5 +94,5 @@ async function latency(label: string, run: (i: number) => Promise<SandboxResult>
 }
 await latency('sandbox per call, direct', (i) => runSandboxed('return input.a + 1', { input: { a: i } }));
 await latency('sandbox per call, pool', (i) => runInSandbox('return input.a + 1', { input: { a: i } }));
-receiver.stop(true);
+receiver.server.stop(true);
 process.exit(0);

@@ -40,16 +40,18 @@ export { toolsChanged } from './signals';
 export { secretBox, resetSecretBox, redactDeep } from './secrets';
 export { checkUrl, EgressError } from './net/egress';
 export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
+export { ASYNC_FUNCTION } from './sandbox';
 
 // Stores and keys (the operator's API).
 export { createKey, createStore, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
-export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools/catalog';
-export { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from './tools/call';
+export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';
+export { callTool, resolveTarget, type ToolCaller, type ToolOutcome, type ToolTarget } from './tools/call';
 export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
 export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
 export { checkCondition, type ToolOverrides } from './tools/gate';
+export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {
-  builtinNames, checkPlan, compileSchema, CUSTOM_ACTION, runCustomTool, toCustomTool, usableCustomTools, validateCustomInput, type CustomTool,
+  builtinNames, checkPlan, compileSchema, CUSTOM_ACTION, publicToolNames, publicToolsNamed, runCustomTool, toCustomTool, usableCustomTools, validateCustomInput, type CustomTool,
 } from './tools/custom';

@@ -156,12 +156,16 @@ describe('GET /openapi.json', () => {
       ['post', '/v1/stores', '201'],
       ['post', '/v1/stores/{storeId}/api-keys', '201'],
       ['delete', '/v1/stores/{storeId}/api-keys/{key_id}', '200'],
+      ['get', '/v1/admin/tools/{id}', '200'],
+      ['post', '/v1/admin/tools/{id}/publish', '200'],
+      ['post', '/v1/admin/tools/{id}/unpublish', '200'],
     ];
     for (const [method, path, status] of admin) {
       const op = doc.paths[path]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op.security).toEqual([{ AdminToken: [] }]);
-      expect(op.tags).toEqual(['admin']);
+      // The operator's routes belong to the plugin whose data they act on.
+      expect(op.tags).toEqual([path.startsWith('/v1/admin/tools') ? 'custom_tools' : 'admin']);
       expect(op.responses[status]).toBeDefined();
       expect(op['x-required-scopes']).toBeUndefined();
     }

@@ -8,7 +8,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { INSTRUCTIONS, SERVER_INFO } from './server';
+import { INSTRUCTIONS, SERVER_INFO, protocolError } from './server';
 import { MCP_PATH } from './http';
 
 export interface Upstream {
@@ -68,7 +68,10 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void, on
         client ??= connect();
         return await fn(await client);
       } catch (err) {
-        if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) throw err;
+        // The upstream server's own JSON-RPC error, passed on as it was sent (McpError's message
+        // carries an "MCP error <code>: " prefix that our client would otherwise get twice).
+        if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed)
+          throw protocolError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
         client = undefined; // reconnect on the next call
         throw explain(err, upstream.url, log);
       }
@@ -83,13 +86,13 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void, on
 }
 
 /** Turns a failed upstream call into a JSON-RPC error a person can act on. */
-function explain(err: unknown, url: string, log: (line: string) => void): McpError {
+function explain(err: unknown, url: string, log: (line: string) => void): Error {
   const status = (err as { code?: number }).code;
   const message = (err as Error)?.message ?? String(err);
   log(`svc mcp: upstream ${url} failed: ${message}`);
   if (status === 401 || /\b401\b/.test(message))
-    return new McpError(ErrorCode.InvalidRequest, `The svc server at ${url} refused the API key (401). Check SVC_API_KEY or run svc login.`);
+    return protocolError(ErrorCode.InvalidRequest, `The svc server at ${url} refused the API key (401). Check SVC_API_KEY or run svc login.`);
   if (status === 403 || /\b403\b/.test(message))
-    return new McpError(ErrorCode.InvalidRequest, `The svc server at ${url} refused this store for this API key (403): ${message}`);
-  return new McpError(ErrorCode.InternalError, `Cannot reach the svc server at ${url}: ${message}`);
+    return protocolError(ErrorCode.InvalidRequest, `The svc server at ${url} refused this store for this API key (403): ${message}`);
+  return protocolError(ErrorCode.InternalError, `Cannot reach the svc server at ${url}: ${message}`);
 }

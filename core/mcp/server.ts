@@ -5,7 +5,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
-  McpError,
   SetLevelRequestSchema,
   type CallToolResult,
   type LoggingLevel,
@@ -20,11 +19,25 @@ export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
-// The text mirror is for clients that ignore structuredContent; compact, since it is sent twice.
-const textResult = (value: unknown, isError = false): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(value) }],
-  ...(isError ? { isError: true } : { structuredContent: value as Record<string, unknown> }),
-});
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A tool's answer as an MCP result. structuredContent must be a JSON object, but a custom tool may
+ * return any JSON value (42, "text", [..], null, true): those are wrapped as {"result": <value>}.
+ * The text mirror, for clients that ignore structuredContent, is the same JSON; compact, since it
+ * is sent twice.
+ */
+const textResult = (value: unknown, isError = false): CallToolResult => {
+  if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
+  const structured = isRecord(value) ? value : { result: value ?? null };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+};
+
+/**
+ * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
+ * -32602: ...", which the SDK would send, and the client's McpError would prefix once more.
+ */
+export const protocolError = (code: number, message: string, data?: unknown) => Object.assign(new Error(message), { code, data });
 
 // One validator for every per-request server: building an Ajv instance per request is costly.
 const validator = new AjvJsonSchemaValidator();
@@ -64,7 +77,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
     }
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
-    if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome

@@ -8,11 +8,14 @@ import type { Db } from '../db/types';
  */
 export const POLL_MS = 2000;
 
-// Count and newest change of the tools a store can use (its own and every public one): a create,
-// an update and a delete each move it.
+// Count and newest change of the tools a store can use (its own and the public ones it enabled),
+// and its newest enablement: a create, an update, a delete, an enable, a disable and an unpublish
+// each move it.
 const FINGERPRINTS = `SELECT s.id AS store_id,
     (SELECT count(*) || '/' || coalesce(max(updated_at)::text, '') FROM custom_tools t
-      WHERE t.store_id = s.id OR t.visibility = 'public') AS fingerprint
+      WHERE t.store_id = s.id
+         OR (t.visibility = 'public' AND t.id IN (SELECT e.tool_id FROM custom_tool_enablements e WHERE e.store_id = s.id)))
+    || '/' || (SELECT coalesce(max(created_at)::text, '') FROM custom_tool_enablements e WHERE e.store_id = s.id) AS fingerprint
   FROM unnest($1::text::uuid[]) AS s(id)`;
 
 /** The open streams' sessions, and what to do with those terminated meanwhile (through another process). */

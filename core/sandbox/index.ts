@@ -28,6 +28,8 @@ export interface SandboxOptions {
   memoryBytes?: number;
   /** QuickJS stack limit. Default 512 KiB. */
   stackBytes?: number;
+  /** Largest result, as JSON text in UTF-8 bytes; a larger one is an error. Default 1 MiB (like HTTP tool responses). */
+  maxResultBytes?: number;
 }
 
 export type SandboxResult =
@@ -38,6 +40,7 @@ export const SANDBOX_DEFAULTS = {
   timeoutMs: 10_000,
   memoryBytes: 64 * 1024 * 1024,
   stackBytes: 512 * 1024,
+  maxResultBytes: 1024 * 1024,
 } as const;
 
 /** The whole instance's memory (guest heap, QuickJS itself, stack): the default heap limit plus room. */
@@ -64,11 +67,18 @@ function quickjs(): Promise<QuickJSWASMModule> {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/**
+ * Guest code that compiles a body the way runSandboxed runs it (as an async function body), for
+ * checks at save time: `${ASYNC_FUNCTION}('input', body)` throws the SyntaxError a run would give.
+ */
+export const ASYNC_FUNCTION = 'new (Object.getPrototypeOf(async function () {}).constructor)';
+
 class SandboxFailure extends Error {}
 
 /**
- * Runs `code` as the body of a function whose parameters are the keys of `vars` (e.g. `input`),
- * and returns its result converted to plain JSON. A returned promise is awaited.
+ * Runs `code` as the body of an async function whose parameters are the keys of `vars` (e.g.
+ * `input`), so `await` works at its top level, and returns its result converted to plain JSON.
+ * A returned promise is awaited.
  */
 export async function runSandboxed(
   code: string,
@@ -109,12 +119,12 @@ export async function runSandboxed(
     });
     const ctx = runtime.newContext();
     try {
-      // The body is spliced into a function expression rather than compiled by a guest
-      // `new Function` (a second parse per call). A body that closes the wrapper early only
-      // changes what its own guest code does; tools and conditions are also checked with
-      // `new Function` when saved, which refuses such a body.
+      // The body is spliced into an async function expression rather than compiled by a guest
+      // AsyncFunction constructor (a second parse per call). A body that closes the wrapper early
+      // only changes what its own guest code does; tools and conditions are also checked with
+      // that constructor when saved (ASYNC_FUNCTION), which refuses such a body.
       const source =
-        `(function (${names.join(', ')}) {\n${code}\n})` +
+        `(async function (${names.join(', ')}) {\n${code}\n})` +
         `.apply(undefined, (v => ${JSON.stringify(names)}.map(n => v[n]))(JSON.parse(${JSON.stringify(varsJson)})))`;
       const evaluated = ctx.evalCode(source, 'tool.js');
       if (evaluated.error) {
@@ -132,7 +142,8 @@ export async function runSandboxed(
           return timedOut ? timeout() : fail('error', message);
         }
         try {
-          return { ok: true, result: toJson(ctx, settled.value), durationMs: elapsed() };
+          const result = toJson(ctx, settled.value, opts.maxResultBytes ?? SANDBOX_DEFAULTS.maxResultBytes);
+          return { ok: true, result, durationMs: elapsed() };
         } finally {
           if (settled.value !== value) settled.value.dispose();
         }
@@ -186,8 +197,14 @@ async function settle(
   }
 }
 
-/** Converts a guest value to plain JSON data; anything that does not survive a JSON round trip is an error. */
-function toJson(ctx: QuickJSContext, handle: QuickJSHandle): unknown {
+const MIB = 1024 * 1024;
+const size = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
+
+/**
+ * Converts a guest value to plain JSON data; anything that does not survive a JSON round trip is an
+ * error, and so is a result over maxBytes (it would be kept in the audit log and sent to clients).
+ */
+function toJson(ctx: QuickJSContext, handle: QuickJSHandle, maxBytes: number): unknown {
   if (ctx.typeof(handle) === 'undefined') return null;
   const jsonHandle = ctx.getProp(ctx.global, 'JSON');
   const stringify = ctx.getProp(jsonHandle, 'stringify');
@@ -200,6 +217,8 @@ function toJson(ctx: QuickJSContext, handle: QuickJSHandle): unknown {
     }
     const text = call.value.consume((h) => (ctx.typeof(h) === 'string' ? ctx.getString(h) : undefined));
     if (text === undefined) throw new SandboxFailure(`result is not JSON-serializable (${ctx.typeof(handle)})`);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > maxBytes) throw new SandboxFailure(`the result (${size(bytes)} as JSON) is larger than the ${size(maxBytes)} limit; return less data`);
     return JSON.parse(text);
   } finally {
     stringify.dispose();

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { closeSandboxPool, runInSandbox, sandboxPoolStats, type SandboxResult } from './pool';
+import { isSkipped, skipMark } from './skip';
 
 // Limits kept short so the whole file stays well under 30 s; the product default is 10 s.
 const LIMIT = 300;
@@ -193,5 +194,45 @@ describe('runInSandbox (worker pool)', () => {
     expect(await inFlight).toMatchObject({ ok: false, status: 'error', message: 'sandbox pool closed' });
     expect(sandboxPoolStats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
     await expectHealthy();
+  });
+});
+
+describe('taking calls back from a worker (skip mark)', () => {
+  // The moment of a former stall, replayed on one worker thread: it is still busy with call 1,
+  // which the pool took back (it already ran); the pool believes call 2 is running and takes back
+  // call 3, queued behind it. Call 2 must still run: dropping it left its caller waiting for the
+  // watchdog (10 s) under load.
+  test('the worker drops only the calls taken back, not the one the pool believes is running', async () => {
+    const worker = new Worker(new URL('./worker.ts', import.meta.url).href);
+    const skip = new Int32Array(new SharedArrayBuffer(4));
+    const results: number[] = [];
+    try {
+      const ready = new Promise<void>((resolve) => {
+        worker.onmessage = (e: MessageEvent) => {
+          if (e.data.type === 'ready') resolve();
+          else results.push(e.data.id);
+        };
+      });
+      worker.postMessage({ type: 'init', skip: skip.buffer });
+      await ready;
+      const call = (seq: number, code: string) => worker.postMessage({ id: seq, seq, code, vars: {}, opts: { timeoutMs: 2000 } });
+      call(1, 'const end = Date.now() + 200; while (Date.now() < end) {} return 1');
+      call(2, 'return 2');
+      call(3, 'return 3');
+      Atomics.store(skip, 0, skipMark(2, 3));
+      const until = performance.now() + 3000;
+      while (results.length < 2 && performance.now() < until) await Bun.sleep(10);
+      await Bun.sleep(100); // call 3, had it run, would have answered by now
+      expect(results).toEqual([1, 2]);
+    } finally {
+      worker.terminate();
+    }
+  });
+
+  test('the mark is a range: from < seq <= to', () => {
+    const mark = skipMark(7, 9);
+    expect([6, 7, 8, 9, 10].map((seq) => isSkipped(mark, seq))).toEqual([false, false, true, true, false]);
+    expect(isSkipped(0, 1)).toBe(false); // the initial mark skips nothing
+    expect(isSkipped(skipMark(10_001, 10_002), 10_002)).toBe(true);
   });
 });

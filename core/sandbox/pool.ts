@@ -22,6 +22,7 @@
 import { SANDBOX_DEFAULTS, type SandboxOptions, type SandboxResult } from './index';
 import type { CallMessage } from './worker';
 import { FairQueue } from './fair-queue';
+import { skipMark } from './skip';
 
 export type { SandboxOptions, SandboxResult };
 
@@ -75,7 +76,7 @@ interface Slot {
   /** Calls sent to this worker, in its order. */
   sent: Sent[];
   seq: number;
-  /** Shared with the worker: queued calls with seq <= skip[0] are dropped unrun (taken back). */
+  /** Shared with the worker: queued calls in the range skip[0] marks (skip.ts) are dropped unrun (taken back). */
   skip: Int32Array;
   /** Calls were taken back from it: it may be running one of them without the pool knowing. */
   tainted: boolean;
@@ -267,7 +268,8 @@ function takeBackWaiting(): void {
     waiting = true;
     if (now - (slot.sent[0].startedAt ?? now) < PIPELINE_YOUNG_MS * 4) continue;
     const back = slot.sent.splice(1);
-    Atomics.store(slot.skip, 0, back[back.length - 1].seq);
+    // Only the calls behind the head: the head itself may not have started yet (skip.ts).
+    Atomics.store(slot.skip, 0, skipMark(slot.sent[0].seq, back[back.length - 1].seq));
     slot.tainted = true;
     queue.unshift(...back.map((s) => s.call));
   }

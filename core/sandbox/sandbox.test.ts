@@ -129,3 +129,20 @@ describe('runSandboxed', () => {
     });
   });
 });
+
+describe('runSandboxed: the body is an async function, and results are capped', () => {
+  test('top-level await works', async () => {
+    const r = await runSandboxed('const x = await Promise.resolve(input); return x + 1', { input: 41 });
+    expect(r).toMatchObject({ ok: true, result: 42 });
+  });
+
+  test('a result over 1 MiB (as JSON) is an error stating the limit; one under it is returned', async () => {
+    const big = await runSandboxed('return "x".repeat(2 * 1024 * 1024)', {});
+    expect(big).toMatchObject({ ok: false, status: 'error' });
+    if (!big.ok) expect(big.message).toBe('the result (2 MiB as JSON) is larger than the 1 MiB limit; return less data');
+    const fits = await runSandboxed('return "x".repeat(1024 * 1024 - 2)', {});
+    expect(fits.ok && (fits.result as string).length).toBe(1024 * 1024 - 2);
+    const small = await runSandboxed('return [1, 2]', {}, { maxResultBytes: 4 });
+    expect(small).toMatchObject({ ok: false, status: 'error' });
+  });
+});

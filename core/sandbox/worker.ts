@@ -8,10 +8,11 @@
  *   worker → pool  { type: 'ready' }                       once, after the QuickJS wasm is compiled
  *   pool → worker  { id, seq, code, vars, opts }           a call; up to PIPELINE_DEPTH may be queued here
  *   worker → pool  { type: 'result', id, result, broken }  `broken`: this worker should be replaced
- * Calls run one at a time, in order. A queued call whose seq is at or below skip[0] was taken back
+ * Calls run one at a time, in order. A queued call whose seq is in the range skip[0] marks (skip.ts) was taken back
  * by the pool (its predecessor ran long) and is dropped unrun.
  */
 import { runSandboxed, SANDBOX_DEFAULTS } from './index';
+import { isSkipped } from './skip';
 
 declare const self: Worker;
 
@@ -53,7 +54,7 @@ self.onmessage = (event: MessageEvent<CallMessage | { type: 'init'; skip: Shared
 async function drain() {
   draining = true;
   for (let call = queued.shift(); call; call = queued.shift()) {
-    if (call.seq <= Atomics.load(skip, 0)) continue;
+    if (isSkipped(Atomics.load(skip, 0), call.seq)) continue;
     postMessage(await run(call));
   }
   draining = false;

@@ -104,7 +104,7 @@ export async function expireExecution(deps: ApprovalDeps, storeId: string, id: s
   }
   const minutes = a.escalated ? a.timeout_minutes * 2 : a.timeout_minutes;
   const output = {
-    error: { type: 'api_error', code: 'approval_timeout', message: `No approver decided within ${minutes} minutes; the call was not run.`, param: null },
+    error: { type: 'api_error', code: 'approval_timeout', message: `No approver decided within ${minutes} minute${minutes === 1 ? '' : 's'}; the call was not run.`, param: null },
   };
   const rejected = await decide(deps, storeId, id, { status: 'rejected', approval: { decision: 'expired', decided_by: 'timeout' }, output }, 'closed');
   return rejected ? 'rejected' : 'decided';
@@ -160,6 +160,8 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
   if (row.custom_tool_id) {
     const [tool] = await deps.db.query('SELECT * FROM custom_tools WHERE id = $1', [row.custom_tool_id]);
     if (!tool) return gone(`custom tool '${row.tool}' (it was deleted while the call waited)`);
+    if (tool.store_id !== row.store_id && tool.visibility !== 'public')
+      return gone(`custom tool '${row.tool}' (it was withdrawn from public use while the call waited)`);
     target = { kind: 'custom', tool: toCustomTool(tool), input: row.input };
   } else {
     const plugin = deps.registry.byName.get(row.tool);

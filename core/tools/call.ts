@@ -74,10 +74,14 @@ function builtinAction(plugin: PluginDef, actionName: string | undefined): Actio
   return found!;
 }
 
+/** A read-only MCP connection asked for a call that changes data or acts outside svc. */
+const readOnlyRefusal = (what: string, why: string) =>
+  fail('insufficient_scope', `This connection is read-only; ${what} ${why}. Connect without readonly to call it.`);
+
 /** The checks before any gate: the action exists, the key may call it, the input is valid, the plan allows it. */
 export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'readOnly'>, target: ToolTarget) {
   if (target.kind === 'custom') {
-    if (caller.readOnly) throw errors.scope([`a read-write connection (this one is read-only; ${target.tool.name} acts outside svc)`]);
+    if (caller.readOnly) throw readOnlyRefusal(target.tool.name, 'acts outside svc');
     if (!hasScope(caller.principal.scopes, CUSTOM_TOOL_SCOPES)) throw errors.scope(CUSTOM_TOOL_SCOPES);
     checkPlan(target.tool, caller.store);
     validateCustomInput(target.tool, target.input);
@@ -85,7 +89,7 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
   }
   const action = builtinAction(target.plugin, target.actionName);
   if (caller.readOnly && action.kind !== 'read')
-    throw errors.scope([`a read-write connection (this one is read-only; ${target.plugin.name}.${target.actionName} changes data)`]);
+    throw readOnlyRefusal(`${target.plugin.name}.${target.actionName}`, 'changes data');
   const accepted = acceptedScopes(target.plugin, action.kind);
   if (!hasScope(caller.principal.scopes, accepted)) throw errors.scope(accepted);
 }

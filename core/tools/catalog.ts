@@ -53,10 +53,16 @@ function annotations(actions: ActionDef[]) {
   };
 }
 
-/** The store's usable custom tools this connection may call (not on read-only connections: they act outside svc). */
+/**
+ * The store's usable custom tools this connection may call (not on read-only connections: they act
+ * outside svc). `toolsets` selects them all by the custom_tools category, or one by its own name
+ * (an agent's `tools` may list custom tool names, SPEC 4.2).
+ */
 export function visibleCustomTools(custom: CustomTool[], principal: Principal, opts: ToolOptions): CustomTool[] {
-  if (opts.readOnly || (opts.toolsets && !opts.toolsets.includes(CUSTOM_TOOLSET)) || !hasScope(principal.scopes, CUSTOM_TOOL_SCOPES)) return [];
-  return custom;
+  if (opts.readOnly || !hasScope(principal.scopes, CUSTOM_TOOL_SCOPES)) return [];
+  const { toolsets } = opts;
+  if (!toolsets || toolsets.includes(CUSTOM_TOOLSET)) return custom;
+  return custom.filter((t) => toolsets.includes(t.name));
 }
 
 /** A custom tool as an MCP tool: its own name and input schema, in either listing mode. */
@@ -107,7 +113,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
     inputSchema: {
       type: 'object',
-      properties: { tool_name: { type: 'string', description: 'A tool name from tools/list, e.g. products.' } },
+      properties: { tool_name: { type: 'string', description: 'A tool name, e.g. products, or one action\'s flat name, e.g. products_get_product.' } },
       additionalProperties: false,
     },
     annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -133,12 +139,22 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
       category: own.category ?? 'custom',
       actions: [{ action: 'run', flat_name: own.name, kind: 'write', description: own.description, input_schema: own.input_schema, required_scopes: CUSTOM_TOOL_SCOPES }],
     };
-  const group = groups.find((g) => g.plugin.name === toolName);
+  // A category (`products`), or one action by its flat name (`products_get_product`), whichever
+  // listing mode the connection uses: clients and models use both forms.
+  let group = groups.find((g) => g.plugin.name === toolName);
+  let only: string | undefined;
+  for (const g of group ? [] : groups) {
+    only = g.actions.find(([name]) => flatName(g.plugin, name) === toolName)?.[0];
+    if (only) {
+      group = g;
+      break;
+    }
+  }
   if (!group) return undefined;
   return {
     tool: group.plugin.name,
     category: group.plugin.category,
-    actions: group.actions.map(([name, a]) => ({
+    actions: group.actions.filter(([name]) => !only || name === only).map(([name, a]) => ({
       action: name,
       flat_name: flatName(group.plugin, name),
       kind: a.kind,

@@ -54,8 +54,10 @@ export function builtinNames(plugins: readonly PluginDef[]): Set<string> {
 }
 
 /**
- * The custom tools a store may use (its own, then public tools of other stores whose names it does
- * not use), cached per process for a moment: every MCP and agent tool call resolves its name here,
+ * The custom tools a store offers its MCP clients and agents: its own, then the public tools of
+ * other stores it enabled (custom_tool_enablements) whose names it does not use. A public tool is
+ * never offered on its owner's say alone: the operator publishes it, each store opts in.
+ * Cached per process for a moment: every MCP and agent tool call resolves its name here,
  * and a query per call would cost a fifth of a JavaScript tool's throughput. Changes made through
  * this process apply at once (forgetCustomTools); through another process, within CACHE_MS.
  */
@@ -67,8 +69,10 @@ export function usableCustomTools(db: Db, storeId: string): Promise<CustomTool[]
   if (hit && performance.now() - hit.at < CACHE_MS) return hit.tools;
   const tools = db
     .query(
-      `SELECT DISTINCT ON (name) * FROM custom_tools WHERE store_id = $1 OR visibility = 'public'
-       ORDER BY name, (store_id = $1) DESC, seq`,
+      `SELECT DISTINCT ON (t.name) t.* FROM custom_tools t
+       WHERE t.store_id = $1
+          OR (t.visibility = 'public' AND EXISTS (SELECT 1 FROM custom_tool_enablements e WHERE e.store_id = $1 AND e.tool_id = t.id))
+       ORDER BY t.name, (t.store_id = $1) DESC, t.seq`,
       [storeId],
     )
     .then((rows) => rows.map(toCustomTool));
@@ -78,12 +82,27 @@ export function usableCustomTools(db: Db, storeId: string): Promise<CustomTool[]
   return tools;
 }
 
-/** After a change to a store's tools ('*': a public tool, which every store may see). */
+/** After a change to a store's tools ('*': a public tool, which any store may have enabled). */
 export function forgetCustomTools(storeId: string) {
   if (storeId === '*') cache.clear();
   else cache.delete(storeId);
 }
 toolsChanged.on(forgetCustomTools);
+
+/** The public tools with these names (an agent naming one in its `tools` enables it for that agent). */
+export async function publicToolsNamed(db: Db, names: string[]): Promise<CustomTool[]> {
+  if (!names.length) return [];
+  const rows = await db.query(
+    `SELECT * FROM custom_tools WHERE visibility = 'public' AND name IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY seq`,
+    [JSON.stringify(names)],
+  );
+  return rows.map(toCustomTool);
+}
+
+/** The names of every public tool: what an agent may name besides the store's own tools. */
+export async function publicToolNames(db: Db): Promise<string[]> {
+  return (await db.query<{ name: string }>(`SELECT DISTINCT name FROM custom_tools WHERE visibility = 'public' ORDER BY name`)).map((r) => r.name);
+}
 
 /** One usable custom tool by name (own first), or undefined. */
 export async function findCustomTool(db: Db, storeId: string, name: string): Promise<CustomTool | undefined> {

@@ -1,5 +1,6 @@
 import { errors } from '../errors';
 import { runInSandbox } from '../sandbox/pool';
+import { ASYNC_FUNCTION } from '../sandbox';
 import type { CustomTool } from './custom';
 import { TIMEOUT_ACTIONS } from './custom';
 
@@ -41,7 +42,7 @@ async function conditionHolds(when: string, input: unknown): Promise<{ holds: bo
 
 /** At PATCH time: a `when` that does not compile is a 400 naming it, not a surprise gate later. */
 export async function checkCondition(when: string, param: string) {
-  const out = await runInSandbox(`new Function('input', ${JSON.stringify(conditionCode(when))}); return true;`, {}, CONDITION_LIMITS);
+  const out = await runInSandbox(`${ASYNC_FUNCTION}('input', ${JSON.stringify(conditionCode(when))}); return true;`, {}, CONDITION_LIMITS);
   if (!out.ok) throw errors.validation(`Invalid ${param}: ${out.message}.`, param);
 }
 

@@ -1,50 +1,53 @@
-/** HTTP tools against a real server on 127.0.0.1 (allowed explicitly: loopback is blocked by default). */
+/**
+ * HTTP tools against a real HTTPS server on 127.0.0.1 (allowed explicitly: loopback is blocked by
+ * default), with a throwaway CA's certificate for localhost.
+ */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { fillSecrets, runHttpTool, secretRefs, type HttpToolConfig } from './http-tool';
+import { localTls, serveTls } from '../../test/tool-egress';
+import { testCerts } from '../../test/kit/webhook-receiver';
+import { fillSecrets, runHttpTool, secretRefs, type HttpToolConfig, type RunOptions } from './http-tool';
 
-const LOCAL = { allow: ['127.0.0.1'] };
+let LOCAL: RunOptions;
 const TOKEN = 'tok_9f8e7d6c5b4a';
 const KEY = 'k3y/with spaces';
 
 // What the server saw on its last request.
 let seen: { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string>; body: string } | null = null;
-let server: ReturnType<typeof Bun.serve>;
+let server: ReturnType<typeof serveTls>;
 let base: string;
 
+beforeAll(() => void testCerts(), 60_000); // openssl takes a few seconds
 beforeAll(() => {
-  server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const u = new URL(req.url);
-      const query: Record<string, string[]> = {};
-      for (const k of new Set(u.searchParams.keys())) query[k] = u.searchParams.getAll(k);
-      seen = { method: req.method, path: u.pathname, query, headers: Object.fromEntries(req.headers), body: await req.text() };
-      switch (u.pathname) {
-        case '/json':
-          return Response.json({ ok: true, got: seen.body ? JSON.parse(seen.body) : null });
-        case '/echo-headers': // an endpoint that reflects the request, secrets included
-          return Response.json({ headers: seen.headers, query, note: `auth was ${seen.headers.authorization}` });
-        case '/fail':
-          return new Response(`upstream broke (auth ${req.headers.get('authorization')}) ` + 'x'.repeat(500), { status: 502 });
-        case '/slow':
-          await Bun.sleep(2000);
-          return Response.json({ late: true });
-        case '/big':
-          return new Response('y'.repeat(1024 * 1024 + 10));
-        case '/text':
-          return new Response(`plain ${TOKEN}`, { headers: { 'content-type': 'text/plain' } });
-        case '/empty':
-          return new Response(null, { status: 204 });
-        case '/redirect':
-          return new Response(null, { status: 302, headers: { location: '/json' } });
-      }
-      return new Response('no route', { status: 404 });
-    },
+  LOCAL = localTls();
+  server = serveTls(async (req) => {
+    const u = new URL(req.url);
+    const query: Record<string, string[]> = {};
+    for (const k of new Set(u.searchParams.keys())) query[k] = u.searchParams.getAll(k);
+    seen = { method: req.method, path: u.pathname, query, headers: Object.fromEntries(req.headers), body: await req.text() };
+    switch (u.pathname) {
+      case '/json':
+        return Response.json({ ok: true, got: seen.body ? JSON.parse(seen.body) : null });
+      case '/echo-headers': // an endpoint that reflects the request, secrets included
+        return Response.json({ headers: seen.headers, query, note: `auth was ${seen.headers.authorization}` });
+      case '/fail':
+        return new Response(`upstream broke (auth ${req.headers.get('authorization')}) ` + 'x'.repeat(500), { status: 502 });
+      case '/slow':
+        await Bun.sleep(2000);
+        return Response.json({ late: true });
+      case '/big':
+        return new Response('y'.repeat(1024 * 1024 + 10));
+      case '/text':
+        return new Response(`plain ${TOKEN}`, { headers: { 'content-type': 'text/plain' } });
+      case '/empty':
+        return new Response(null, { status: 204 });
+      case '/redirect':
+        return new Response(null, { status: 302, headers: { location: '/json' } });
+    }
+    return new Response('no route', { status: 404 });
   });
-  base = `http://127.0.0.1:${server.port}`;
+  base = server.url;
 });
-afterAll(() => server.stop(true));
+afterAll(() => server.server.stop(true));
 
 const run = (cfg: Partial<HttpToolConfig>, input: unknown = { q: 1 }, secrets: Record<string, string> = {}) =>
   runHttpTool({ url: `${base}/json`, ...cfg }, input, secrets, LOCAL);
@@ -127,7 +130,7 @@ describe('runHttpTool', () => {
   test('a loopback address is blocked unless allowed, and the message hides a secret in the URL', async () => {
     const out = await runHttpTool({ url: `${base}/json?k={{K}}` }, {}, { K: TOKEN });
     expect(out).toEqual({ status: 'error', message: expect.stringContaining('SVC_EGRESS_ALLOW') });
-    const host = await runHttpTool({ url: 'http://{{H}}/x' }, {}, { H: 'Tenant-Secret-Host.invalid' }, {
+    const host = await runHttpTool({ url: 'https://{{H}}/x' }, {}, { H: 'Tenant-Secret-Host.invalid' }, {
       resolver: async () => ['10.0.0.1'],
     });
     expect(host.status).toBe('error');
@@ -155,7 +158,9 @@ describe('runHttpTool', () => {
 
   test('invalid URL and unsupported method are errors', async () => {
     const scheme = await run({ url: '{{S}}://host/x' }, {}, { S: 'SchemeSecret' });
-    expect(scheme).toEqual({ status: 'error', message: 'tool URL must use http or https, not [redacted].' });
+    expect(scheme).toEqual({ status: 'error', message: 'tool URL must use https, not [redacted].' });
+    // Plain http is refused at run time too (a tool saved before the https rule): headers carry secrets.
+    expect(await run({ url: base.replace('https:', 'http:') })).toEqual({ status: 'error', message: 'tool URL must use https, not http.' });
     expect(await run({ url: 'not a url' })).toEqual({ status: 'error', message: 'tool URL is not a valid absolute URL.' });
     expect(await run({ method: 'TRACE' })).toEqual({ status: 'error', message: expect.stringContaining("Unsupported HTTP method 'TRACE'") });
   });

@@ -27,6 +27,19 @@ export interface RunOptions {
   ca?: string;
 }
 
+/**
+ * Egress settings for runs that pass none: empty in production (SVC_EGRESS_ALLOW, the system's
+ * resolver and trust store). Tests point them at a throwaway CA, since tool URLs must be https.
+ */
+let runDefaults: RunOptions = {};
+
+/** Replaces the defaults for later runs and returns the previous ones (tests restore them). */
+export function setToolEgressDefaults(opts: RunOptions): RunOptions {
+  const before = runDefaults;
+  runDefaults = opts;
+  return before;
+}
+
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 const MAX_BYTES = 1024 * 1024;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -77,8 +90,9 @@ export async function runHttpTool(
   cfg: HttpToolConfig,
   input: unknown,
   secrets: Record<string, string>,
-  opts: RunOptions = {},
+  given: RunOptions = {},
 ): Promise<RunOutcome> {
+  const opts = { ...runDefaults, ...given };
   const values = Object.values(secrets).filter(Boolean);
   // URL parsing lower-cases host names, so a secret in the host appears lower-cased in egress messages.
   const hide = [...values, ...values.map((v) => v.toLowerCase())];
@@ -109,6 +123,9 @@ export async function runHttpTool(
       // Not followed: the guard keeps custom headers (X-Api-Key ...) across origins, so a
       // redirect could carry a secret to another host. A 3xx is reported like any non-2xx.
       followRedirects: false,
+      // https only, like webhooks: headers carry secrets. Checked when a tool is saved, and here
+      // again for tools saved before that rule.
+      httpsOnly: true,
       purpose: 'tool',
       allow: opts.allow,
       resolver: opts.resolver,

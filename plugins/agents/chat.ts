@@ -2,9 +2,9 @@ import { errorFields, errors } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { recordEvents } from '../../core/sdk';
-import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, type ToolOptions } from '../../core/sdk';
-import { callTool, resolveTarget, type ToolCaller, type ToolOutcome } from '../../core/sdk';
-import { usableCustomTools, type CustomTool } from '../../core/sdk';
+import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/sdk';
+import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/sdk';
+import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/sdk';
 import { waitForOutcome } from '../../core/sdk';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
@@ -89,10 +89,14 @@ async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
     const found = discover(r.ctx.registry, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
     return found ? reply(call, found, false) : reply(call, { error: `Unknown tool '${call.input.tool_name}'.` }, true);
   }
-  const target = await resolveTarget(r.ctx.db, r.ctx.registry, r.ctx.store.id, call.name, call.input);
-  const permitted =
-    target && (target.kind === 'builtin' ? r.opts.toolsets!.includes(target.plugin.name) : r.custom.some((t) => t.id === target.tool.id));
-  if (!permitted) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
+  // Only what the agent was given: its categories (grouped or flat names) and its custom tools.
+  const builtin = resolveCall(r.ctx.registry, call.name, call.input);
+  const custom = r.custom.find((t) => t.name === call.name);
+  const target: ToolTarget | undefined =
+    builtin && r.opts.toolsets!.includes(builtin.plugin.name)
+      ? { kind: 'builtin', ...builtin, input: builtin.input as Record<string, unknown> }
+      : custom && { kind: 'custom', tool: custom, input: call.input };
+  if (!target) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
   const out = await callTool(r.caller, target);
   if (out.kind !== 'pending') return toolResult(call, out);
   r.onHold(call.name, out.executionId, out.message);
@@ -140,8 +144,12 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   history.push(user);
 
   const opts: ToolOptions = { mode: 'grouped', toolsets: agent.tools, readOnly: false };
-  // The custom tools the agent names (or all of them, given the custom_tools category).
-  const custom = (await usableCustomTools(ctx.db, ctx.store.id)).filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
+  // The custom tools the agent names (or all the store offers, given the custom_tools category),
+  // and the published tools it names: naming one enables it for this agent, though the store did not.
+  const usable = await usableCustomTools(ctx.db, ctx.store.id);
+  const named = usable.filter((t) => agent.tools.includes(t.name) || agent.tools.includes(CUSTOM_TOOLSET));
+  const others = agent.tools.filter((n: string) => !usable.some((t) => t.name === n) && !ctx.registry.byName.has(n));
+  const custom = [...named, ...(await publicToolsNamed(ctx.db, others))];
   const tools = agent.tools.length ? agentTools(ctx, opts, custom) : [];
   // `left`: the client went away (nobody to write to). `stop`: anything that ends the loop early,
   // the client leaving or the server shutting down (then the client hears why, and `end`).

@@ -8,7 +8,7 @@ import { setClause } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
-import { usableCustomTools } from '../../core/sdk';
+import { publicToolNames, usableCustomTools } from '../../core/sdk';
 
 type Row = Record<string, any>;
 export type AgentT = Static<typeof Agent>;
@@ -39,10 +39,14 @@ export interface AgentDeps {
   approvalPollMs?: number;
 }
 
-/** The tool names an agent of this store may be given: registry categories and usable custom tools. */
+/**
+ * The tool names an agent of this store may be given: registry categories, the store's usable
+ * custom tools, and any tool the operator published (naming one enables it for that agent).
+ */
 export async function knownTools(deps: AgentDeps, ctx: Pick<Ctx, 'db' | 'store'>) {
   const builtin = deps.plugins().map((p) => p.name);
-  const custom = (await usableCustomTools(ctx.db, ctx.store.id)).map((t) => t.name);
+  const usable = (await usableCustomTools(ctx.db, ctx.store.id)).map((t) => t.name);
+  const custom = [...new Set([...usable, ...(await publicToolNames(ctx.db))])];
   return { builtin, custom, all: new Set([...builtin, ...custom]) };
 }
 

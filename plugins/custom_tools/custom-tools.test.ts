@@ -31,14 +31,16 @@ describe('CRUD in both forms over one store of definitions', () => {
     expect(list.body.data.map((t: any) => t.id)).toEqual([made.id]);
     expect((await h.call('GET', `/tools/${made.id}`)).body).toEqual(made);
 
-    const patched = await h.call('PATCH', `/tools/${made.id}`, { description: 'Doubles a number.', visibility: 'public', name: 'double_num' });
+    const patched = await h.call('PATCH', `/tools/${made.id}`, { description: 'Doubles a number.', name: 'double_num' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       id: made.id,
       name: 'double_num',
       description: 'Doubles a number.',
-      visibility: 'public',
+      visibility: 'private',
       execution_type: 'http',
+      owned: true,
+      enabled: true,
     });
     expect((await h.call('GET', `/tools/${made.id}`)).body.name).toBe('double_num');
 
@@ -193,6 +195,42 @@ describe('validation', () => {
     expect((await h.call('GET', '/tools')).body.data).toHaveLength(1);
   });
 
+  test('HTTP tool URLs: https only, and no private or metadata address unless SVC_EGRESS_ALLOW allows it, at creation and on update', async () => {
+    const h = await setup();
+    const refused = [
+      'http://tools.example.com/hook', // plain http, even to a public host: headers carry secrets
+      'http://169.254.169.254/latest/meta-data/',
+      'https://169.254.169.254/latest/meta-data/', // cloud metadata
+      'https://10.1.2.3/x',
+      'https://127.0.0.2:8443/x', // loopback other than the allowed 127.0.0.1
+      'https://[::1]/x',
+      'https://user:pw@tools.example.com/x',
+    ];
+    for (const url of refused) {
+      const b = await h.call('POST', '/tools', httpB({ execution_config: { url, headers: { Authorization: 'Bearer {{TOKEN}}' } } }));
+      expectError(b, 400, { code: 'validation_failed', param: 'execution_config.url' });
+      const a = await h.call('POST', '/custom-tools', webhookA({ handler: { type: 'webhook', url } }));
+      expectError(a, 400, { code: 'validation_failed', param: 'handler.url' });
+    }
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'http://tools.example.com/x' } })), 400, {
+      message: 'Invalid execution_config.url: tool URL must use https, not http.',
+    });
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'https://169.254.169.254/' } })), 400, { message: /cloud metadata address; allow it with SVC_EGRESS_ALLOW/ });
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: '{{SCHEME}}://tools.example.com/x' } })), 400, {
+      param: 'execution_config.url',
+    });
+    // Accepted: a public host name, an address the egress allow-list holds (127.0.0.1 in these
+    // tests), and secret references in the path or query.
+    for (const url of ['https://tools.example.com/hook?k={{KEY}}', 'https://127.0.0.1:9/x', `${recv}/double/{{secrets.PATH}}`])
+      expect((await h.call('POST', '/tools', httpB({ name: `ok_${crypto.randomUUID().slice(0, 6)}`, execution_config: { url } }))).status).toBe(201);
+    expect((await h.call('GET', '/tools')).body.data).toHaveLength(3);
+    // On update, through either form.
+    const made = await create(h, '/tools', httpB());
+    expectError(await h.call('PATCH', `/tools/${made.id}`, { execution_config: { url: 'http://tools.example.com/x' } }), 400, { param: 'execution_config.url' });
+    expectError(await h.call('PATCH', `/custom-tools/${made.id}`, { handler: { type: 'webhook', url: 'https://169.254.169.254/' } }), 400, { param: 'handler.url' });
+    expect((await h.call('GET', `/tools/${made.id}`)).body.execution_config.url).toBe(`${recv}/double`);
+  });
+
   test('test input is checked against the tool\'s schema', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB());
@@ -222,31 +260,11 @@ describe('plans and visibility across stores', () => {
     await client.close();
   });
 
-  test('a public tool of store A is usable by store B over MCP; a private one is not', async () => {
+  // Published tools, which other stores may read but not change, are in public-tools.test.ts.
+  test('store B cannot read, change, test, delete, enable or set secrets of A\'s private tools (404), nor use them', async () => {
     const a = await setup();
     const b = await setup();
-    const pub = await create(a, '/tools', httpB({ name: uniq('pub_double'), visibility: 'public' }));
-    const priv = await create(a, '/tools', httpB({ name: uniq('priv_double') }));
-    const { client } = await mcpClient(b);
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toContain(pub.name);
-    expect(names).not.toContain(priv.name);
-    const res: any = await client.callTool({ name: pub.name, arguments: { n: 6 } });
-    expect(res.isError).toBeUndefined();
-    expect(res.structuredContent).toMatchObject({ doubled: 12 });
-    await expect(client.callTool({ name: priv.name, arguments: { n: 6 } })).rejects.toThrow(/Unknown tool/);
-    // The call is in B's audit log, not A's.
-    expect((await b.call('GET', `/tool-executions?tool=${pub.name}`)).body.total).toBe(1);
-    expect((await a.call('GET', `/tool-executions?tool=${pub.name}`)).body.total).toBe(0);
-    // B does not see A's tools through REST at all.
-    expect((await b.call('GET', '/tools')).body.data).toEqual([]);
-    await client.close();
-  });
-
-  test('store B cannot read, change, test, delete or set secrets of A\'s tools (404), public or not', async () => {
-    const a = await setup();
-    const b = await setup();
-    const pub = await create(a, '/tools', httpB({ name: uniq('pub_x'), visibility: 'public' }));
+    const pub = await create(a, '/tools', httpB({ name: uniq('priv_x') }));
     const priv = await create(a, '/custom-tools', webhookA());
     for (const id of [pub.id, priv.id]) {
       for (const prefix of ['/tools', '/custom-tools']) {
@@ -257,7 +275,13 @@ describe('plans and visibility across stores', () => {
       }
       expectError(await b.call('POST', `/tools/${id}/test`, { parameters: { n: 1 } }), 404);
       expectError(await b.call('POST', `/custom-tools/${id}/test`, { input: { n: 1 } }), 404);
+      expectError(await b.call('POST', `/tools/${id}/enable`), 404);
     }
+    expect((await b.call('GET', '/tools')).body.data).toEqual([]);
+    const { client } = await mcpClient(b);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(pub.name);
+    await expect(client.callTool({ name: pub.name, arguments: { n: 6 } })).rejects.toThrow(/Unknown tool/);
+    await client.close();
     // A's URL with B's key is a store mismatch, not access.
     expectError(await a.call('GET', `/tools/${pub.id}`, undefined, { 'x-api-key': b.key }), 403, { code: 'store_mismatch' });
     const after = await a.call('GET', `/tools/${pub.id}`);

@@ -5,7 +5,9 @@ import {
   CustomTool, CustomToolCreate, CustomToolList, CustomToolUpdate, Empty, SecretsInput, SecretsSet, TestA, TestB, TestResult,
   Tool, ToolCreate, ToolDeleted, ToolId, ToolList, ToolQuery, ToolUpdate,
 } from './schemas';
-import { createTool, deleteTool, listTools, render, setSecrets, testTool, toolRow, updateTool, type View } from './store';
+import { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool, type View } from './store';
+import { disableTool, enableTool, readableTool } from './published';
+import { operatorActions } from './operator';
 
 /** What differs between the two forms: names, paths, schemas, and how delete and test answer. */
 interface Form {
@@ -69,7 +71,7 @@ function formActions(f: Form) {
     }),
     [`list_${noun}s`]: action({
       kind: 'read',
-      description: `List the store's custom tools, newest first (${view === 'tool' ? 'Shape B' : 'Shape A'} form).`,
+      description: `List the store's custom tools and the tools the operator published to every store (owned false; enabled says whether this store offers it), newest first (${view === 'tool' ? 'Shape B' : 'Shape A'} form).`,
       input: ToolQuery,
       output: f.list,
       rest: { method: 'GET', path },
@@ -77,11 +79,14 @@ function formActions(f: Form) {
     }),
     [`get_${noun}`]: action({
       kind: 'read',
-      description: 'Fetch one custom tool; secret values are never shown, only their names.',
+      description: 'Fetch one custom tool (the store\'s own, or a published one); secret values are never shown, only their names.',
       input: ToolId,
       output: f.one,
       rest: { method: 'GET', path: `${path}/:id` },
-      handler: async (ctx, { id }) => render(await toolRow(ctx, id), view),
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await readableTool(ctx, id);
+        return render(tool, view, access);
+      },
     }),
     [`update_${noun}`]: action({
       kind: 'write',
@@ -112,6 +117,34 @@ function formActions(f: Form) {
       rest: { method: 'PUT', path: `${path}/:id/secrets` },
       handler: (ctx, input) => setSecrets(ctx, input as Record<string, string>),
     }),
+    // A published tool of another store is offered here only once this store opts in (public.ts).
+    // Not for agents (humanOnly), which must not widen their own tools.
+    [`enable_${noun}`]: action({
+      kind: 'write',
+      humanOnly: true,
+      atomic: true,
+      description: 'Offer a tool the operator published (owned false) to this store\'s agents and MCP clients.',
+      input: ToolId,
+      output: f.one,
+      rest: { method: 'POST', path: `${path}/:id/enable` },
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await enableTool(ctx, id);
+        return render(tool, view, access);
+      },
+    }),
+    [`disable_${noun}`]: action({
+      kind: 'write',
+      humanOnly: true,
+      atomic: true,
+      description: 'Stop offering a published tool of another store to this store\'s agents and MCP clients (agents naming it in their tools still use it).',
+      input: ToolId,
+      output: f.one,
+      rest: { method: 'POST', path: `${path}/:id/disable` },
+      handler: async (ctx, { id }) => {
+        const { tool, access } = await disableTool(ctx, id);
+        return render(tool, view, access);
+      },
+    }),
     [`test_${noun}`]: action({
       kind: 'write',
       humanOnly: true,
@@ -130,7 +163,8 @@ function formActions(f: Form) {
  * agents and MCP clients. One store of definitions with two forms over it: STORE/tools (Shape B)
  * and /custom-tools (Shape A, the gateway form, which also takes `Authorization: Bearer <key>`).
  * Ids are shared, so either form reads, changes, tests and sets the secrets of any tool. Running
- * them is core/tools' job (audit log, approval gate); this plugin manages them.
+ * them is core/tools' job (audit log, approval gate); this plugin manages them. Tools the operator
+ * published to every store are listed to every store, read-only, and enabled per store (public.ts).
  */
 export default definePlugin({
     name: 'custom_tools',
@@ -140,5 +174,5 @@ export default definePlugin({
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
     resource: 'tool',
     errors: { duplicate_name: conflict('Another tool of the store has this name.') },
-    actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A) },
+    actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A), ...operatorActions },
   });

@@ -7,7 +7,7 @@ import { openToolStreams } from '../../core/mcp/http';
 import { POLL_MS } from '../../core/mcp/tool-watch';
 import { setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { seen, uniq, httpB, webhookA, create, mcpJson, eventually, useToolKit } from './test-kit';
+import { seen, httpB, webhookA, create, mcpJson, eventually, useToolKit } from './test-kit';
 
 useToolKit();
 
@@ -50,13 +50,7 @@ describe('custom tools as MCP tools', () => {
     await eventually(() => changes >= 1);
     await Bun.sleep(100);
     expect(changes).toBe(1);
-    // A public tool of another store is usable here, so it is announced here too.
-    const pub = await create(other, '/tools', httpB({ name: uniq('pub_note'), visibility: 'public' }));
-    await eventually(() => changes >= 2);
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain(pub.name);
-    await other.call('PATCH', `/tools/${pub.id}`, { visibility: 'private' });
-    await eventually(() => changes >= 3);
-    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(pub.name);
+    // Published tools are announced to a store when it enables them, or loses them (public-tools.test.ts).
     await client.close();
   });
 

@@ -5,14 +5,13 @@ const Name = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[a-z][a-z0-9_]*$',
-  errorMessage: 'must start with a lower-case letter and contain only lower-case letters, digits and underscores',
   description: 'snake_case, unique in the store; may not be a built-in tool name.',
 });
 const Description = Type.String({ minLength: 1, maxLength: 2000, description: 'Shown to the model to decide when to use the tool.' });
 const Category = Type.String({ minLength: 1, maxLength: 64 });
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the input: type object with properties and required.' });
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)), { description: 'Minimum store plan that may run the tool.' });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; may contain secret references.' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL (a private address only if SVC_EGRESS_ALLOW allows it); may contain secret references.' });
 const Method = Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)), { description: 'Default POST.' });
 const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 }), {
   maxProperties: 50,
@@ -42,7 +41,9 @@ const shapeB = {
   parameters: JsonSchema,
   execution_type: Type.Union([Type.Literal('http'), Type.Literal('javascript')]),
   execution_config: ExecutionConfig,
-  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')], { description: 'private: this store (default); public: every store may use it.' }),
+  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')], {
+    description: 'private: this store (default). public (every store may enable it) is set by the operator only: a store asking for it gets 403.',
+  }),
   requires_plan: Plan,
   category: Category,
 };
@@ -67,7 +68,9 @@ const shapeA = {
   category: Category,
   input_schema: JsonSchema,
   handler: Handler,
-  visibility: Type.Union([Type.Literal('store'), Type.Literal('public')], { description: 'store: this store (default); public: every store.' }),
+  visibility: Type.Union([Type.Literal('store'), Type.Literal('public')], {
+    description: 'store: this store (default). public (every store may enable it) is set by the operator only: a store asking for it gets 403.',
+  }),
   requires_plan: Plan,
 };
 export const CustomToolCreate = Input({
@@ -117,6 +120,8 @@ const common = {
   timeout_action: Type.String(),
   escalation_group: Type.Union([Type.String(), Type.Null()]),
   secret_names: Type.Array(Type.String(), { description: 'Names of the secrets set; values are never returned.' }),
+  owned: Type.Boolean({ description: 'false: another store\'s tool the operator published to every store; read-only here.' }),
+  enabled: Type.Boolean({ description: 'Offered to this store\'s agents and MCP clients: always for its own tools; for a published one, after POST .../enable.' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 };

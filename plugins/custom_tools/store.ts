@@ -1,13 +1,14 @@
 import type { Ctx, PluginDef } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { page } from '../../core/sdk';
 import { isUniqueViolation } from '../../core/sdk';
 import { runInSandbox } from '../../core/sdk';
+import { checkUrl, EgressError } from '../../core/sdk';
+import { ASYNC_FUNCTION } from '../../core/sdk';
 import { secretBox } from '../../core/sdk';
-import { toolsChanged } from '../../core/sdk';
 import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/sdk';
+import { announce } from './announce';
+import { checkPublishing, ownTool, OWN, readableTool, visibleTools, type Access } from './published';
 
-type Row = Record<string, any>;
 export type View = 'tool' | 'custom_tool';
 
 /** A definition in storage terms, whichever form it came in. */
@@ -57,9 +58,12 @@ function fromShapeA(input: Record<string, any>): Partial<Definition> {
 
 export const fromShape = (view: View, input: Record<string, any>) => (view === 'tool' ? fromShapeB(input) : fromShapeA(input));
 
-/** The two views of one stored tool: Shape B for STORE/tools, Shape A for /custom-tools. */
+/**
+ * The two views of one stored tool: Shape B for STORE/tools, Shape A for /custom-tools, with how
+ * the calling store relates to it (`owned`, `enabled`: see public.ts).
+ */
 // `any`: the caller's action schema (Tool or CustomTool) is what the view produces.
-export function render(t: CustomTool, view: View): any {
+export function render(t: CustomTool, view: View, access: Access): any {
   const common = {
     id: t.id,
     name: t.name,
@@ -71,6 +75,8 @@ export function render(t: CustomTool, view: View): any {
     timeout_action: t.timeout_action,
     escalation_group: t.escalation_group,
     secret_names: t.secret_names,
+    owned: access.owned,
+    enabled: access.enabled,
     created_at: t.created_at,
     updated_at: t.updated_at,
   };
@@ -94,6 +100,21 @@ const names = (view: View) =>
 // Secret references, for the URL check: `{{NAME}}` or `{{secrets.NAME}}`.
 const REFS = /\{\{\s*(?:secrets\.)?[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g;
 
+/**
+ * The rules of webhook URLs (the egress guard's registration checks): https only, since headers
+ * carry secrets; no user name or password; no private, loopback, link-local (cloud metadata) or
+ * other non-public IP address unless SVC_EGRESS_ALLOW allows it. Secret references are checked as
+ * placeholders; host names are checked again at every run, when they are resolved.
+ */
+function checkToolUrl(template: string, param: string) {
+  try {
+    checkUrl(template.replace(REFS, 'x'), { httpsOnly: true, purpose: 'tool' });
+  } catch (err) {
+    if (err instanceof EgressError) throw errors.validation(`Invalid ${param}: ${err.message}`, param);
+    throw err;
+  }
+}
+
 /** Checks a whole definition (after a patch is applied): 400 naming the field in the caller's form. */
 async function validate(plugins: readonly PluginDef[], d: Definition, view: View, previous?: Definition) {
   const n = names(view);
@@ -104,12 +125,7 @@ async function validate(plugins: readonly PluginDef[], d: Definition, view: View
   if (d.kind === 'http') {
     if (typeof d.config.url !== 'string') throw errors.validation(`Invalid ${n.config}.url: an HTTP tool needs a url.`, `${n.config}.url`);
     if (d.config.code !== undefined) throw errors.validation(`Invalid ${n.config}.code: only JavaScript tools have code.`, `${n.config}.code`);
-    let url: URL | undefined;
-    try {
-      url = new URL(d.config.url.replace(REFS, 'x'));
-    } catch {}
-    if (!url || !['http:', 'https:'].includes(url.protocol))
-      throw errors.validation(`Invalid ${n.config}.url: expected an http or https URL.`, `${n.config}.url`);
+    checkToolUrl(d.config.url, `${n.config}.url`);
   } else {
     const code = d.config.code;
     if (typeof code !== 'string') throw errors.validation(`Invalid ${n.config}.code: a JavaScript tool needs code.`, `${n.config}.code`);
@@ -120,7 +136,7 @@ async function validate(plugins: readonly PluginDef[], d: Definition, view: View
     const unchanged = previous?.kind === 'javascript' && previous.config.code === code;
     const compiled = unchanged
       ? { ok: true as const }
-      : await runInSandbox(`new Function('input', 'params', ${JSON.stringify(code)}); return true;`, {}, { timeoutMs: 1000 });
+      : await runInSandbox(`${ASYNC_FUNCTION}('input', 'params', ${JSON.stringify(code)}); return true;`, {}, { timeoutMs: 1000 });
     if (!compiled.ok) throw errors.validation(`Invalid ${n.config}.code: ${compiled.message}.`, `${n.config}.code`);
   }
   if (d.timeout_action === 'escalate' && !d.escalation_group)
@@ -128,19 +144,6 @@ async function validate(plugins: readonly PluginDef[], d: Definition, view: View
 }
 
 const duplicate = (name: string) => errors.conflict(`A tool named '${name}' already exists in this store.`, 'duplicate_name', 'name');
-
-// Tell connected MCP clients once the change is visible: after it committed (the signal's
-// listeners drop cached tool lists and send notifications/tools/list_changed).
-function announce(ctx: Pick<Ctx, 'afterCommit'>, storeId: string, visibility: string) {
-  const scope = visibility === 'public' ? '*' : storeId;
-  ctx.afterCommit(() => toolsChanged.emit(scope));
-}
-
-export async function toolRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<CustomTool> {
-  const [row] = await ctx.db.query('SELECT * FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, id]);
-  if (!row) throw errors.notFound(`tool: '${id}'`, 'id');
-  return toCustomTool(row);
-}
 
 export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
   const d = {
@@ -154,6 +157,7 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
     escalation_group: null,
     ...fromShape(view, input),
   } as Definition;
+  checkPublishing(undefined, d, view === 'tool' ? 'private' : 'store');
   await validate(plugins, d, view);
   const now = ctx.clock.now();
   try {
@@ -168,7 +172,7 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
     );
     if (!row) throw duplicate(d.name);
     announce(ctx, ctx.store.id, d.visibility);
-    return render(toCustomTool(row), view);
+    return render(toCustomTool(row), view, OWN);
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicate(d.name);
     throw e;
@@ -178,30 +182,40 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
 export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
   // xmin: the row version (it changes with every write), for the guarded UPDATE below.
   const [found] = await ctx.db.query('SELECT *, xmin::text AS row_version FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, input.id]);
-  if (!found) throw errors.notFound(`tool: '${input.id}'`, 'id');
+  if (!found) {
+    await ownTool(ctx, input.id); // another store's public tool: 403, read-only here
+    throw errors.notFound(`tool: '${input.id}'`, 'id');
+  }
   const { row_version: version, ...stored } = found;
   const current = toCustomTool(stored);
   const patch = fromShape(view, input);
   const d: Definition = { ...current, ...patch } as Definition;
+  checkPublishing(current, d, view === 'tool' ? 'private' : 'store');
   await validate(plugins, d, view, current as Definition);
+  const withdrawn = current.visibility === 'public' && d.visibility === 'private';
   try {
     // Runs outside a transaction (the compile check may wait for a sandbox worker), so the row is
     // written only if it is still the one read: a concurrent change is a 409, never silently undone.
-    const [row] = await ctx.db.query(
-      `UPDATE custom_tools SET name = $3, description = $4, category = $5, input_schema = $6::text::jsonb, kind = $7, config = $8::text::jsonb,
-         visibility = $9, requires_plan = $10, requires_approval = $11, approval_timeout_minutes = $12, timeout_action = $13,
-         escalation_group = $14, updated_at = $15
-       WHERE store_id = $1 AND id = $2 AND xmin::text = $16 RETURNING *`,
-      [ctx.store.id, current.id, d.name, d.description, d.category, JSON.stringify(d.input_schema), d.kind, JSON.stringify(d.config),
-        d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action, d.escalation_group, ctx.clock.now(),
-        version],
-    );
+    const row = await ctx.db.transaction(async (tx) => {
+      const [updated] = await tx.query(
+        `UPDATE custom_tools SET name = $3, description = $4, category = $5, input_schema = $6::text::jsonb, kind = $7, config = $8::text::jsonb,
+           visibility = $9, requires_plan = $10, requires_approval = $11, approval_timeout_minutes = $12, timeout_action = $13,
+           escalation_group = $14, updated_at = $15
+         WHERE store_id = $1 AND id = $2 AND xmin::text = $16 RETURNING *`,
+        [ctx.store.id, current.id, d.name, d.description, d.category, JSON.stringify(d.input_schema), d.kind, JSON.stringify(d.config),
+          d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action, d.escalation_group, ctx.clock.now(),
+          version],
+      );
+      // Withdrawn by its owner: every store that had enabled it loses it (publishing again starts afresh).
+      if (updated && withdrawn) await tx.query('DELETE FROM custom_tool_enablements WHERE tool_id = $1', [current.id]);
+      return updated;
+    });
     if (!row) {
-      await toolRow(ctx, input.id); // deleted meanwhile: 404
+      await ownTool(ctx, input.id); // deleted meanwhile: 404
       throw errors.conflict('The tool was changed by another request meanwhile; fetch it and try again.', 'concurrent_modification', 'id');
     }
     announce(ctx, ctx.store.id, current.visibility === 'public' ? 'public' : d.visibility);
-    return render(toCustomTool(row), view);
+    return render(toCustomTool(row), view, OWN);
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicate(d.name);
     throw e;
@@ -210,14 +224,19 @@ export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
 
 export async function deleteTool(ctx: Ctx, id: string) {
   const [row] = await ctx.db.query('DELETE FROM custom_tools WHERE store_id = $1 AND id = $2 RETURNING id, visibility', [ctx.store.id, id]);
-  if (!row) throw errors.notFound(`tool: '${id}'`, 'id');
+  if (!row) {
+    await ownTool(ctx, id); // another store's public tool: 403, read-only here
+    throw errors.notFound(`tool: '${id}'`, 'id');
+  }
   announce(ctx, ctx.store.id, row.visibility);
   return row;
 }
 
+/** The store's tools and the public tools of other stores it may enable (public.ts), newest first. */
 export async function listTools(ctx: Ctx, view: View, input: { limit?: number; starting_after?: string; ending_before?: string }) {
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'custom_tools', storeId: ctx.store.id, input });
-  return { object: 'list' as const, data: rows.map((r) => render(toCustomTool(r), view)), has_more, url: `${ctx.storePath}/${view === 'tool' ? 'tools' : 'custom-tools'}` };
+  const { items, has_more } = await visibleTools(ctx, input);
+  const data = items.map(({ tool, access }) => render(tool, view, access));
+  return { object: 'list' as const, data, has_more, url: `${ctx.storePath}/${view === 'tool' ? 'tools' : 'custom-tools'}` };
 }
 
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -226,7 +245,7 @@ const MAX_SECRETS = 50;
 /** PUT .../secrets: the whole set, sealed; only the names come back. */
 export async function setSecrets(ctx: Ctx, input: Record<string, string>) {
   const { id, ...secrets } = input;
-  const tool = await toolRow(ctx, id);
+  const tool = await ownTool(ctx, id);
   const entries = Object.entries(secrets);
   if (entries.length > MAX_SECRETS) throw errors.validation(`Too many secrets: at most ${MAX_SECRETS}.`);
   for (const [name] of entries)
@@ -247,7 +266,8 @@ export async function setSecrets(ctx: Ctx, input: Record<string, string>) {
 
 /** POST .../test: one run on the given input, outside the audit log and the approval gate. */
 export async function testTool(ctx: Ctx, id: string, input: Record<string, unknown>) {
-  const tool = await toolRow(ctx, id);
+  // Another store's public tool may be tried too, before enabling it: it runs as it would here.
+  const { tool } = await readableTool(ctx, id);
   checkPlan(tool, ctx.store);
   validateCustomInput(tool, input);
   const started = performance.now();

@@ -6,8 +6,12 @@
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { resetSecretBox } from '../../core/secrets';
 import type { Harness } from '../../test/kit/setup';
+import { sharedDb } from '../../test/kit/db';
+import { serveTls, trustTestReceivers } from '../../test/tool-egress';
+import { testCerts } from '../../test/kit/webhook-receiver';
 
-// A local receiver for HTTP tools: it records what it got and answers per path (useToolKit starts it).
+// A local HTTPS receiver for HTTP tools (tool URLs must be https): it records what it got and
+// answers per path (useToolKit starts it).
 
 export interface Seen {
   method: string;
@@ -18,7 +22,7 @@ export interface Seen {
 }
 /** What the receiver got, in order; tests empty it with `seen.length = 0`. */
 export const seen: Seen[] = [];
-let receiver: ReturnType<typeof Bun.serve>;
+let receiver: ReturnType<typeof serveTls>;
 /** The receiver's base URL (set once the hooks ran). */
 export let recv = '';
 
@@ -106,36 +110,49 @@ export function useToolKit() {
       else process.env[name] = value;
     resetSecretBox();
   });
+  // Creating and migrating the test database, and the receiver's throwaway CA (openssl), take
+  // seconds: not within the first test's time limit.
+  beforeAll(async () => {
+    testCerts();
+    await sharedDb();
+  }, 60_000);
+  let untrust = () => {};
   beforeAll(() => {
-    receiver = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      async fetch(req) {
-        const u = new URL(req.url);
-        const text = await req.text();
-        const s: Seen = {
-          method: req.method,
-          path: u.pathname,
-          url: req.url,
-          headers: Object.fromEntries(req.headers),
-          body: text ? JSON.parse(text) : null,
-        };
-        seen.push(s);
-        switch (u.pathname.split('/')[1]) {
-          case 'double': // JSON in, JSON out
-            return Response.json({ doubled: s.body.n * 2, echo: s.body });
-          case 'echo': // reflects the request, secrets included, as a careless endpoint would
-            return Response.json({ headers: s.headers, url: s.url, note: `you sent ${s.headers['x-token']}` });
-          case 'fail':
-            return new Response(`maintenance, token ${s.headers['x-token'] ?? 'none'}`, { status: 503 });
-          case 'slow':
-            await Bun.sleep(1500);
-            return Response.json({ late: true });
-        }
-        return new Response('no route', { status: 404 });
-      },
+    untrust = trustTestReceivers();
+    receiver = serveTls(async (req) => {
+      const u = new URL(req.url);
+      const text = await req.text();
+      const s: Seen = {
+        method: req.method,
+        path: u.pathname,
+        url: req.url,
+        headers: Object.fromEntries(req.headers),
+        body: text ? JSON.parse(text) : null,
+      };
+      seen.push(s);
+      switch (u.pathname.split('/')[1]) {
+        case 'double': // JSON in, JSON out
+          return Response.json({ doubled: s.body.n * 2, echo: s.body });
+        case 'echo': // reflects the request, secrets included, as a careless endpoint would
+          return Response.json({ headers: s.headers, url: s.url, note: `you sent ${s.headers['x-token']}` });
+        case 'array': // a JSON answer that is not an object
+          return Response.json([1, 'two', { three: 3 }]);
+        case 'string':
+          return Response.json('just a JSON string');
+        case 'plain':
+          return new Response('plain words', { headers: { 'content-type': 'text/plain' } });
+        case 'fail':
+          return new Response(`maintenance, token ${s.headers['x-token'] ?? 'none'}`, { status: 503 });
+        case 'slow':
+          await Bun.sleep(1500);
+          return Response.json({ late: true });
+      }
+      return new Response('no route', { status: 404 });
     });
-    recv = `http://127.0.0.1:${receiver.port}`;
+    recv = receiver.url;
   });
-  afterAll(() => receiver.stop(true));
+  afterAll(() => {
+    receiver.server.stop(true);
+    untrust();
+  });
 }

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'bun:test';
 import { sandboxPoolSize } from '../../core/sandbox/pool';
 import { product, setup } from '../../test/kit/setup';
+import { mcpClient } from '../../test/kit/mcp';
 import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, useToolKit } from './test-kit';
 
 useToolKit();
@@ -77,6 +78,16 @@ describe('HTTP tool test runs against a real receiver', () => {
     expect((await run).body).toMatchObject({ success: true, result: { late: true } });
   });
 
+  test('a tool saved with a plain http URL before the https rule is refused when it runs, and sends nothing', async () => {
+    const h = await setup();
+    const made = await create(h, '/tools', httpB());
+    await h.db.query('UPDATE custom_tools SET config = $2::text::jsonb WHERE id = $1', [made.id, JSON.stringify({ url: recv.replace('https:', 'http:') + '/double' })]);
+    seen.length = 0;
+    const r = await h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } });
+    expect(r.body).toMatchObject({ success: false, error: { status: 'error', message: 'tool URL must use https, not http.' } });
+    expect(seen).toHaveLength(0);
+  });
+
   test('a secret that is referenced but not set is a clear error naming it', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/double`, headers: { 'X-Token': '{{MISSING_TOKEN}}' } } }));
@@ -112,6 +123,31 @@ describe('JavaScript tool test runs', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: false, result: null, error: { status: 'error' } });
     expect(r.body.error.message).toContain('out of widgets');
+  });
+
+  test('the body runs as an async function: top-level await works when saved, tested and called', async () => {
+    const h = await setup();
+    const made = await create(h, '/tools', jsB('const x = await Promise.resolve(41); return x + 1;'));
+    expect((await h.call('POST', `/tools/${made.id}/test`, { parameters: {} })).body).toMatchObject({ success: true, result: 42 });
+    const { client } = await mcpClient(h);
+    expect(((await client.callTool({ name: made.name, arguments: {} })) as any).structuredContent).toEqual({ result: 42 });
+    await client.close();
+  });
+
+  test('a result over 1 MiB is an error stating the limit, and the audit log does not keep it', async () => {
+    const h = await setup();
+    const made = await create(h, '/tools', jsB('return "x".repeat(2 * 1024 * 1024);'));
+    const limit = /larger than the 1 MiB limit/;
+    const run = await h.call('POST', `/tools/${made.id}/test`, { parameters: {} });
+    expect(run.body).toMatchObject({ success: false, result: null, error: { status: 'error', message: expect.stringMatching(limit) } });
+    const { client } = await mcpClient(h);
+    const res: any = await client.callTool({ name: made.name, arguments: {} });
+    await client.close();
+    expect(res.isError).toBe(true);
+    expect(JSON.parse(res.content[0].text).error.message).toMatch(limit);
+    const log = await h.call('GET', `/tool-executions?tool=${made.name}`);
+    expect(log.body.executions).toEqual([expect.objectContaining({ status: 'error', output: { error: expect.objectContaining({ message: expect.stringMatching(limit) }) } })]);
+    expect(JSON.stringify(log.body).length).toBeLessThan(10_000);
   });
 
   // JavaScript tools have the fixed 10 s limit (SPEC 8) and no per-tool setting, so this one test

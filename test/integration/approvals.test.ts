@@ -149,6 +149,17 @@ describe('SPEC 3.1: a gated agent call', () => {
     expect(rejectLate.status).toBe(409);
   });
 
+  test('the timeout message reads right for a one-minute window: "within 1 minute"', async () => {
+    const w = await world([openai.tools(createCall()), openai.text('It timed out.')]);
+    const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'], approval_timeout_minutes: 1 } });
+    const chat = await w.chat(agent.id, 'Add a lamp');
+    const { execution_id: id } = await chat.held();
+    w.h.clock.advance(MIN);
+    await w.runJobs(id, 'timeout');
+    expect((await w.exec(id)).output.error.message).toBe('No approver decided within 1 minute; the call was not run.');
+    await chat.finished;
+  });
+
   test('timeout with approve: runs automatically when the window closes, and the agent gets the result', async () => {
     const w = await world([openai.tools(createCall({ name: 'Auto Lamp' })), openai.text('Done.')]);
     const agent = await w.agent(['products'], { products: { requires_approval: true, timeout_action: 'approve', approval_timeout_minutes: 5 } });

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { product, setup } from '../kit/setup';
 import { openai } from '../kit/fake-models';
 import { mcpClient } from '../kit/mcp';
+import { serveTls, trustTestReceivers } from '../tool-egress';
 import { callTool } from '../../core/tools/call';
 import { world, MIN, stops, useWorlds } from '../kit/approvals';
 
@@ -84,12 +85,8 @@ describe('MCP clients', () => {
 
 describe('the audit log (SPEC 2.6, 4.5)', () => {
   test('every agent and MCP call is a row; filters, paging and total; another store sees none', async () => {
-    const slow = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      fetch: async () => (await Bun.sleep(1500), Response.json({ late: true })),
-    });
-    stops.push(() => slow.stop(true));
+    const slow = serveTls(async () => (await Bun.sleep(1500), Response.json({ late: true })));
+    stops.push(() => slow.server.stop(true), trustTestReceivers());
     const w = await world([openai.tools({ name: 'products', input: { action: 'list_products', limit: 1 } }), openai.text('None yet.')]);
     const { h } = w;
     const agent = await w.agent(['products']);
@@ -118,7 +115,7 @@ describe('the audit log (SPEC 2.6, 4.5)', () => {
       description: 'A slow supplier lookup.',
       parameters: { type: 'object', properties: {} },
       execution_type: 'http',
-      execution_config: { url: `http://127.0.0.1:${slow.port}/lookup`, method: 'POST', timeout_ms: 150 },
+      execution_config: { url: `${slow.url}/lookup`, method: 'POST', timeout_ms: 150 },
     });
     expect(tool.status).toBe(201);
     const allow = process.env.SVC_EGRESS_ALLOW;

@@ -41,6 +41,9 @@ describe('svc mcp over stdio (bridge to a running server)', () => {
     expect(names).toContain('products');
     const r: any = await client.callTool({ name: 'products', arguments: { action: 'get_product', id: p.body.id } });
     expect(r.structuredContent.name).toBe('Stdio mug');
+    // The server's JSON-RPC error comes through the bridge as it was sent: one "MCP error" prefix.
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: Error) => e);
+    expect((unknown as Error).message).toBe('MCP error -32602: Unknown tool: no_such_tool');
     await client.close();
   });
 
@@ -57,7 +60,8 @@ describe('svc mcp over stdio (bridge to a running server)', () => {
 
   test('a bad key, another store or an unreachable server is a clear JSON-RPC error, not a crash', async () => {
     const bad = await stdioClient(['--store', h.store.id, '--url', url], { SVC_API_KEY: 'svc_test_' + 'x'.repeat(32), HOME: home() });
-    await expect(bad.listTools()).rejects.toThrow(/refused the API key/);
+    const refused = await bad.listTools().catch((e: Error) => e);
+    expect((refused as Error).message).toMatch(/^MCP error -32600: The svc server at \S+ refused the API key/);
     await bad.close();
     const other = await setup();
     const wrongStore = await stdioClient(['--store', other.store.id, '--url', url], { SVC_API_KEY: h.key, HOME: home() });

@@ -40,6 +40,10 @@ export async function pgliteDb(dataDir?: string): Promise<Db> {
     async close() {
       if (!inTx) await pg.close();
     },
+    async listen(channel, onPayload) {
+      const stop = await pg.listen(channel, onPayload);
+      return async () => stop();
+    },
   });
   return wrap(pg, false);
 }

@@ -22,6 +22,11 @@ export function postgresDb(url: string, max = 10): Db {
     async close() {
       if (!inTx) await sql.close();
     },
+    async listen(channel, onPayload) {
+      // Bun.SQL keeps one dedicated connection for every LISTEN and re-subscribes after a drop.
+      const sub = await (sql as any).listen(channel, (payload: string) => onPayload(payload));
+      return () => sub.unlisten();
+    },
   });
   return wrap(sql, false);
 }

@@ -8,6 +8,12 @@ export interface Db {
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(text: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Listens on a PostgreSQL notification channel (LISTEN/NOTIFY): `onPayload` runs for each
+   * `pg_notify(channel, payload)` committed by any connection. Resolves once listening, with the
+   * function that stops.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** The driver underneath, for libraries that bring their own adapter (pg-boss). */
   readonly native: { pglite: unknown } | { sql: unknown };
 }

@@ -9,9 +9,8 @@ import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
 import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
-import { watchToolChanges } from './tool-watch';
+import { watchChanges } from './tool-watch';
 import { forgetCustomTools } from '../tools/custom';
-import { toolsChanged } from '../signals';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 
 export const MCP_PATH = '/agent/mcp';
@@ -30,28 +29,21 @@ interface LiveStream {
 }
 const liveStreams = new Map<string, LiveStream>();
 
-// One watch per process and database, over the stores of the open streams. Stores this process
-// announced itself since the watch last looked are not announced twice.
-const watches = new WeakMap<Db, ReturnType<typeof watchToolChanges>>();
-let announcedHere = new Set<string>();
+// One watch per process and database: changes committed anywhere (this process included) reach
+// the open streams through the database's notifications, once each.
+const watches = new WeakMap<Db, ReturnType<typeof watchChanges>>();
 function watchFor(db: Db) {
   let w = watches.get(db);
   if (!w)
     watches.set(
       db,
-      (w = watchToolChanges(
-        db,
-        () => [...liveStreams.values()].map((s) => s.storeId),
-        (moved) => {
-          const skip = announcedHere;
-          announcedHere = new Set();
-          for (const storeId of moved) {
-            forgetCustomTools(storeId); // this process's cached copy predates the change
-            if (!skip.has(storeId) && !skip.has('*')) void sendToolListChanged(storeId);
-          }
+      (w = watchChanges(db, {
+        toolsChanged: (storeId) => {
+          forgetCustomTools(storeId); // a cached copy may predate the change
+          void sendToolListChanged(storeId);
         },
-        { ids: () => [...liveStreams.keys()], ended: (ids) => ids.forEach(endStream) },
-      )),
+        sessionEnded: (sessionId) => void endStream(sessionId),
+      })),
     );
   return w;
 }
@@ -97,16 +89,6 @@ function watched(response: Response, request: Request, sessionId: string, entry:
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/**
- * Tells every connected MCP client of a store ('*': of every store, for public tools) that its tool
- * list changed (custom tools). Reaches the GET streams open on this process; other processes'
- * streams hear of it through their watch (tool-watch.ts).
- */
-async function notifyToolsChanged(storeId: string) {
-  announcedHere.add(storeId);
-  await sendToolListChanged(storeId);
-}
-toolsChanged.on((storeId) => void notifyToolsChanged(storeId));
 
 async function sendToolListChanged(storeId: string) {
   await Promise.all(
@@ -263,7 +245,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (request.method === 'GET' && response.ok && response.body) {
     const entry: LiveStream = { storeId: store.id, server };
     liveStreams.set(current.id, entry);
-    watchFor(svc.db).start();
+    // Listening before the stream is handed over, so no change committed after it opened is missed.
+    await watchFor(svc.db).start();
     transport.onclose = () => forget(current.id, entry);
     // At shutdown the stream ends (closing the server ends it), so the process need not wait for
     // the client to leave; the client reconnects to whichever process serves next.

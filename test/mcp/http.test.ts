@@ -3,7 +3,6 @@ import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
 import { NO_LIMITS, product, setup, type Harness } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
-import { POLL_MS } from '../../core/mcp/tool-watch';
 
 const ACCEPT = 'application/json, text/event-stream';
 const init = (id = 1) => ({
@@ -175,8 +174,8 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     void new Response(get.body).text().then(() => (ended = true));
     // What another process's DELETE leaves behind: no row (its own streams are its own business).
     await h.db.query('DELETE FROM mcp_sessions WHERE id = $1', [sid]);
-    // This process ends the stream at its next look at the database (every POLL_MS).
-    const until = performance.now() + POLL_MS + 3000;
+    // The database announces the deletion; this process ends the stream when it hears it.
+    const until = performance.now() + 3000;
     while (!ended && performance.now() < until) await Bun.sleep(20);
     expect(ended).toBe(true);
   }, 15_000);

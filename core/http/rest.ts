@@ -151,6 +151,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       shutdown: svc.shutdown,
       requestId,
       storePath: `/v1/stores/${store.id}`,
+      apiVersion: version.version.id,
     };
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,

@@ -6,10 +6,20 @@ import { expect, setSystemTime } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { deliver } from '../../workers/webhooks';
-import { product, setup, type Harness, type SetupOptions } from './setup';
-import { deliveryOptions, startReceiver, type Received, type Responder } from './webhook-receiver';
+import { sharedDb } from './db';
+import { allPlugins, product, setup, type Harness, type SetupOptions } from './setup';
+import { deliveryOptions, startReceiver, testCerts, type Received, type Responder } from './webhook-receiver';
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * For a file's beforeAll (with a long timeout): the receiver's CA (openssl) and the database
+ * (boot and migrations), which on a loaded machine outlast the first test's timeout.
+ */
+export async function prepareWebhookTests() {
+  testCerts();
+  await sharedDb(allPlugins);
+}
 
 /** A harness with a receiver and an endpoint (created with `body` merged in) pointing at it. */
 export async function hooked(

@@ -7,13 +7,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { product, setup, type Harness } from '../test/kit/setup';
 import { SecretBox } from '../core/secrets';
-import { deliveryOptions, startReceiver, testCerts, type Received, type Responder } from '../test/kit/webhook-receiver';
+import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/kit/webhook-receiver';
+import { prepareWebhookTests } from '../test/kit/webhooks';
 import { deliver } from './webhooks';
 import { purgeWebhookLog, RETRY_DELAYS_S } from './webhook-state';
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
-// The receiver's CA is made once with openssl, which on a loaded machine outlasts one test's timeout.
-beforeAll(() => void testCerts(), 60_000);
+beforeAll(prepareWebhookTests, 120_000);
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });

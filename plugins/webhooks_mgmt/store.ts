@@ -42,7 +42,7 @@ export function toEndpoint(r: Row, now: Date): Static<typeof WebhookEndpoint> {
 function checkEvents(registry: Registry, events: string[]): string[] {
   events.forEach((e, i) => {
     if (e !== ALL_EVENTS && !registry.events.has(e))
-      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
+      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected '*' (every type) or one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
   });
   return [...new Set(events)];
 }

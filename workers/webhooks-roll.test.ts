@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Harness } from '../test/kit/setup';
 import {
-  deliverPending, prepareWebhookTests, deliveryIds, hooked, placeOrder, run, standardSignature, verifyPlain, verifySpec, verifyStandard, type Receiver,
+  deliverPending,
+  prepareWebhookTests,
+  deliveryIds,
+  hooked,
+  placeOrder,
+  run,
+  standardSignature,
+  verifyPlain,
+  verifySpec,
+  verifyStandard,
+  type Receiver,
 } from '../test/kit/webhooks';
 import { writeEvents } from '../core/events/outbox';
 import { runMaintenance } from './maintenance';
@@ -124,7 +134,11 @@ describe('a roll racing deliveries', () => {
     // A receiver taking a moment per request, so deliveries are still being claimed and sent while each roll commits.
     const { h, rx, ep } = await hooked(receivers, { respond: () => new Promise((r) => setTimeout(() => r(200), 10)) });
     const N = 24;
-    const events = Array.from({ length: N }, () => ({ type: 'order.created', data: { object: 'order', id: crypto.randomUUID() }, at: h.clock.now() }));
+    const events = Array.from({ length: N }, () => ({
+      type: 'order.created',
+      data: { object: 'order', id: crypto.randomUUID() },
+      at: h.clock.now(),
+    }));
     await h.db.transaction((tx) => writeEvents(tx, h.store.id, events));
     const ids = await deliveryIds(h, 'pending');
     expect(ids).toHaveLength(N);

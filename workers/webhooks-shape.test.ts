@@ -12,7 +12,15 @@ import { createRegistry } from '../core/plugins/registry';
 import { ADMIN_TOKEN, allPlugins, NO_LIMITS, type Harness } from '../test/kit/setup';
 import { startReceiver } from '../test/kit/webhook-receiver';
 import {
-  deliverPending, deliveryIds, hooked, placeOrder, prepareWebhookTests, run, verifySpec, verifyStandard, type Receiver,
+  deliverPending,
+  deliveryIds,
+  hooked,
+  placeOrder,
+  prepareWebhookTests,
+  run,
+  verifySpec,
+  verifyStandard,
+  type Receiver,
 } from '../test/kit/webhooks';
 
 const receivers: Receiver[] = [];
@@ -49,9 +57,17 @@ const gadgets = definePlugin({
 /** The same database and store served by a build that also has the gadgets plugin. */
 function upgradedServer(h: Harness) {
   const registry = createRegistry([...allPlugins, gadgets]);
-  const app = createApp(makeServices({ db: h.db, clock: h.clock, registry, limits: NO_LIMITS, adminToken: ADMIN_TOKEN, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }));
+  const app = createApp(
+    makeServices({ db: h.db, clock: h.clock, registry, limits: NO_LIMITS, adminToken: ADMIN_TOKEN, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
+  );
   return (path: string, body: unknown) =>
-    app.handle(new Request(`http://svc.test${h.base}${path}`, { method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    app.handle(
+      new Request(`http://svc.test${h.base}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': h.key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
 }
 
 describe('events: ["*"]', () => {
@@ -89,7 +105,7 @@ describe('events: ["*"]', () => {
 });
 
 describe('api_version', () => {
-  test('one event, two endpoints: each gets its version\'s shape (v2025-11-01 calls the order number `number`), each signed over the bytes it got', async () => {
+  test("one event, two endpoints: each gets its version's shape (v2025-11-01 calls the order number `number`), each signed over the bytes it got", async () => {
     const { h, rx: old, ep: oldEp } = await hooked(receivers, { headers: { 'X-API-Version': 'v2025-11-01' } });
     expect(oldEp.api_version).toBe('v2025-11-01');
     const latest = await startReceiver();
@@ -105,7 +121,10 @@ describe('api_version', () => {
     expect(a.body.data).not.toHaveProperty('order_number');
     expect(b.body.data).toMatchObject({ object: 'order', id: order.id, order_number: order.order_number });
     expect(b.body.data).not.toHaveProperty('number');
-    for (const [r, secret] of [[a, oldEp.signing_secret], [b, latestEp.signing_secret]]) {
+    for (const [r, secret] of [
+      [a, oldEp.signing_secret],
+      [b, latestEp.signing_secret],
+    ]) {
       expect(verifySpec(r, secret)).toBe(true);
       expect(verifyStandard(r, secret)).toBe(true);
     }
@@ -131,7 +150,7 @@ describe('api_version', () => {
     expect(verifySpec(rx.received[2], ep.signing_secret)).toBe(true);
   });
 
-  test('an endpoint on a version that has since been retired keeps receiving that version\'s shape', async () => {
+  test("an endpoint on a version that has since been retired keeps receiving that version's shape", async () => {
     const { h, rx } = await hooked(receivers, { body: { api_version: 'v2025-11-01' } });
     h.clock.set('2026-08-01T00:00:00Z'); // v2025-11-01 retired on 2026-07-15
     const order = await placeOrder(h);

@@ -28,7 +28,11 @@ describe('events: ["*"]', () => {
 
   test('other wildcards and unknown types beside "*" are still 400 naming the entry', async () => {
     const h = await setup();
-    for (const [events, param] of [[['*', 'order.exploded'], 'events.1'], [['order.*'], 'events.0'], [['**'], 'events.0']] as const) {
+    for (const [events, param] of [
+      [['*', 'order.exploded'], 'events.1'],
+      [['order.*'], 'events.0'],
+      [['**'], 'events.0'],
+    ] as const) {
       const r = await create(h, { events });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'validation_failed', param });
@@ -103,7 +107,7 @@ describe('roll-secret', () => {
     expect(same.body.error).toMatchObject({ code: 'validation_failed', param: 'secret' });
   });
 
-  test('404 for an unknown endpoint or another store\'s; webhooks:read may not roll (403)', async () => {
+  test("404 for an unknown endpoint or another store's; webhooks:read may not roll (403)", async () => {
     const h = await setup();
     const other = await setup();
     const theirs = (await create(other)).body;

@@ -66,7 +66,8 @@ function sameDigest(expected: string, given: string) {
 export const verifySpec = (r: Received, secret: string) =>
   sameDigest(`sha256=${createHmac('sha256', secret).update(r.raw).digest('hex')}`, r.headers['x-webhook-signature'] ?? '');
 /** The `x-svc-signature` variant: the plain hex digest. */
-export const verifyPlain = (r: Received, secret: string) => sameDigest(createHmac('sha256', secret).update(r.raw).digest('hex'), r.headers['x-svc-signature'] ?? '');
+export const verifyPlain = (r: Received, secret: string) =>
+  sameDigest(createHmac('sha256', secret).update(r.raw).digest('hex'), r.headers['x-svc-signature'] ?? '');
 
 /**
  * Standard Webhooks verification with the `standardwebhooks` package. The library checks the

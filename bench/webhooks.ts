@@ -26,6 +26,7 @@ import { pluginList as plugins } from '../plugins';
 import { createRegistry } from '../core/plugins/registry';
 import { allJobs } from '../workers';
 import { secretBox } from '../core/secrets';
+import { LATEST_API_VERSION } from '../core/webhooks/versions';
 import { createThrowawayDatabase } from '../test/kit/db';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -79,9 +80,9 @@ async function createEvents(storeId: string, count: number, per: number) {
 async function setupStore(name: string) {
   const store = await createStore(db, systemClock, { name, plan: 'enterprise' });
   await db.query(
-    `INSERT INTO webhook_endpoints (id, store_id, url, events, sealed_secret, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, ARRAY['order.created'], $3, now(), now())`,
-    [store.id, `https://localhost:${receiver.port}/hook`, secretBox().seal('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')],
+    `INSERT INTO webhook_endpoints (id, store_id, url, events, sealed_secret, api_version, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, ARRAY['order.created'], $3, $4, now(), now())`,
+    [store.id, `https://localhost:${receiver.port}/hook`, secretBox().seal('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), LATEST_API_VERSION],
   );
   return store.id;
 }

@@ -7,6 +7,7 @@ import core005 from './db/migrations/005_tools.sql' with { type: 'text' };
 import core006 from './db/migrations/006_webhook_secrets_sealed.sql' with { type: 'text' };
 import core007 from './db/migrations/007_idempotency_replay.sql' with { type: 'text' };
 import core008 from './db/migrations/008_public_tools.sql' with { type: 'text' };
+import core009 from './db/migrations/009_webhook_roll_and_version.sql' with { type: 'text' };
 import core010 from './db/migrations/010_change_notifications.sql' with { type: 'text' };
 
 /**
@@ -19,7 +20,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/003_mcp_sessions', sql: core003 }, { id: 'core/004_webhooks', sql: core004 },
     { id: 'core/005_tools', sql: core005 }, { id: 'core/006_webhook_secrets_sealed', sql: core006 },
     { id: 'core/007_idempotency_replay', sql: core007 }, { id: 'core/008_public_tools', sql: core008 },
-    { id: 'core/010_change_notifications', sql: core010 },
+    { id: 'core/009_webhook_roll_and_version', sql: core009 }, { id: 'core/010_change_notifications', sql: core010 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? [])];
 }
 

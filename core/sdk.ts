@@ -31,7 +31,8 @@ export { errorFields, type Logger } from './log';
 // Events and webhooks.
 export { recordEvents, writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
 export { invalidateSubscriptions } from './events/subscriptions';
-export { TEST_EVENT } from './events/types';
+export { ALL_EVENTS, TEST_EVENT } from './events/types';
+export { API_VERSIONS, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
 export { enqueue } from './jobs/send';
 export { generateSecret } from './webhooks/sign';
 export { toolsChanged } from './signals';

@@ -29,6 +29,11 @@ export interface Claimed {
   /** A secret stored in plain text before secrets were sealed; null since. */
   secret: string | null;
   sealed_secret: string | null;
+  /** The secret a roll replaced, and when it stops signing (null when there is none). */
+  previous_sealed_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  /** The endpoint's API version: the shape its payloads are sent in. */
+  api_version: string;
   is_active: boolean;
   body: string;
 }
@@ -46,7 +51,8 @@ export async function claim(db: Db, deliveryId: string, attempt: number | undefi
      WHERE d.id = $1 AND d.status = 'pending' AND ($2::int IS NULL OR d.attempts = $2::int)
        AND (d.lease_until IS NULL OR d.lease_until <= $4)
        AND e.id = d.endpoint_id AND ev.id = d.event_id
-     RETURNING d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.round_attempts, e.url, e.secret, e.sealed_secret, e.is_active, ev.body`,
+     RETURNING d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.round_attempts, e.url, e.secret, e.sealed_secret,
+       e.previous_sealed_secret, e.previous_secret_expires_at, e.api_version, e.is_active, ev.body`,
     [deliveryId, attempt ?? null, new Date(now.getTime() + LEASE_S * 1000), now],
   );
   if (row) return { ...row, attempts: Number(row.attempts), round_attempts: Number(row.round_attempts) };
@@ -136,5 +142,14 @@ export async function purgeWebhookLog(db: Db, clock: Clock) {
     `DELETE FROM events ev WHERE ev.created_at <= $1
        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'pending')`,
     [new Date(clock.now().getTime() - LOG_RETENTION_MS)],
+  );
+}
+
+/** Maintenance: forgets rolled-out secrets whose overlap window has ended (deliveries stopped using them then). */
+export async function dropExpiredSecrets(db: Db, clock: Clock) {
+  await db.query(
+    `UPDATE webhook_endpoints SET previous_sealed_secret = NULL, previous_secret_expires_at = NULL
+     WHERE previous_secret_expires_at <= $1`,
+    [clock.now()],
   );
 }

@@ -2,16 +2,18 @@
  * Webhook delivery (SPEC 6.1) against a real HTTPS receiver on 127.0.0.1. deliver() is called
  * directly with the harness's manual clock, so the retry schedule is walked without waiting.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { product, setup, type Harness } from '../test/kit/setup';
 import { SecretBox } from '../core/secrets';
 import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/kit/webhook-receiver';
+import { prepareWebhookTests } from '../test/kit/webhooks';
 import { deliver } from './webhooks';
 import { purgeWebhookLog, RETRY_DELAYS_S } from './webhook-state';
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+beforeAll(prepareWebhookTests, 120_000);
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });

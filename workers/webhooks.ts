@@ -6,6 +6,7 @@ import { invalidateSubscriptions } from '../core/events/subscriptions';
 import type { JobDef } from '../core/jobs/run';
 import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
 import { deliveryHeaders } from '../core/webhooks/sign';
+import { bodyForVersion } from '../core/webhooks/versions';
 import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';
 
 /** Kept of each response for the delivery log. */
@@ -69,36 +70,48 @@ export async function deliver(
     // request; replay-failed sends it once the endpoint is enabled again.
     const refused = { statusCode: null, durationMs: 0, response: null, error: 'The endpoint is disabled.' };
     result = await record(db, claimed, refused, clock.now(), false);
-  } else if (!signingSecret(claimed)) {
+  } else if (!openSecret(claimed.sealed_secret, claimed.secret)) {
     // The key that sealed it is not this process's SVC_SECRET_KEY: nothing can be signed, so
     // nothing is sent; the attempt fails with the reason (fix the key, then replay).
     const unsigned = { statusCode: null, durationMs: 0, response: null, error: 'The signing secret cannot be opened: SVC_SECRET_KEY differs from the key it was sealed with.' };
     result = await record(db, claimed, unsigned, clock.now());
   } else {
     const at = clock.now();
+    // Rendered for the endpoint's API version, then signed: the signatures cover exactly these bytes.
+    const body = bodyForVersion(claimed.body, claimed.api_version);
     const headers = deliveryHeaders({
-      secret: signingSecret(claimed)!,
-      body: claimed.body,
+      secret: openSecret(claimed.sealed_secret, claimed.secret)!,
+      previousSecret: previousSecret(claimed, at),
+      body,
       eventId: claimed.event_id,
       eventType: claimed.event_type,
       deliveryId: claimed.id,
       timestamp: Math.floor(at.getTime() / 1000),
     });
-    const outcome = await attempt(claimed.url, claimed.body, headers, opts);
+    const outcome = await attempt(claimed.url, body, headers, opts);
     result = await record(db, claimed, outcome, clock.now());
   }
   if (result.disabled) invalidateSubscriptions(claimed.store_id);
   return result;
 }
 
-/** The endpoint's signing secret: opened from its sealed form, or a plain one stored before sealing; undefined if it cannot be opened. */
-function signingSecret(c: Claimed): string | undefined {
-  if (!c.sealed_secret) return c.secret ?? undefined;
+/** A signing secret opened from its sealed form, or a plain one stored before sealing; undefined if it cannot be opened. */
+function openSecret(sealed: string | null, plain: string | null = null): string | undefined {
+  if (!sealed) return plain ?? undefined;
   try {
-    return secretBox().open(c.sealed_secret);
+    return secretBox().open(sealed);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The secret a roll replaced, while its overlap window lasts at the time of this attempt (it is
+ * dropped from the row by maintenance later). One that cannot be opened only loses its signature.
+ */
+function previousSecret(c: Claimed, at: Date): string | undefined {
+  if (!c.previous_sealed_secret || !c.previous_secret_expires_at || new Date(c.previous_secret_expires_at) <= at) return undefined;
+  return openSecret(c.previous_sealed_secret);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { JobInsert } from 'pg-boss';
 import type { Db } from '../db/types';
 import { enqueue } from '../jobs/send';
 import { subscribedTypes } from './subscriptions';
-import { eventBody, newEventId, type PendingEvent } from './types';
+import { ALL_EVENTS, eventBody, newEventId, type PendingEvent } from './types';
 
 /** The pg-boss queue of webhook deliveries (worker: workers/webhooks.ts). */
 export const WEBHOOK_QUEUE = 'core.webhooks';
@@ -22,7 +22,7 @@ export const deliveryJob = (deliveryId: string, attempt: number, delaySeconds?: 
 
 /**
  * Writes events and fans each out, in the caller's transaction, to one delivery per active
- * endpoint subscribed to its type (or to `endpointId` alone: the test ping), with one job each.
+ * endpoint subscribed to its type or to `*` (or to `endpointId` alone: the test ping), with one job each.
  * Returns the deliveries' ids. Runs before the commit: a rolled-back change leaves nothing behind.
  */
 export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[], opts: { endpointId?: string } = {}): Promise<string[]> {
@@ -31,7 +31,7 @@ export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[
     const id = newEventId();
     return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString() };
   });
-  const match = opts.endpointId ? 'e.id = $3' : 'e.is_active AND ev.type = ANY(e.events)';
+  const match = opts.endpointId ? 'e.id = $3' : `e.is_active AND (ev.type = ANY(e.events) OR '${ALL_EVENTS}' = ANY(e.events))`;
   // One statement for all of it: the events, and the deliveries joined from the endpoints as the
   // transaction sees them (never from the per-process subscription cache).
   const deliveries = await tx.query<{ id: string }>(

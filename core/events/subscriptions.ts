@@ -1,4 +1,16 @@
 import type { Db } from '../db/types';
+import { ALL_EVENTS } from './types';
+
+/**
+ * What a store subscribed to `*` answers: has() is true for every type, so invoke and
+ * recordEvents keep every event of such a store without knowing about the wildcard.
+ */
+class EveryType extends Set<string> {
+  override has(_type: string): boolean {
+    return true;
+  }
+}
+const EVERY_TYPE: ReadonlySet<string> = new EveryType([ALL_EVENTS]);
 
 /**
  * Which event types a store's active endpoints subscribe to, cached per process so that the
@@ -28,7 +40,7 @@ export async function subscribedTypes(db: Db, storeId: string): Promise<Readonly
     'SELECT DISTINCT unnest(events) AS type FROM webhook_endpoints WHERE store_id = $1 AND is_active',
     [storeId],
   );
-  const types = new Set(rows.map((r) => r.type));
+  const types = rows.some((r) => r.type === ALL_EVENTS) ? EVERY_TYPE : new Set(rows.map((r) => r.type));
   const settle = settling.get(storeId);
   if (settle !== undefined && settle > now()) return types;
   settling.delete(storeId);

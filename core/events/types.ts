@@ -13,6 +13,12 @@ export const CORE_EVENTS: Record<string, TSchema> = {
   ),
 };
 
+/**
+ * An endpoint subscribed to `*` receives every event type, including types registered after it
+ * subscribed (stored literally, matched at fan-out). The test ping is not an event type: never included.
+ */
+export const ALL_EVENTS = '*';
+
 /** The ping POST /webhooks/:id/test sends; never subscribable, delivered to one endpoint. */
 export const TEST_EVENT = 'webhook.test';
 

@@ -176,6 +176,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       requestId,
       storePath: `/v1/stores/${store.id}`,
       http: { request, ip },
+      apiVersion: version.version.id,
     };
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,

@@ -61,6 +61,8 @@ export interface Ctx {
   requestId: string;
   /** Base path of this store's REST resources, for `url` fields of lists. */
   storePath: string;
+  /** The API version a REST request selected (X-API-Version, else latest); absent for other callers (latest). */
+  apiVersion?: string;
   /** The plugins of this process (names, actions, scopes, event types), built once at boot. */
   registry: Registry;
   /** Structured logger carrying the request id and the plugin's name. */

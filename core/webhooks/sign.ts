@@ -12,6 +12,10 @@ import { createHmac } from 'node:crypto';
  *   are `whsec_` + base64 of 32 random bytes, so `new Webhook(secret).verify(...)` works as is. A
  *   caller-supplied secret in another form is used as its own UTF-8 bytes for this scheme too
  *   (`new Webhook(secret, { format: 'raw' })` on the receiver).
+ *
+ * While a rolled secret's overlap window lasts, `webhook-signature` carries a second,
+ * space-separated `v1,<base64>` made with the previous secret (Standard Webhooks verifies a
+ * message if any entry matches); the SPEC 6.1 headers carry the new secret's signature only.
  */
 
 export const USER_AGENT = 'svc-Webhook/1.0';
@@ -34,6 +38,8 @@ export function standardKey(secret: string): Buffer {
 
 export interface SignInput {
   secret: string;
+  /** The secret a roll replaced, while its overlap window lasts. */
+  previousSecret?: string;
   body: string;
   eventId: string;
   eventType: string;
@@ -46,7 +52,9 @@ export interface SignInput {
 export function deliveryHeaders(s: SignInput): Record<string, string> {
   const hex = createHmac('sha256', s.secret).update(s.body, 'utf8').digest('hex');
   // webhook-id is the event id: the same on every retry, and what receivers deduplicate on.
-  const standard = createHmac('sha256', standardKey(s.secret)).update(`${s.eventId}.${s.timestamp}.${s.body}`, 'utf8').digest('base64');
+  const standard = (secret: string) =>
+    `v1,${createHmac('sha256', standardKey(secret)).update(`${s.eventId}.${s.timestamp}.${s.body}`, 'utf8').digest('base64')}`;
+  const signatures = [s.secret, ...(s.previousSecret ? [s.previousSecret] : [])].map(standard).join(' ');
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
@@ -57,6 +65,6 @@ export function deliveryHeaders(s: SignInput): Record<string, string> {
     'x-svc-signature': hex,
     'webhook-id': s.eventId,
     'webhook-timestamp': String(s.timestamp),
-    'webhook-signature': `v1,${standard}`,
+    'webhook-signature': signatures,
   };
 }

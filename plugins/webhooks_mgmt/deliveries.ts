@@ -88,7 +88,7 @@ export async function listDeliveries(ctx: Ctx, input: Static<typeof DeliveryQuer
 export async function sendTest(ctx: Ctx, id: string) {
   const endpoint = await endpointRow(ctx, id, true);
   requireActive(endpoint);
-  const [deliveryId] = await writeEvents(ctx.db, ctx.store.id, [{ type: TEST_EVENT, data: toEndpoint(endpoint), at: ctx.clock.now() }], {
+  const [deliveryId] = await writeEvents(ctx.db, ctx.store.id, [{ type: TEST_EVENT, data: toEndpoint(endpoint, ctx.clock.now()), at: ctx.clock.now() }], {
     endpointId: endpoint.id,
   });
   return (await withAttempts(ctx.db, [await deliveryRow(ctx, id, deliveryId)]))[0];

@@ -11,10 +11,12 @@ import {
   WebhookId,
   WebhookList,
   WebhookQuery,
+  WebhookRoll,
   WebhookUpdate,
 } from './schemas';
 import { createEndpoint, deleteEndpoint, endpointRow, listEndpoints, toEndpoint, updateEndpoint } from './store';
 import { listDeliveries, replayFailed, resendDelivery, sendTest } from './deliveries';
+import { rollSecret } from './roll';
 
 /**
  * Outbound webhook endpoints (SPEC 2.7, 4.6, 6.1) and their delivery log. Events are written by
@@ -46,13 +48,14 @@ export default definePlugin({
       input: WebhookId,
       output: WebhookEndpoint,
       rest: { method: 'GET', path: '/webhooks/:id' },
-      handler: async (ctx, { id }) => toEndpoint(await endpointRow(ctx, id)),
+      handler: async (ctx, { id }) => toEndpoint(await endpointRow(ctx, id), ctx.clock.now()),
     }),
     create_webhook: action({
       kind: 'write',
       description:
-        'Register an HTTPS endpoint to receive events (e.g. order.created). The answer holds signing_secret, shown this once: ' +
-        'deliveries carry X-Webhook-Signature (sha256=HMAC of the body) and Standard Webhooks headers made with it.',
+        'Register an HTTPS endpoint to receive events (e.g. order.created; "*" for every type). The answer holds signing_secret, shown this once: ' +
+        'deliveries carry X-Webhook-Signature (sha256=HMAC of the body) and Standard Webhooks headers made with it. ' +
+        'Payloads keep the shape of api_version (default: the request\'s X-API-Version, else the latest).',
       input: WebhookCreate,
       output: WebhookEndpoint,
       rest: { method: 'POST', path: '/webhooks', status: 201 },
@@ -60,7 +63,8 @@ export default definePlugin({
     }),
     update_webhook: action({
       kind: 'write',
-      description: 'Change an endpoint\'s URL, events or description, or set is_active (true re-enables one disabled after failures).',
+      description:
+        'Change an endpoint\'s URL, events, description or api_version (the payload shape), or set is_active (true re-enables one disabled after failures).',
       input: WebhookUpdate,
       output: WebhookEndpoint,
       rest: { method: 'PATCH', path: '/webhooks/:id' },
@@ -73,6 +77,16 @@ export default definePlugin({
       output: WebhookDeleted,
       rest: { method: 'DELETE', path: '/webhooks/:id' },
       handler: (ctx, { id }) => deleteEndpoint(ctx, id),
+    }),
+    roll_secret: action({
+      kind: 'write',
+      description:
+        'Replace the endpoint\'s signing secret; the answer holds the new signing_secret, shown this once. For expires_in_hours ' +
+        '(default 24, up to 168; 0 ends it now) deliveries are signed with both, so the receiver can switch without missing any.',
+      input: WebhookRoll,
+      output: WebhookEndpoint,
+      rest: { method: 'POST', path: '/webhooks/:id/roll-secret' },
+      handler: rollSecret,
     }),
     test: action({
       kind: 'write',

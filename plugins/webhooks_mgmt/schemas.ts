@@ -1,10 +1,24 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { API_VERSIONS, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 // The registered plugins declare the event types, so the handler checks them against the registry,
 // naming the bad entry (`events.2`) with the list of valid types; OpenAPI lists them under webhooks.
-const EventType = Type.String({ maxLength: 100, description: 'An event type, e.g. order.created (the list: OpenAPI `webhooks`).' });
-const Events = Type.Array(EventType, { minItems: 1, maxItems: 50, description: 'Event types to receive.' });
+const EventType = Type.String({
+  maxLength: 100,
+  description: 'An event type, e.g. order.created (the list: OpenAPI `webhooks`), or `*` for every type, including types added later.',
+});
+const Events = Type.Array(EventType, { minItems: 1, maxItems: 50, description: 'Event types to receive; `["*"]` receives all.' });
+const ApiVersion = Type.Union(
+  API_VERSIONS.map((v) => Type.Literal(v)),
+  { description: 'The API version whose shape event payloads are sent in (SPEC 9).' },
+);
+const Secret = Type.String({
+  minLength: 16,
+  maxLength: 200,
+  pattern: '^[!-~]+$',
+  errorMessage: 'must be visible ASCII characters only (no spaces)',
+  description: 'Your own signing secret (16-200 visible ASCII characters); by default one is generated (whsec_...).',
+});
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL receiving the POSTs.' });
 const Description = Type.String({ maxLength: 500 });
 
@@ -14,7 +28,11 @@ export const WebhookEndpoint = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   description: Type.Union([Type.String(), Type.Null()]),
-  signing_secret: Type.Optional(Type.String({ description: 'Returned by create only: keep it to verify deliveries.' })),
+  signing_secret: Type.Optional(Type.String({ description: 'Returned by create and roll-secret only: keep it to verify deliveries.' })),
+  api_version: Type.String({ description: 'The API version event payloads are shaped by: the X-API-Version of the create request, or the latest.' }),
+  previous_secret_expires_at: Type.Union([Timestamp(), Type.Null()], {
+    description: 'After a roll-secret: until when deliveries also carry a signature made with the replaced secret.',
+  }),
   is_active: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
   total_delivered: Type.Integer(),
@@ -27,15 +45,8 @@ export const WebhookCreate = Input({
   url: Url,
   events: Events,
   description: Type.Optional(Description),
-  secret: Type.Optional(
-    Type.String({
-      minLength: 16,
-      maxLength: 200,
-      pattern: '^[!-~]+$',
-      errorMessage: 'must be visible ASCII characters only (no spaces)',
-      description: 'Your own signing secret (16-200 visible ASCII characters); by default one is generated (whsec_...).',
-    }),
-  ),
+  secret: Type.Optional(Secret),
+  api_version: Type.Optional(ApiVersion),
 });
 
 export const WebhookUpdate = Input({
@@ -44,6 +55,22 @@ export const WebhookUpdate = Input({
   events: Type.Optional(Events),
   description: Type.Optional(Type.Union([Description, Type.Null()])),
   is_active: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled after failures or a 410.' })),
+  api_version: Type.Optional(ApiVersion),
+});
+
+/** Hours the replaced secret keeps signing beside the new one: 0 drops it at once, at most 7 days. */
+export const MAX_OVERLAP_HOURS = 168;
+export const WebhookRoll = Input({
+  id: Uuid('Webhook endpoint id'),
+  expires_in_hours: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_OVERLAP_HOURS,
+      default: 24,
+      description: 'How long the replaced secret keeps signing deliveries beside the new one, in hours (0 to 168, default 24; 0 ends it now).',
+    }),
+  ),
+  secret: Type.Optional(Secret),
 });
 
 export const WebhookId = Input({ id: Uuid('Webhook endpoint id') });

@@ -8,19 +8,27 @@ import type { Registry } from '../../core/sdk';
 import { invalidateSubscriptions } from '../../core/sdk';
 import { checkUrl, EgressError } from '../../core/sdk';
 import { generateSecret } from '../../core/sdk';
+import { ALL_EVENTS, checkEndpointVersion, LATEST_API_VERSION } from '../../core/sdk';
 import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from './schemas';
 
 type Row = Record<string, any>;
 
 
-/** The API view. The secret is never part of it: create adds signing_secret to its own answer. */
-export function toEndpoint(r: Row): Static<typeof WebhookEndpoint> {
+/**
+ * The API view at `now`. The secret is never part of it: create and roll add signing_secret to
+ * their own answer. A rolled-out secret whose window has passed is shown as gone before
+ * maintenance clears it.
+ */
+export function toEndpoint(r: Row, now: Date): Static<typeof WebhookEndpoint> {
+  const previousUntil = r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > now ? iso(r.previous_secret_expires_at) : null;
   return {
     object: 'outbound_webhook_endpoint',
     id: r.id,
     url: r.url,
     events: r.events,
     description: r.description,
+    api_version: r.api_version,
+    previous_secret_expires_at: previousUntil,
     is_active: r.is_active,
     disabled_reason: r.disabled_reason,
     total_delivered: Number(r.total_delivered),
@@ -30,11 +38,11 @@ export function toEndpoint(r: Row): Static<typeof WebhookEndpoint> {
   };
 }
 
-/** Registered event types only, each once, in the order given. */
+/** Registered event types or `*` (every type, now and later), each once, in the order given. */
 function checkEvents(registry: Registry, events: string[]): string[] {
   events.forEach((e, i) => {
-    if (!registry.events.has(e))
-      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
+    if (e !== ALL_EVENTS && !registry.events.has(e))
+      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected '*' (every type) or one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
   });
   return [...new Set(events)];
 }
@@ -68,27 +76,31 @@ export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreat
   const events = checkEvents(ctx.registry, input.events);
   const secret = input.secret ?? generateSecret();
   const now = ctx.clock.now();
+  // Payloads keep the shape of the version the endpoint was made under (Stripe's rule).
+  const version = checkEndpointVersion(input.api_version ?? ctx.apiVersion ?? LATEST_API_VERSION, now);
   // Sealed at rest; shown once, in this answer.
   const [row] = await ctx.db.query(
-    `INSERT INTO webhook_endpoints (id, store_id, url, events, description, sealed_secret, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $6) RETURNING *`,
-    [ctx.store.id, url, events, input.description ?? null, secretBox().seal(secret), now],
+    `INSERT INTO webhook_endpoints (id, store_id, url, events, description, sealed_secret, api_version, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
+    [ctx.store.id, url, events, input.description ?? null, secretBox().seal(secret), version, now],
   );
   invalidateSubscriptions(ctx.store.id);
-  return { ...toEndpoint(row), signing_secret: secret };
+  return { ...toEndpoint(row, now), signing_secret: secret };
 }
 
 export async function listEndpoints(ctx: Ctx, input: Static<typeof WebhookQuery>) {
   const { rows, has_more } = await page<Row>(ctx.db, { table: 'webhook_endpoints', storeId: ctx.store.id, input });
-  return { object: 'list' as const, data: rows.map(toEndpoint), has_more, url: `${ctx.storePath}/webhooks` };
+  const now = ctx.clock.now();
+  return { object: 'list' as const, data: rows.map((r) => toEndpoint(r, now)), has_more, url: `${ctx.storePath}/webhooks` };
 }
 
 export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdate>) {
   const cur = await endpointRow(ctx, input.id, true);
+  const now = ctx.clock.now();
   const enable = input.is_active === true && !cur.is_active;
   const disable = input.is_active === false && cur.is_active;
   const [row] = await ctx.db.query(
-    `UPDATE webhook_endpoints SET url = $3, events = $4, description = $5, is_active = $6,
+    `UPDATE webhook_endpoints SET url = $3, events = $4, description = $5, is_active = $6, api_version = $10,
        disabled_reason = CASE WHEN $7 THEN NULL WHEN $8 THEN 'Disabled by request.' ELSE disabled_reason END,
        failing_since = CASE WHEN $7 THEN NULL ELSE failing_since END, updated_at = $9
      WHERE store_id = $1 AND id = $2 RETURNING *`,
@@ -96,11 +108,12 @@ export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdat
       ctx.store.id, cur.id, input.url !== undefined ? checkWebhookUrl(input.url) : cur.url,
       input.events !== undefined ? checkEvents(ctx.registry, input.events) : cur.events,
       input.description !== undefined ? input.description : cur.description,
-      input.is_active ?? cur.is_active, enable, disable, ctx.clock.now(),
+      input.is_active ?? cur.is_active, enable, disable, now,
+      input.api_version !== undefined ? checkEndpointVersion(input.api_version, now) : cur.api_version,
     ],
   );
   invalidateSubscriptions(ctx.store.id);
-  return toEndpoint(row);
+  return toEndpoint(row, now);
 }
 
 /** Deleting removes the endpoint and its delivery log; its queued jobs find nothing and end. */

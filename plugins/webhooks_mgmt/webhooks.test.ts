@@ -19,6 +19,8 @@ describe('webhook endpoints (SPEC 2.7, 4.6)', () => {
       events: ['order.created', 'order.paid'],
       description: 'ERP sync',
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      api_version: 'v2026-03-07',
+      previous_secret_expires_at: null,
       is_active: true,
       disabled_reason: null,
       total_delivered: 0,

@@ -222,8 +222,12 @@ export interface PluginJob {
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
 
-/** Whether an action is offered to agents and MCP clients: not REST-only, not a raw answer. */
-export const isTool = (plugin: PluginDef, a: ActionDef) => plugin.tool !== false && !a.humanOnly && a.rest?.response !== 'raw';
+/**
+ * Whether an action is offered to agents and MCP clients: a store credential's action (not the
+ * operator's or the public's), not REST-only, not a raw answer.
+ */
+export const isTool = (plugin: PluginDef, a: ActionDef) =>
+  plugin.tool !== false && !a.humanOnly && a.rest?.response !== 'raw' && (a.rest?.auth ?? 'api_key') !== 'admin' && a.rest?.auth !== 'public';
 
 /** The scopes that allow an action of this kind. */
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {

@@ -173,6 +173,9 @@ export default definePlugin({
     // SPEC 5.1: ai:write covers "manage tools".
     scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
     resource: 'tool',
-    errors: { duplicate_name: conflict('Another tool of the store has this name.') },
+    errors: {
+      duplicate_name: conflict('Another tool of the store has this name.'),
+      tool_published: conflict('The tool is published to every store; withdraw it (visibility private) before changing it.'),
+    },
     actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A), ...operatorActions },
   });

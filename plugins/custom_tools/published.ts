@@ -94,7 +94,7 @@ export async function visibleTools(ctx: Pick<Ctx, 'db' | 'store'>, input: { limi
   const backwards = Boolean(input.ending_before);
   if (cursorId) {
     const [found] = await ctx.db.query(`${VISIBLE} AND t.id = $2`, [ctx.store.id, cursorId]);
-    if (!found) throw errors.badRequest('resource_missing', `No such object: ${cursorId}.`, backwards ? 'ending_before' : 'starting_after');
+    if (!found) throw errors.badRequest('invalid_cursor', `No such object: ${cursorId}.`, backwards ? 'ending_before' : 'starting_after');
     params.push(found.seq);
     cursor = ` AND t.seq ${backwards ? '>' : '<'} $2`;
   }

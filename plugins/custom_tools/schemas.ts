@@ -5,6 +5,7 @@ const Name = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[a-z][a-z0-9_]*$',
+  errorMessage: 'must be snake_case: a lower-case letter, then lower-case letters, digits and underscores',
   description: 'snake_case, unique in the store; may not be a built-in tool name.',
 });
 const Description = Type.String({ minLength: 1, maxLength: 2000, description: 'Shown to the model to decide when to use the tool.' });

@@ -7,10 +7,21 @@ CREATE OR REPLACE FUNCTION svc_notify_tools() RETURNS trigger LANGUAGE plpgsql A
 DECLARE r record;
 BEGIN
   IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
-  IF TG_TABLE_NAME = 'custom_tools' AND (r.visibility = 'public' OR (TG_OP = 'UPDATE' AND OLD.visibility = 'public')) THEN
+  IF r.visibility = 'public' OR (TG_OP = 'UPDATE' AND OLD.visibility = 'public') THEN
     PERFORM pg_notify('svc_tools_changed', '*');
   ELSE
     PERFORM pg_notify('svc_tools_changed', r.store_id::text);
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- A store enabled or disabled another store's public tool: only its own list changed.
+CREATE OR REPLACE FUNCTION svc_notify_enablements() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    PERFORM pg_notify('svc_tools_changed', OLD.store_id::text);
+  ELSE
+    PERFORM pg_notify('svc_tools_changed', NEW.store_id::text);
   END IF;
   RETURN NULL;
 END $$;
@@ -20,7 +31,7 @@ CREATE TRIGGER custom_tools_changed AFTER INSERT OR DELETE OR UPDATE OF name, de
   ON custom_tools FOR EACH ROW EXECUTE FUNCTION svc_notify_tools();
 DROP TRIGGER IF EXISTS custom_tool_enablements_changed ON custom_tool_enablements;
 CREATE TRIGGER custom_tool_enablements_changed AFTER INSERT OR DELETE
-  ON custom_tool_enablements FOR EACH ROW EXECUTE FUNCTION svc_notify_tools();
+  ON custom_tool_enablements FOR EACH ROW EXECUTE FUNCTION svc_notify_enablements();
 
 -- An MCP session ended (DELETE on any process): its GET stream, wherever it is open, ends too.
 CREATE OR REPLACE FUNCTION svc_notify_session_ended() RETURNS trigger LANGUAGE plpgsql AS $$

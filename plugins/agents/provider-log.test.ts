@@ -22,4 +22,4 @@ test('a provider failure is logged as one line with its message, no stack or sou
   const entry = JSON.parse(logged[0]);
   expect(entry).toMatchObject({ level: 'error', msg: 'provider failed', agent_id: agent.id });
   expect(entry.error).toContain('overloaded');
-}, 30_000);
+}, 60_000);

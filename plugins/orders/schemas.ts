@@ -85,7 +85,7 @@ export const OrderQuery = Input({
     Type.String({
       maxLength: 200,
       pattern: STATUS_LIST,
-      errorMessage: `must be one or more of ${ORDER_STATUSES.join(', ')}, separated by commas`,
+      errorMessage: `must be one of: ${ORDER_STATUSES.join(', ')}, or several of them separated by commas`,
       description: 'Only orders in one of these statuses, comma-separated: status=paid,fulfilled.',
     }),
   ),

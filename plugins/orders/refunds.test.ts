@@ -193,6 +193,20 @@ describe('refunds', () => {
     expect(await stockOf(h, p.id)).toBe(6);
   });
 
+  test('a restocking refund racing a cancel: whichever goes first, every unit comes back exactly once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const p = await mkProduct(h, { stock_quantity: 10 });
+      const o = await paidOrder(h, [[p.id, 4]]);
+      const [refund, cancel] = await Promise.all([
+        h.call('POST', `/orders/${o.id}/refunds`, { lines: [{ line_item_id: o.line_items[0].id, quantity: 2 }], restock: true }),
+        h.call('POST', `/orders/${o.id}/cancel`),
+      ]);
+      expect(cancel.status).toBe(200);
+      expect([201, 409]).toContain(refund.status);
+      expect(await stockOf(h, p.id)).toBe(10);
+    }
+  });
+
   test('Idempotency-Key: a retried refund answers the first refund and gives back nothing more', async () => {
     const p = await mkProduct(h, { pricing_data: { retail: 10 } });
     const o = await paidOrder(h, [[p.id, 1]]);

@@ -10,7 +10,7 @@ import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './s
 export default definePlugin({
   name: 'orders',
   category: 'commerce',
-  description: "Customer orders: placing them, their lifecycle and cancellation.",
+  description: "Customer orders: placing them, their lifecycle, cancellation and refunds.",
   resource: 'order',
   catalog: true,
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },

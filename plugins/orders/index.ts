@@ -1,13 +1,16 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
-import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
+import migration003 from './migrations/003_addresses_notes_refunds.sql' with { type: 'text' };
+import { Refund, RefundCreate, RefundList, RefundQuery } from './refund-schemas';
+import { createRefund, listRefunds } from './refunds';
+import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 export default definePlugin({
   name: 'orders',
   category: 'commerce',
-  description: "Customer orders: placing them, their lifecycle and cancellation.",
+  description: "Customer orders: placing them, their lifecycle, cancellation and refunds.",
   resource: 'order',
   catalog: true,
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
@@ -19,16 +22,24 @@ export default definePlugin({
     'order.cancelled': Order,
     // SPEC 6.1 names it; nothing emits it until checkout exists.
     'checkout.completed': Order,
+    // Additive (SPEC 9.5): one event per refund, besides the order.updated it causes.
+    'refund.created': Refund,
+  },
+  errors: {
+    refund_exceeds_paid: conflict('A refund would give back more than the order has left to refund; the message names the amount left.'),
+    refund_exceeds_quantity: conflict('A refund names more units of a line than are left to refund.'),
+    order_not_refundable: conflict('Only paid, fulfilled or completed orders can be refunded.'),
   },
   migrations: [
     { id: 'orders/001_orders', sql: migration001 },
     { id: 'orders/002_currency_minor_units', sql: migration002 },
+    { id: 'orders/003_addresses_notes_refunds', sql: migration003 },
   ],
   requires: ['inventory', 'customers'],
   actions: {
     list_orders: action({
       kind: 'read',
-      description: 'List orders, newest first, optionally filtered by status.',
+      description: 'List orders, newest first; filter by status (several: paid,fulfilled), customer_id, order number (q), created range, metadata.',
       input: OrderQuery,
       output: OrderList,
       rest: { method: 'GET', path: '/orders' },
@@ -54,7 +65,7 @@ export default definePlugin({
     }),
     update_order: action({
       kind: 'write',
-      description: 'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed) or change its payment method.',
+      description: 'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed), change its payment method, addresses, notes or metadata.',
       input: OrderUpdate,
       output: Order,
       rest: { method: 'PATCH', path: '/orders/:id' },
@@ -63,12 +74,32 @@ export default definePlugin({
     }),
     cancel_order: action({
       kind: 'destructive',
-      description: 'Cancel a pending or paid order and put its stock back.',
-      input: OrderId,
+      description: 'Cancel a pending or paid order and put its stock back, with an optional reason.',
+      input: OrderCancel,
       output: Order,
       rest: { method: 'POST', path: '/orders/:id/cancel' },
       emits: ['order.updated', 'order.cancelled'],
-      handler: (ctx, { id }) => cancelOrder(ctx, id),
+      handler: (ctx, { id, reason }) => cancelOrder(ctx, id, reason),
+    }),
+    create_refund: action({
+      // Money leaves the store and cannot be taken back: MCP clients are told to confirm.
+      kind: 'destructive',
+      description:
+        'Refund a paid, fulfilled or completed order: by amount, by line items (line_item_id, quantity), or in full (neither); restock puts the units back. Never more than is left to refund.',
+      input: RefundCreate,
+      output: Refund,
+      rest: { method: 'POST', path: '/orders/:id/refunds', status: 201 },
+      emits: ['refund.created', 'order.updated'],
+      errors: ['refund_exceeds_paid', 'refund_exceeds_quantity', 'order_not_refundable'],
+      handler: createRefund,
+    }),
+    list_refunds: action({
+      kind: 'read',
+      description: 'List the refunds of one order, newest first.',
+      input: RefundQuery,
+      output: RefundList,
+      rest: { method: 'GET', path: '/orders/:id/refunds' },
+      handler: listRefunds,
     }),
   },
 });

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, MetadataPatch, Timestamp, Uuid } from '../../core/sdk';
+import { Address, AddressInput } from './addresses';
+import { Refund } from './refund-schemas';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled'] as const;
 const Status = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));
@@ -13,6 +15,7 @@ export const LineItem = Type.Object({
   quantity: Type.Integer(),
   unit_price: Type.Number(),
   total: Type.Number(),
+  quantity_refunded: Type.Integer({ description: 'Units of this line refunded so far.' }),
 });
 
 export const Order = Type.Object({
@@ -25,10 +28,29 @@ export const Order = Type.Object({
   customer_id: Type.Union([Type.String(), Type.Null()]),
   payment_method: Type.Union([Type.String(), Type.Null()]),
   line_items: Type.Array(LineItem),
+  shipping_address: Type.Union([Address, Type.Null()]),
+  billing_address: Type.Union([Address, Type.Null()]),
+  customer_note: Type.Union([Type.String(), Type.Null()]),
+  merchant_note: Type.Union([Type.String(), Type.Null()]),
+  metadata: Type.Record(Type.String(), Type.String()),
+  amount_refunded: Type.Number({ description: 'Sum of the refunds, in the order currency; never more than total.' }),
+  refunds: Type.Array(Refund, { description: 'Refunds of this order, oldest first.' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
   cancelled_at: Type.Union([Timestamp(), Type.Null()]),
+  cancel_reason: Type.Union([Type.String(), Type.Null()]),
 });
+
+const Note = (description: string) => Type.String({ minLength: 1, maxLength: 5000, description });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Addresses, notes and metadata: the same on create and update (where null clears). */
+const details = {
+  shipping_address: AddressInput,
+  billing_address: AddressInput,
+  customer_note: Note('The customer\'s note on the order (e.g. leave at the door).'),
+  merchant_note: Note('The merchant\'s own note; not meant for the customer.'),
+};
 
 export const OrderCreate = Input({
   customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Id of one of this store\'s customers; another id is 404 resource_missing naming customer_id.' })),
@@ -37,18 +59,44 @@ export const OrderCreate = Input({
     Input({ product_id: Uuid('An active product of this store'), quantity: Type.Integer({ minimum: 1, maximum: 100000 }) }),
     { minItems: 1, maxItems: 100 },
   ),
+  shipping_address: Type.Optional(details.shipping_address),
+  billing_address: Type.Optional(details.billing_address),
+  customer_note: Type.Optional(details.customer_note),
+  merchant_note: Type.Optional(details.merchant_note),
+  metadata: Type.Optional(Metadata()),
 });
 
 export const OrderUpdate = Input({
   id: Uuid(),
   status: Type.Optional(Status),
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  shipping_address: Type.Optional(Nullable(details.shipping_address)),
+  billing_address: Type.Optional(Nullable(details.billing_address)),
+  customer_note: Type.Optional(Nullable(details.customer_note)),
+  merchant_note: Type.Optional(Nullable(details.merchant_note)),
+  metadata: Type.Optional(MetadataPatch()),
 });
+
+const STATUS_LIST = `^(?:${ORDER_STATUSES.join('|')})(?:,(?:${ORDER_STATUSES.join('|')}))*$`;
 
 export const OrderQuery = Input({
   ...ListParams,
-  status: Type.Optional(Status),
+  status: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      pattern: STATUS_LIST,
+      errorMessage: `must be one of: ${ORDER_STATUSES.join(', ')}, or several of them separated by commas`,
+      description: 'Only orders in one of these statuses, comma-separated: status=paid,fulfilled.',
+    }),
+  ),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Search by order number: 1001 or #1001 (exact).' })),
+  created: Type.Optional(DateRange('Only orders placed in this range: created[gte]=2026-04-01, created[lt]=... (any of gt, gte, lt, lte).')),
+  metadata: Type.Optional(MetadataFilter()),
   customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this customer\'s orders.' })),
 });
 export const OrderId = Input({ id: Uuid('Order id') });
+export const OrderCancel = Input({
+  id: Uuid('Order id'),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Why it was cancelled; kept on the order as cancel_reason.' })),
+});
 export const OrderList = ListOf(Order);

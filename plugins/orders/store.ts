@@ -4,10 +4,12 @@ import type { Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { fromMinor } from '../../core/sdk';
-import { page } from '../../core/sdk';
+import { dateRangeFilters, jsonParam, listPage, metadataFilter, setClause } from '../../core/sdk';
 import { lockProduct, putBack, take, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
+import { checkDetails, detailsOf } from './details';
+import { refundsByOrder } from './refund-rows';
 
 type Row = Record<string, any>;
 
@@ -21,7 +23,7 @@ export const TRANSITIONS: Record<string, string[]> = {
 };
 
 
-function toOrder(r: Row, items: Row[]): Static<typeof Order> {
+function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds']): Static<typeof Order> {
   return {
     object: 'order',
     id: r.id,
@@ -40,20 +42,26 @@ function toOrder(r: Row, items: Row[]): Static<typeof Order> {
       quantity: Number(i.quantity),
       unit_price: fromMinor(i.unit_price_minor, r.currency),
       total: fromMinor(i.total_minor, r.currency),
+      quantity_refunded: Number(i.quantity_refunded),
     })),
+    ...detailsOf(r),
+    amount_refunded: fromMinor(r.amount_refunded_minor, r.currency),
+    refunds,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     cancelled_at: isoOrNull(r.cancelled_at),
+    cancel_reason: r.cancel_reason,
   };
 }
 
 async function withItems(db: Db, orders: Row[]) {
   if (!orders.length) return [];
   const items = await db.query('SELECT * FROM order_line_items WHERE order_id = ANY($1::uuid[]) ORDER BY position', [orders.map((o) => o.id)]);
-  return orders.map((o) => toOrder(o, items.filter((i) => i.order_id === o.id)));
+  const refunds = await refundsByOrder(db, orders.map((o) => o.id));
+  return orders.map((o) => toOrder(o, items.filter((i) => i.order_id === o.id), refunds.get(o.id) ?? []));
 }
 
-async function orderRow(db: Db, storeId: string, id: string, forUpdate = false) {
+export async function orderRow(db: Db, storeId: string, id: string, forUpdate = false) {
   const [row] = await db.query(`SELECT * FROM orders WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [storeId, id]);
   if (!row) throw errors.notFound(`order: '${id}'`, 'id');
   return row;
@@ -63,21 +71,29 @@ export async function getOrder(ctx: Ctx, id: string) {
   return (await withItems(ctx.db, [await orderRow(ctx.db, ctx.store.id, id)]))[0];
 }
 
-export async function listOrders(ctx: Ctx, input: Static<typeof OrderQuery>) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.status) {
-    params.push(input.status);
-    where.push(`status = $${params.length + 1}`);
-  }
-  if (input.customer_id) {
-    // customer_id is free text on older orders, so an id sent in another case still matches.
-    params.push(input.customer_id);
-    where.push(`lower(customer_id) = lower($${params.length + 1})`);
-  }
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'orders', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: await withItems(ctx.db, rows), has_more, url: `${ctx.storePath}/orders` };
-}
+/** `q` is an order number as people write it: 1001 or #1001. */
+const orderNumberOf = (q: string | undefined) => q?.trim().replace(/^#/, '');
+
+export const listOrders = (ctx: Ctx, input: Static<typeof OrderQuery>) =>
+  listPage(
+    ctx,
+    {
+      table: 'orders',
+      path: '/orders',
+      input,
+      filters: {
+        // Several statuses: status=paid,fulfilled (the schema admits only known names).
+        'status = ANY($::text[])': input.status?.split(','),
+        // customer_id is free text on older orders, so an id sent in another case still matches.
+        'lower(customer_id) = lower($)': input.customer_id,
+        // Exact, so the (store_id, order_number) unique index answers it.
+        'order_number = $': orderNumberOf(input.q),
+        ...dateRangeFilters('created_at', input.created),
+        ...metadataFilter(input.metadata),
+      },
+    },
+    (rows) => withItems(ctx.db, rows),
+  );
 
 /** Merges repeated products and sorts by id, so concurrent orders lock rows in one order (no deadlock). */
 function mergeLines(lines: { product_id: string; quantity: number }[]) {
@@ -117,10 +133,14 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const total = taken.reduce((sum, t) => sum + Number(t.product.price_minor) * t.quantity, 0);
     // Beyond 2^53 cents the sum is no longer exact (and soon overflows bigint): refuse, never round.
     if (!Number.isSafeInteger(total)) throw errors.validation('The order total is too large.', 'line_items');
+    const details = checkDetails(input);
     const [order] = await tx.query(
-      `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7) RETURNING *`,
-      [ctx.store.id, String(n), [...currencies][0], total, customerId, input.payment_method ?? null, now],
+      `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
+         shipping_address, billing_address, customer_note, merchant_note, metadata)
+       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb) RETURNING *`,
+      [ctx.store.id, String(n), [...currencies][0], total, customerId, input.payment_method ?? null, now,
+        jsonParam(details.shipping_address), jsonParam(details.billing_address), details.customer_note ?? null, details.merchant_note ?? null,
+        jsonParam(details.metadata ?? {})],
     );
     const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
     for (const [position, t] of ordered.entries()) {
@@ -149,15 +169,15 @@ async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
 /** Status transitions that have their own event besides order.updated (SPEC 6.1). */
 const STATUS_EVENTS: Record<string, string> = { paid: 'order.paid', fulfilled: 'order.fulfilled', cancelled: 'order.cancelled' };
 
-/** order.updated when the status or payment changed, plus order.paid/fulfilled/cancelled on entering those. */
-function emitChanges(ctx: Ctx, before: Row, after: Static<typeof Order>) {
-  if (after.status === before.status && after.payment_method === before.payment_method) return;
+/** order.updated when the status, payment or details changed, plus order.paid/fulfilled/cancelled on entering those. */
+function emitChanges(ctx: Ctx, before: Row, after: Static<typeof Order>, detailsChanged: boolean) {
+  if (after.status === before.status && after.payment_method === before.payment_method && !detailsChanged) return;
   ctx.emit('order.updated', after);
   if (after.status !== before.status && STATUS_EVENTS[after.status]) ctx.emit(STATUS_EVENTS[after.status], after);
 }
 
-/** Moves an order along TRANSITIONS; cancelling puts the stock back. */
-export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
+/** Moves an order along TRANSITIONS (cancelling puts the stock back, with the cancel action's reason); sets addresses, notes, metadata. */
+export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>, cancelReason?: string) {
   return ctx.db.transaction(async (tx) => {
     const cur = await orderRow(tx, ctx.store.id, input.id, true);
     const status = input.status ?? cur.status;
@@ -165,21 +185,24 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>) {
       throw errors.conflict(`Cannot move an order from '${cur.status}' to '${status}'.`, 'conflict_error', 'status');
     const now = ctx.clock.now();
     if (status === 'cancelled' && cur.status !== 'cancelled') await restock(tx, ctx.store.id, cur.id, now);
+    const details = checkDetails(input, cur.metadata);
+    const set = setClause(details, { json: ['shipping_address', 'billing_address', 'metadata'], after: 6 });
     const [row] = await tx.query(
       `UPDATE orders SET status = $3, payment_method = $4, updated_at = $5,
-         cancelled_at = CASE WHEN $3 = 'cancelled' THEN coalesce(cancelled_at, $5) ELSE cancelled_at END
+         cancelled_at = CASE WHEN $3 = 'cancelled' THEN coalesce(cancelled_at, $5) ELSE cancelled_at END,
+         cancel_reason = CASE WHEN $3 = 'cancelled' AND cancelled_at IS NULL THEN $6 ELSE cancel_reason END${set.sql ? `, ${set.sql}` : ''}
        WHERE store_id = $1 AND id = $2 RETURNING *`,
-      [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now],
+      [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now, cancelReason ?? null, ...set.params],
     );
     const order = (await withItems(tx, [row]))[0];
-    emitChanges(ctx, cur, order);
+    emitChanges(ctx, cur, order, set.params.length > 0);
     return order;
   });
 }
 
-export async function cancelOrder(ctx: Ctx, id: string) {
+export async function cancelOrder(ctx: Ctx, id: string, reason?: string) {
   // Check under the row lock (ctx.db is the action's transaction): parallel cancels see each other.
   const cur = await orderRow(ctx.db, ctx.store.id, id, true);
   if (cur.status === 'cancelled') throw errors.conflict('This order is already cancelled.', 'conflict_error', 'id');
-  return updateOrder(ctx, { id, status: 'cancelled' });
+  return updateOrder(ctx, { id, status: 'cancelled' }, reason);
 }

@@ -32,6 +32,13 @@ describe('searching by q', () => {
     expect((await q('zebra')).body).toMatchObject({ object: 'list', data: [], has_more: false });
   });
 
+  test('case is ignored beyond ASCII too', async () => {
+    const c = (await h.call('POST', '/customers', { email: 'elodie@accents.example', first_name: 'Élodie', last_name: 'Ångström' })).body;
+    expect(ids(await q('élodie'))).toEqual(['elodie@accents.example']);
+    expect(ids(await q('ÅNGSTR'))).toEqual(['elodie@accents.example']);
+    await h.call('DELETE', `/customers/${c.id}`);
+  });
+
   test('% and _ in q are plain characters, not wildcards', async () => {
     expect(ids(await q('100%'))).toEqual(['percent@odd.example']);
     expect(ids(await q('under_'))).toEqual(['percent@odd.example']);

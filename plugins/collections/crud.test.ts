@@ -15,7 +15,8 @@ async function catalog() {
     expect(r.status).toBe(201);
     return r.body;
   };
-  const add = async (id: string, productIds: string[]) => expect((await h.call('POST', `/collections/${id}/products`, { product_ids: productIds })).status).toBe(200);
+  const add = async (id: string, productIds: string[]) =>
+    expect((await h.call('POST', `/collections/${id}/products`, { product_ids: productIds })).status).toBe(200);
   return { h, mkProduct, mkCollection, add };
 }
 
@@ -23,7 +24,7 @@ const expectError = (r: { status: number; body: any }, status: number, code: str
   expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status, code, param });
 
 describe('get and update', () => {
-  test('get answers the collection as listed; unknown, malformed and other stores\' ids are 404 naming id', async () => {
+  test("get answers the collection as listed; unknown, malformed and other stores' ids are 404 naming id", async () => {
     const { h, mkProduct, mkCollection, add } = await catalog();
     const c = await mkCollection({ title: 'Summer' });
     await add(c.id, [(await mkProduct()).id]);
@@ -71,7 +72,11 @@ describe('delete', () => {
     const r = await h.call('DELETE', `/collections/${c.id}`);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ object: 'collection', id: c.id, deleted: true });
-    for (const [method, path] of [['GET', `/collections/${c.id}`], ['GET', `/collections/${c.id}/products`], ['DELETE', `/collections/${c.id}`]])
+    for (const [method, path] of [
+      ['GET', `/collections/${c.id}`],
+      ['GET', `/collections/${c.id}/products`],
+      ['DELETE', `/collections/${c.id}`],
+    ])
       expectError(await h.call(method, path), 404, 'resource_missing', 'id');
     expect((await h.call('GET', `/products/${p.id}`)).status).toBe(200);
     expect((await h.call('POST', '/collections', { title: 'Again', handle: 'gone-soon' })).status).toBe(201);
@@ -96,7 +101,7 @@ describe('delete', () => {
   });
 });
 
-describe('a collection\'s products', () => {
+describe("a collection's products", () => {
   test('listed as full products in the order they were added, archived ones hidden', async () => {
     const { h, mkProduct, mkCollection, add } = await catalog();
     const [a, b, c] = [await mkProduct({ name: 'A' }), await mkProduct({ name: 'B' }), await mkProduct({ name: 'C' })];

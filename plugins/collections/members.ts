@@ -13,8 +13,7 @@ import { collectionRow, withMembers } from './store';
 export async function listCollectionProducts(ctx: Ctx, input: Static<typeof CollectionProductsQuery>) {
   const storeId = ctx.store.id;
   const collection = await collectionRow(ctx, input.id);
-  if (input.starting_after && input.ending_before)
-    throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
+  if (input.starting_after && input.ending_before) throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
   const limit = input.limit ?? 10;
   const cursorId = input.starting_after ?? input.ending_before;
   const backwards = Boolean(input.ending_before);

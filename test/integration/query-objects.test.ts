@@ -23,7 +23,12 @@ const echo = definePlugin({
       kind: 'read',
       description: 'Answers the input it was given.',
       input: Input({
-        range: Type.Optional(Type.Object({ min: Type.Optional(Type.Integer()), open: Type.Optional(Type.Boolean()), label: Type.Optional(Type.String()) }, { additionalProperties: false })),
+        range: Type.Optional(
+          Type.Object(
+            { min: Type.Optional(Type.Integer()), open: Type.Optional(Type.Boolean()), label: Type.Optional(Type.String()) },
+            { additionalProperties: false },
+          ),
+        ),
         tags: Type.Optional(Type.Record(Type.String(), Type.Integer())),
         plain: Type.Optional(Type.String()),
       }),
@@ -66,7 +71,10 @@ describe('name[key]=value in a query string', () => {
     ]) {
       const r = await h.call('GET', `/query-echo?${query}`);
       expect({ query, status: r.status, param: r.body.error?.param, message: r.body.error?.message }).toEqual({
-        query, status: 400, param, message: `Received unknown parameter: ${param}.`,
+        query,
+        status: 400,
+        param,
+        message: `Received unknown parameter: ${param}.`,
       });
     }
   });
@@ -80,11 +88,18 @@ describe('name[key]=value in a query string', () => {
   });
 });
 
-describe('metadata rules (Stripe\'s)', () => {
+describe("metadata rules (Stripe's)", () => {
   test('keys of 1 to 40 characters of plain text, at most 50 keys; 400 naming the field', () => {
     expect(() => checkMetadata({ ['k'.repeat(40)]: 'v' })).not.toThrow();
-    for (const bad of [{ ['k'.repeat(41)]: 'v' }, { '': 'v' }, { 'a\u0000': 'v' }, Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))])
-      expect(() => checkMetadata(bad, 'variants.0.metadata')).toThrow(expect.objectContaining({ code: 'validation_failed', param: 'variants.0.metadata' }));
+    for (const bad of [
+      { ['k'.repeat(41)]: 'v' },
+      { '': 'v' },
+      { 'a\u0000': 'v' },
+      Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+    ])
+      expect(() => checkMetadata(bad, 'variants.0.metadata')).toThrow(
+        expect.objectContaining({ code: 'validation_failed', param: 'variants.0.metadata' }),
+      );
   });
 
   test('an update merges; "" or null removes; the merged result is held to 50 keys', () => {

@@ -53,7 +53,11 @@ export function checkMetadata(metadata: Record<string, unknown>, param = 'metada
 }
 
 /** An update's metadata: the patch merged into the current pairs ("" or null removes), checked. */
-export function mergeMetadata(current: Record<string, string> | null | undefined, patch: Record<string, string | null> | undefined, param = 'metadata') {
+export function mergeMetadata(
+  current: Record<string, string> | null | undefined,
+  patch: Record<string, string | null> | undefined,
+  param = 'metadata',
+) {
   const merged: Record<string, string> = { ...(current ?? {}) };
   for (const [key, value] of Object.entries(patch ?? {})) {
     if (value === null || value === '') delete merged[key];

@@ -1,8 +1,12 @@
 import { action, definePlugin } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_collections.sql' with { type: 'text' };
-import { AddProducts, Collection, CollectionCreate, CollectionList, CollectionQuery } from './schemas';
-import { addProducts, createCollection, listCollections } from './store';
+import { listCollectionProducts, removeProduct } from './members';
+import {
+  AddProducts, Collection, CollectionCreate, CollectionDeleted, CollectionId, CollectionList, CollectionProductList, CollectionProductsQuery,
+  CollectionQuery, CollectionUpdate, RemoveProduct,
+} from './schemas';
+import { addProducts, createCollection, deleteCollection, getCollection, listCollections, updateCollection } from './store';
 
 export default definePlugin({
   name: 'collections',
@@ -13,8 +17,9 @@ export default definePlugin({
   scopes: { read: ['catalog', 'catalog:read'], write: ['catalog', 'catalog:write'] },
   errors: { duplicate_handle: conflict('Another collection of the store has this handle.') },
   migrations: [{ id: 'collections/001_collections', sql: migration001 }],
-  // Only the catalog's actions (SPEC 4.10): there is no get_collection, so lists carry product_ids
-  // and can be filtered by handle to fetch one collection.
+  // list_collection_products answers products in the products plugin's own shape (its public.ts).
+  requires: ['products'],
+  // SPEC 4.10's three actions, and the rest of the CRUD (issue 21, additive under SPEC 9.5).
   actions: {
     list_collections: action({
       kind: 'read',
@@ -23,6 +28,14 @@ export default definePlugin({
       output: CollectionList,
       rest: { method: 'GET', path: '/collections' },
       handler: listCollections,
+    }),
+    get_collection: action({
+      kind: 'read',
+      description: 'Fetch one collection by id, with its product_ids (in the order they were added) and product_count.',
+      input: CollectionId,
+      output: Collection,
+      rest: { method: 'GET', path: '/collections/:id' },
+      handler: (ctx, { id }) => getCollection(ctx, id),
     }),
     create_collection: action({
       kind: 'write',
@@ -41,6 +54,40 @@ export default definePlugin({
       output: Collection,
       rest: { method: 'POST', path: '/collections/:id/products' },
       handler: addProducts,
+    }),
+    update_collection: action({
+      kind: 'write',
+      description: 'Change a collection\'s title, handle or description (null clears it); fields left out keep their value. A new title does not change the handle.',
+      input: CollectionUpdate,
+      output: Collection,
+      rest: { method: 'PATCH', path: '/collections/:id' },
+      errors: ['duplicate_handle'],
+      handler: updateCollection,
+    }),
+    delete_collection: action({
+      kind: 'destructive',
+      description: 'Delete a collection. Its products are not touched; they only leave the collection.',
+      input: CollectionId,
+      output: CollectionDeleted,
+      rest: { method: 'DELETE', path: '/collections/:id' },
+      handler: (ctx, { id }) => deleteCollection(ctx, id),
+    }),
+    list_collection_products: action({
+      kind: 'read',
+      description:
+        'List the products of a collection in the order they were added, as full products (archived ones hidden). Paginate with starting_after (a product id).',
+      input: CollectionProductsQuery,
+      output: CollectionProductList,
+      rest: { method: 'GET', path: '/collections/:id/products' },
+      handler: listCollectionProducts,
+    }),
+    remove_product: action({
+      kind: 'write',
+      description: 'Take one product out of a collection (the product itself stays). A product not in the collection is 404.',
+      input: RemoveProduct,
+      output: Collection,
+      rest: { method: 'DELETE', path: '/collections/:id/products/:product_id' },
+      handler: removeProduct,
     }),
   },
 });

@@ -2,8 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { listPage, rowOr404, stamps, unique, type Row } from '../../core/sdk';
-import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery } from './schemas';
+import { listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery, type CollectionUpdate } from './schemas';
 
 function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
   return {
@@ -36,7 +36,7 @@ async function membersOf(db: Db, storeId: string, collectionIds: string[]): Prom
   return out;
 }
 
-async function withMembers(db: Db, storeId: string, rows: Row[]) {
+export async function withMembers(db: Db, storeId: string, rows: Row[]) {
   const members = await membersOf(db, storeId, rows.map((r) => r.id));
   return rows.map((r) => toCollection(r, members.get(r.id) ?? []));
 }
@@ -56,27 +56,60 @@ export function slugify(title: string): string {
     .replace(/-+$/, '');
 }
 
+/** The unique (store_id, handle) constraint's violation as 409 duplicate_handle naming handle. */
+const duplicateHandle = (handle: string, derived: boolean) => ({
+  collections_store_id_handle_key: () =>
+    errors.conflict(
+      `A collection with handle '${handle}' already exists in this store${derived ? ' (derived from the title; pass a distinct handle)' : ''}.`,
+      'duplicate_handle',
+      'handle',
+    ),
+});
+
 export async function createCollection(ctx: Ctx, input: Static<typeof CollectionCreate>) {
   if (!input.title.trim()) throw errors.validation('Invalid title: it must not be blank.', 'title');
   const id = crypto.randomUUID();
   const handle = input.handle ?? (slugify(input.title) || `collection-${id.slice(0, 8)}`);
   const now = ctx.clock.now();
   // Also for a handle derived from the title: silently suffixing (-2) would hide an accidental duplicate.
-  const duplicateHandle = () =>
-    errors.conflict(
-      `A collection with handle '${handle}' already exists in this store${input.handle ? '' : ' (derived from the title; pass a distinct handle)'}.`,
-      'duplicate_handle',
-      'handle',
-    );
   const [row] = await unique(
     ctx.db.query(
       `INSERT INTO collections (id, store_id, title, handle, description, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
       [id, ctx.store.id, input.title, handle, input.description ?? null, now],
     ),
-    { collections_store_id_handle_key: duplicateHandle },
+    duplicateHandle(handle, !input.handle),
   );
   return toCollection(row, []);
+}
+
+export const collectionRow = (ctx: Ctx, id: string, lock?: 'FOR UPDATE') =>
+  rowOr404(ctx.db, { table: 'collections', storeId: ctx.store.id, id, noun: 'collection', lock });
+
+export const getCollection = async (ctx: Ctx, id: string) => (await withMembers(ctx.db, ctx.store.id, [await collectionRow(ctx, id)]))[0];
+
+/** Fields left out keep their value; null clears the description. A new title keeps the handle (links stay valid). */
+export async function updateCollection(ctx: Ctx, input: Static<typeof CollectionUpdate>) {
+  if (input.title !== undefined && !input.title.trim()) throw errors.validation('Invalid title: it must not be blank.', 'title');
+  const cur = await collectionRow(ctx, input.id, 'FOR UPDATE');
+  const set = setClause({ title: input.title, handle: input.handle, description: input.description, updated_at: ctx.clock.now() }, { after: 2 });
+  const [row] = await unique(
+    ctx.db.query(`UPDATE collections SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, cur.id, ...set.params]),
+    duplicateHandle(input.handle ?? cur.handle, false),
+  );
+  return (await withMembers(ctx.db, ctx.store.id, [row]))[0];
+}
+
+/**
+ * Deletes the collection and its memberships; the products themselves are untouched. The row lock
+ * comes first, so an add_products running meanwhile either finishes before (its rows go too) or
+ * finds the collection gone (404): no membership outlives its collection.
+ */
+export async function deleteCollection(ctx: Ctx, id: string) {
+  const cur = await collectionRow(ctx, id, 'FOR UPDATE');
+  await ctx.db.query('DELETE FROM collection_products WHERE store_id = $1 AND collection_id = $2', [ctx.store.id, cur.id]);
+  await ctx.db.query('DELETE FROM collections WHERE store_id = $1 AND id = $2', [ctx.store.id, cur.id]);
+  return { object: 'collection' as const, id: cur.id as string, deleted: true as const };
 }
 
 export const listCollections = (ctx: Ctx, input: Static<typeof CollectionQuery>) =>
@@ -90,7 +123,7 @@ export const listCollections = (ctx: Ctx, input: Static<typeof CollectionQuery>)
  */
 export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
   // The row lock serializes concurrent adds to one collection; ctx.db is the action's transaction.
-  const collection = await rowOr404(ctx.db, { table: 'collections', storeId: ctx.store.id, id: input.id, noun: 'collection', lock: 'FOR UPDATE' });
+  const collection = await collectionRow(ctx, input.id, 'FOR UPDATE');
 
   const wanted = [...new Set(input.product_ids.map((p) => p.toLowerCase()))];
   const live = await ctx.db.query<{ id: string }>(

@@ -51,8 +51,15 @@ describe('erasing a customer', () => {
     await h.call('DELETE', `/customers/${c.id}`);
     const row = await storedRow(h, c.id);
     expect(row).toMatchObject({
-      email: null, first_name: null, last_name: null, phone: null, accepts_marketing: false,
-      tags: [], metadata: {}, addresses: [], enrichment: null,
+      email: null,
+      first_name: null,
+      last_name: null,
+      phone: null,
+      accepts_marketing: false,
+      tags: [],
+      metadata: {},
+      addresses: [],
+      enrichment: null,
     });
     expect(new Date(row.erased_at).toISOString()).toBe(h.clock.now().toISOString());
     // Nothing of the person survives anywhere in the row.
@@ -103,7 +110,7 @@ describe('erasing a customer', () => {
     expect(row.body).not.toContain(c.email);
   });
 
-  test('erasure needs a write scope; another store\'s customer is 404 and stays intact', async () => {
+  test("erasure needs a write scope; another store's customer is 404 and stays intact", async () => {
     const h = await setup();
     const c = await customer(h);
     const readOnly = await h.newKey(['customers:read']);

@@ -6,7 +6,7 @@ import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkPr
 const del = (h: Harness, id: string) => h.call('DELETE', `/locations/${id}`);
 
 describe('get_location', () => {
-  test('answers the location as listed; unknown, malformed and other stores\' ids are 404 naming id', async () => {
+  test("answers the location as listed; unknown, malformed and other stores' ids are 404 naming id", async () => {
     const h = await setup();
     const created = (await h.call('POST', '/locations', { name: 'Berlin', address: { city: 'Berlin', country: 'DE' } })).body;
     const r = await h.call('GET', `/locations/${created.id}`);
@@ -47,7 +47,11 @@ describe('delete_location', () => {
     const h = await setup();
     const loc = await mkLocation(h, 'Warehouse X');
     const home = await defaultLocationId(h);
-    const [a, b, c] = [await mkProduct(h, { stock_quantity: 10 }), await mkProduct(h, { stock_quantity: 10 }), await mkProduct(h, { stock_quantity: 10 })];
+    const [a, b, c] = [
+      await mkProduct(h, { stock_quantity: 10 }),
+      await mkProduct(h, { stock_quantity: 10 }),
+      await mkProduct(h, { stock_quantity: 10 }),
+    ];
     await transfer(h, { product_id: a.id, from_location_id: home, to_location_id: loc, quantity: 5 });
     await transfer(h, { product_id: b.id, from_location_id: home, to_location_id: loc, quantity: 4 });
     await adjust(h, { product_id: c.id, location_id: loc, delta: 3 });
@@ -87,7 +91,7 @@ describe('delete_location', () => {
     await expectConsistent(h, p.id, 4);
   });
 
-  test('a deleted location\'s name is free again, and its stock history is kept', async () => {
+  test("a deleted location's name is free again, and its stock history is kept", async () => {
     const h = await setup();
     const loc = await mkLocation(h, 'Harbour');
     const p = await mkProduct(h, { stock_quantity: 0 });
@@ -98,10 +102,13 @@ describe('delete_location', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(loc);
     const history = (await h.call('GET', `/inventory/${p.id}?include_adjustments=true`)).body.adjustments;
-    expect(history.map((a: any) => [a.location_id, a.delta])).toEqual([[loc, -2], [loc, 2]]);
+    expect(history.map((a: any) => [a.location_id, a.delta])).toEqual([
+      [loc, -2],
+      [loc, 2],
+    ]);
   });
 
-  test('archived products\' units do not block deletion; they move to the default location, totals unchanged', async () => {
+  test("archived products' units do not block deletion; they move to the default location, totals unchanged", async () => {
     const h = await setup();
     const loc = await mkLocation(h, 'Outlet');
     const home = await defaultLocationId(h);
@@ -109,13 +116,16 @@ describe('delete_location', () => {
     await adjust(h, { product_id: p.id, location_id: loc, delta: 3 });
     await h.call('DELETE', `/products/${p.id}`);
     expect((await del(h, loc)).status).toBe(200);
-    const levels = await h.db.query<{ location_id: string; quantity: number }>('SELECT location_id, quantity FROM inventory_levels WHERE product_id = $1', [p.id]);
+    const levels = await h.db.query<{ location_id: string; quantity: number }>(
+      'SELECT location_id, quantity FROM inventory_levels WHERE product_id = $1',
+      [p.id],
+    );
     expect(levels.map((l) => [l.location_id, Number(l.quantity)])).toEqual([[home, 5]]);
     const [row] = await h.db.query<{ stock_quantity: number }>('SELECT stock_quantity FROM products WHERE id = $1', [p.id]);
     expect(Number(row.stock_quantity)).toBe(5);
   });
 
-  test('inventory:read cannot delete (403); another store\'s location is 404 and stays', async () => {
+  test("inventory:read cannot delete (403); another store's location is 404 and stays", async () => {
     const h = await setup();
     const loc = await mkLocation(h, 'Mine');
     const readOnly = await h.newKey(['inventory:read']);
@@ -129,7 +139,9 @@ describe('delete_location', () => {
 /** Whatever the interleaving, a deleted location holds nothing and every product's ledger adds up. */
 async function expectNothingStranded(h: Harness, loc: string, productIds: string[]) {
   const deleted = (await h.call('GET', `/locations/${loc}`)).status === 404;
-  const [{ units }] = await h.db.query<{ units: string }>('SELECT coalesce(sum(quantity), 0) AS units FROM inventory_levels WHERE location_id = $1', [loc]);
+  const [{ units }] = await h.db.query<{ units: string }>('SELECT coalesce(sum(quantity), 0) AS units FROM inventory_levels WHERE location_id = $1', [
+    loc,
+  ]);
   if (deleted) expect(Number(units)).toBe(0);
   for (const id of productIds) await expectConsistent(h, id);
   return { deleted, units: Number(units) };
@@ -142,8 +154,12 @@ describe('delete_location racing stock moving in', () => {
     const p = await mkProduct(h, { stock_quantity: 100 });
     for (let round = 0; round < 6; round++) {
       const loc = await mkLocation(h, `Race ${round}`);
-      const moves = Array.from({ length: 4 }, (_, i) => () =>
-        i % 2 ? adjust(h, { product_id: p.id, location_id: loc, delta: 1 }) : transfer(h, { product_id: p.id, from_location_id: home, to_location_id: loc, quantity: 1 }),
+      const moves = Array.from(
+        { length: 4 },
+        (_, i) => () =>
+          i % 2
+            ? adjust(h, { product_id: p.id, location_id: loc, delta: 1 })
+            : transfer(h, { product_id: p.id, from_location_id: home, to_location_id: loc, quantity: 1 }),
       );
       // The deletion starts at another place among the movements each round: first, between, last.
       const at = round % 5;
@@ -188,7 +204,7 @@ describe('delete_location racing stock moving in', () => {
     }
   });
 
-  test('the same race with deactivation: a cancelled order\'s units never land in a location that closed meanwhile', async () => {
+  test("the same race with deactivation: a cancelled order's units never land in a location that closed meanwhile", async () => {
     const h = await setup();
     const home = await defaultLocationId(h);
     for (let round = 0; round < 6; round++) {
@@ -196,7 +212,10 @@ describe('delete_location racing stock moving in', () => {
       const p = await mkProduct(h, { stock_quantity: 0 });
       await adjust(h, { product_id: p.id, location_id: loc, delta: 2 });
       const order = (await h.call('POST', '/orders', { line_items: [{ product_id: p.id, quantity: 2 }] })).body;
-      const [, closing] = await Promise.all([h.call('POST', `/orders/${order.id}/cancel`, {}), h.call('PATCH', `/locations/${loc}`, { active: false })]);
+      const [, closing] = await Promise.all([
+        h.call('POST', `/orders/${order.id}/cancel`, {}),
+        h.call('PATCH', `/locations/${loc}`, { active: false }),
+      ]);
       const levels = await levelsOf(h, p.id);
       if (closing.status === 200) expect([levels[loc] ?? 0, levels[home]]).toEqual([0, 2]);
       else expect(levels[loc]).toBe(2);

@@ -17,8 +17,7 @@ import { locationRow } from './store';
 export async function deleteLocation(ctx: Ctx, id: string) {
   const storeId = ctx.store.id;
   const first = await locationRow(ctx, id);
-  if (first.is_default)
-    throw errors.conflict(`'${first.name}' is the default location and cannot be deleted.`, 'conflict_error', 'id');
+  if (first.is_default) throw errors.conflict(`'${first.name}' is the default location and cannot be deleted.`, 'conflict_error', 'id');
 
   // Archived products' units: nothing can move or sell them, so they do not block the deletion;
   // they go to the default location, so no level is left in a deleted one.

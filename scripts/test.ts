@@ -20,8 +20,18 @@ const files = [...new Glob('**/*.test.ts').scanSync({ cwd: root })]
   .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
   .sort((a, b) => statSync(root + b).size - statSync(root + a).size);
 
-/** Timing-sensitive files: run alone, after the parallel shards. */
-const SOLO = [/^core\/sandbox\//, /^test\/cli\.test\.ts$/, /^test\/e2e\//, /^plugins\/custom_tools\/tool-runs\.test\.ts$/];
+/**
+ * Timing-sensitive files: they measure wall time against limits (the sandbox's watchdog) or start
+ * whole svc processes and wait for them; they run alone, after the parallel shards.
+ */
+const SOLO = [
+  /^core\/sandbox\//,
+  /^test\/e2e\//,
+  /^plugins\/custom_tools\/tool-runs\.test\.ts$/,
+  ...['test/cli', 'test/operator-text', 'test/conventions/api-keys', 'test/mcp/bridges', 'test/mcp/outside-clients', 'plugins/users/cli', 'workers/webhooks-queue'].map(
+    (f) => new RegExp(`^${f}\\.test\\.ts$`),
+  ),
+];
 const solo = files.filter((f) => SOLO.some((re) => re.test(f)));
 const parallel = files.filter((f) => !solo.includes(f));
 
@@ -35,7 +45,7 @@ for (const f of parallel) {
 
 const started = performance.now();
 const run = async (shard: { files: string[] }, label: string) => {
-    const proc = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...shard.files.map((f) => './' + f)], {
+    const proc = Bun.spawn([process.execPath, 'test', '--timeout', '60000', ...shard.files.map((f) => './' + f)], {
       cwd: root,
       stdout: 'pipe',
       stderr: 'pipe',

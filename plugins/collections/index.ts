@@ -30,6 +30,7 @@ export default definePlugin({
       input: CollectionCreate,
       output: Collection,
       rest: { method: 'POST', path: '/collections', status: 201 },
+      example: { title: 'Summer sale', description: 'Light things for warm days.' },
       handler: createCollection,
     }),
     add_products: action({
@@ -39,6 +40,7 @@ export default definePlugin({
       input: AddProducts,
       output: Collection,
       rest: { method: 'POST', path: '/collections/:id/products' },
+      example: async ({ make }) => ({ id: (await make('collections.create_collection')).id, product_ids: [(await make('products.create_product')).id] }),
       handler: addProducts,
     }),
   },

@@ -11,6 +11,7 @@ import { flatName, type Registry } from '../../core/plugins/registry';
 import { openai } from './fake-models';
 import { ADMIN_TOKEN, type Harness } from './setup';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Uncoverable, type ActionRef, type World } from './examples';
 
 export interface SweepRoute extends RestRoute {
@@ -261,4 +262,13 @@ export function toolErrorProblems(answer: ToolAnswer, code?: string): string[] {
   if (!errorDef(e.code)) out.push(`code '${e.code}' is not in the error table`);
   if (code && e.code !== code) out.push(`code ${e.code}, expected ${code}: ${e.message}`);
   return out;
+}
+
+/**
+ * tools/list names, without the SDK client's listTools: that one compiles an output validator for
+ * every tool (about 40 ms each), which the sweeps do not need.
+ */
+export async function listToolNames(client: Client): Promise<string[]> {
+  const r = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+  return r.tools.map((t) => t.name);
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import { errors } from '../errors';
+import { credentialId, type Principal } from '../plugins/contract';
 
 import { RETENTION } from '../db/retention';
 
@@ -9,6 +10,20 @@ export const RETENTION_MS = RETENTION.idempotency_keys.ms;
 export interface StoredResponse {
   status: number;
   body: unknown;
+}
+
+/** The operator's keys live in a namespace of their own (the column holds credential ids, uuids). */
+const OPERATOR = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Whose namespace an Idempotency-Key belongs to (SPEC 7: keys are namespaced per API key): the
+ * credential's id, or the operator's namespace. None for the public: without a credential one
+ * visitor's key could replay another's answer, so the header is ignored there, as on a GET.
+ */
+export function keyOwner(p: Principal): string | undefined {
+  if (p.kind === 'admin') return OPERATOR;
+  if (p.kind === 'public') return undefined;
+  return credentialId(p);
 }
 
 const inFlight = new Set<string>();

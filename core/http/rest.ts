@@ -1,13 +1,13 @@
 import type { Db } from '../db/types';
 import type { ActionDef, CallerCtx, PluginDef, RestMapping, Store } from '../plugins/contract';
-import { acceptedScopes, credentialId } from '../plugins/contract';
+import { acceptedScopes } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { hasScope, invoke, runAfterCommit } from '../plugins/invoke';
 import { errors } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
-import { claimInFlight, withIdempotency } from './idempotency';
+import { claimInFlight, keyOwner, withIdempotency } from './idempotency';
 import { baseHeaders, errorResponse, json, newRequestId } from './respond';
 import type { Services } from './services';
 import { downgradeBody, resolveVersion } from './versioning';
@@ -161,8 +161,8 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     if (route.response === 'raw') return rawResponse((await run(svc.db)).body, headers);
 
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
-    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? request.headers.get('idempotency-key') : null;
-    const owner = idemKey ? credentialId(principal) : '';
+    const owner = keyOwner(principal) ?? '';
+    const idemKey = owner && (route.method === 'POST' || route.method === 'PATCH') ? request.headers.get('idempotency-key') : null;
     let result: { status: number; body: unknown };
     if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !idemKey)) result = await run(svc.db);
     else {

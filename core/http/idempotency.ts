@@ -63,17 +63,24 @@ export async function withIdempotency(
             'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
             'Idempotency-Key',
           );
-        return { status: prior.response_status, body: prior.response_body, replayed: true };
+        return { status: prior.response_status, body: storedBody(prior.response_body), replayed: true };
       }
       const res = await run(tx);
       await tx.query(
         `INSERT INTO idempotency_keys (api_key_id, key, request_hash, response_status, response_body, created_at)
-         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6)
-         ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = $3, response_status = $4, response_body = $5::text::jsonb, created_at = $6`,
+         VALUES ($1, $2, $3, $4, to_jsonb($5::text), $6)
+         ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = $3, response_status = $4, response_body = to_jsonb($5::text), created_at = $6`,
         [opts.apiKeyId, opts.key, hash, res.status, JSON.stringify(res.body), clock.now()],
       );
       return { ...res, replayed: false };
 }
+
+/**
+ * The answer is kept as its JSON text (a jsonb string), so a replay is byte for byte the first
+ * answer: a jsonb object would come back with its keys reordered. Records written before were
+ * objects, and are replayed as such.
+ */
+const storedBody = (stored: unknown) => (typeof stored === 'string' ? JSON.parse(stored) : stored);
 
 /**
  * Marks a key in flight in this process before its transaction starts (on the embedded database a

@@ -50,6 +50,21 @@ const hasBody = (method: string) => method !== 'GET' && method !== 'DELETE';
 const queryText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
+ * A path segment as a client's bytes: UTF-8, percent-encoded. A lone surrogate (which UTF-8 cannot
+ * hold, and encodeURIComponent refuses) becomes the bytes a careless encoder writes for it, so the
+ * server meets invalid UTF-8 in paths too.
+ */
+function segment(s: string) {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0xd800 || c > 0xdfff) out += encodeURIComponent(ch);
+    else out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+  }
+  return out;
+}
+
+/**
  * The URL (and JSON body) that carries `input` to this route: path parameters in the path, the
  * rest in the query (GET, DELETE) or the body.
  */
@@ -57,7 +72,7 @@ export function requestFor(route: SweepRoute, storeId: string, input: Record<str
   const rest = { ...input };
   let path = route.path.replace(':storeId', storeId);
   for (const p of route.params) {
-    path = path.replace(`:${p}`, encodeURIComponent(queryText(rest[p] ?? '')));
+    path = path.replace(`:${p}`, segment(queryText(rest[p] ?? '')));
     delete rest[p];
   }
   if (hasBody(route.method)) return { path, body: JSON.stringify(rest) };

@@ -17,7 +17,7 @@ import { freshWorld } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
 import {
-  adminHeaders, allBut, call, callTool, envelopeProblems, fakeModel, keyHeaders, listToolNames, narrowest, report, send, sweepRoutes,
+  adminHeaders, allBut, call, callTool, credentialFor, envelopeProblems, fakeModel, keyHeaders, listToolNames, narrowest, report, send, sweepRoutes,
   sweepTools, toolErrorProblems, type SweepRoute,
 } from '../kit/sweep';
 
@@ -130,9 +130,10 @@ describe('sweep: authentication and scopes', () => {
     for (const route of sweepRoutes(h.registry)) {
       if (route.scope !== 'store') continue;
       routes++;
+      // Store credentials meet another store's URL; the operator and the public, a store that does not exist.
       const [res, expected] = isStoreCredentialRoute(route)
         ? [await call(h, route, b.store.id, anyInput(route), keyHeaders(a.key)), { status: 403, code: 'store_mismatch', param: 'store_id' }]
-        : [await call(h, route, crypto.randomUUID(), anyInput(route), adminHeaders), { status: 404, code: 'resource_missing', param: 'store_id' }];
+        : [await call(h, route, crypto.randomUUID(), anyInput(route), credentialFor(route, a)), { status: 404, code: 'resource_missing', param: 'store_id' }];
       const issues = envelopeProblems(res, expected);
       if (res.body?.error && res.body.error.param !== expected.param) issues.push(`param ${res.body.error.param}, expected ${expected.param}`);
       if (issues.length) problems.push(`${route.method} ${route.path}: ${issues.join('; ')}`);

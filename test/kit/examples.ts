@@ -47,8 +47,10 @@ const ADMIN: Principal = { kind: 'admin', scopes: ['admin'], livemode: false };
 /** A new store with an all-scopes key, ready to make examples in. */
 export async function freshWorld(h: Harness, name = 'Sweep store'): Promise<World> {
   const store = await createStore(h.db, h.clock, { name, plan: 'pro' });
-  const created = await createKey(h.db, h.clock, { storeId: store.id, scopes: [...h.registry.scopes], livemode: false });
-  const principal: Principal = { kind: 'api_key', keyId: created.id, storeId: store.id, scopes: [...h.registry.scopes], livemode: false };
+  // Every scope any plugin accepts, bare ones too: fixtures are made whatever the plugin declares.
+  const scopes = [...new Set([...h.registry.scopes, ...h.registry.plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write])])];
+  const created = await createKey(h.db, h.clock, { storeId: store.id, scopes, livemode: false });
+  const principal: Principal = { kind: 'api_key', keyId: created.id, storeId: store.id, scopes, livemode: false };
   const ctx: CallerCtx = {
     db: h.db,
     store: { id: store.id, name: store.name, plan: store.plan },

@@ -107,8 +107,9 @@ export async function send(h: Pick<Harness, 'app'>, method: string, path: string
 
 export const keyHeaders = (key: string) => ({ 'x-api-key': key });
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
-/** The credential that may call this route in `world`: the operator's token or the store's key. */
-export const credentialFor = (route: RestRoute, world: Pick<World, 'key'>) => (route.auth.includes('admin') ? adminHeaders : keyHeaders(world.key));
+/** The credential that may call this route in `world`: none for a public route, the operator's token, or the store's key. */
+export const credentialFor = (route: RestRoute, world: Pick<World, 'key'>): Record<string, string> =>
+  route.auth.includes('public') ? {} : route.auth.includes('admin') ? adminHeaders : keyHeaders(world.key);
 
 /** Sends `input` to the route as `world`'s credential (or `headers`), at `storeId`'s URL. */
 export function call(h: Harness, route: SweepRoute, storeId: string, input: Record<string, unknown>, headers: Record<string, string>, extra: Record<string, string> = {}) {

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { errorDef } from '../../core/errors';
+import { VERSIONS } from '../../core/http/versioning';
 import notes from '../fixtures/notes';
 import { mixed } from '../kit/arbitrary';
 import { freshWorld, type World } from '../kit/examples';
@@ -49,8 +50,19 @@ async function idsOf(world: World, route: SweepRoute | { plugin: any; actionName
   return [...ids];
 }
 
-/** One generated request: an input for the schema (path, query or body), or a body of another kind. */
-function requests(route: SweepRoute, ids: string[]) {
+/** Convention headers a client may get wrong: the API version, and an Idempotency-Key (reused, long, odd). */
+const conventionHeaders = fc.record(
+  {
+    'X-API-Version': fc.constantFrom(...VERSIONS.map((v) => v.id), '2026-01-15', 'v1999-01-01', 'latest', ' '),
+    'Idempotency-Key': fc.oneof(fc.constantFrom('fuzz-1', 'fuzz-2'), fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map((k) => k.replace(/[^\x20-\x7e]/g, 'x'))),
+  },
+  { requiredKeys: [] },
+);
+
+/** One generated request: an input for the schema (path, query or body), or a body of another kind, and some headers. */
+const requests = (route: SweepRoute, ids: string[]) => fc.tuple(payloads(route, ids), conventionHeaders);
+
+function payloads(route: SweepRoute, ids: string[]) {
   const input = mixed(route.action.input, { ids });
   const body = route.method !== 'GET' && route.method !== 'DELETE';
   return fc.oneof(
@@ -76,11 +88,11 @@ describe('sweep: fuzz', () => {
       const seed = SEED + i;
       try {
         await fc.assert(
-          fc.asyncProperty(requests(route, ids), async (req) => {
+          fc.asyncProperty(requests(route, ids), async ([req, headers]) => {
             const isObject = req.kind === 'input' && req.value !== null && typeof req.value === 'object' && !Array.isArray(req.value);
             const built = requestFor(route, w.store.id, isObject ? (req.value as Record<string, unknown>) : {});
             const body = isObject || !built.body ? built.body : req.kind === 'text' ? (req.value as string) : JSON.stringify(req.value);
-            const res = await send(h, route.method, built.path, body, credential);
+            const res = await send(h, route.method, built.path, body, { ...headers, ...credential });
             requestsSent++;
             if (res.status >= 500) throw new Error(`${res.status} ${res.text.slice(0, 300)}`);
             if (res.status >= 400) {

@@ -5,8 +5,8 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actorOf, credentialId, definePlugin, isTool } from './plugins/contract';
-export type { ActionDef, ActionKind, Ctx, EnqueueOptions, JobDeps, PluginDef, PluginJob, Principal, RestMapping, Store } from './plugins/contract';
+export { action, actorOf, credentialId, definePlugin, isTool, noExample } from './plugins/contract';
+export type { ActionDef, ActionExample, ActionKind, Ctx, EnqueueOptions, ExampleKit, JobDeps, PluginDef, PluginJob, Principal, RestMapping, Store } from './plugins/contract';
 export type { Registry } from './plugins/registry';
 export type { Authenticated, Authenticator } from './http/auth';
 export { flatName } from './plugins/registry';

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import type { AuthKind, Authenticated, Authenticator, Principal, Store } from '../plugins/contract';
-import { errors } from '../errors';
+import { errors, fail } from '../errors';
 import { hashKey, isWellFormedKey } from '../keys';
 import { keyRevoked } from '../signals';
 
@@ -113,6 +113,13 @@ export async function authenticate(authenticators: Authenticator[], request: Req
     if (claimant) return claimant.resolve(credential, request);
   }
   if (kinds.includes('public')) return PUBLIC;
+  // A valid credential of a kind the route does not take (a store's API key on the operator's API)
+  // is known but not allowed: 403, as SPEC 7 has it for admin-only endpoints. An invalid one stays 401.
+  for (const credential of candidates) {
+    const other = authenticators.find((a) => !kinds.includes(a.kind) && a.claims(credential));
+    const known = other && (await other.resolve(credential).catch(() => undefined));
+    if (known) throw fail('insufficient_scope', `This endpoint takes ${kinds.includes('admin') ? "the operator's admin token" : `a ${kinds.join(' or ')} credential`}; a ${known.principal.kind} credential cannot call it.`);
+  }
   throw errors.auth(kinds.includes('admin') ? 'Invalid admin token. Pass it as Authorization: Bearer <token>.' : 'Invalid API key provided.');
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import { errors } from '../errors';
+import { credentialId, type Principal } from '../plugins/contract';
 
 import { RETENTION } from '../db/retention';
 
@@ -10,6 +11,20 @@ export const MAX_KEY_LENGTH = 255;
 export interface StoredResponse {
   status: number;
   body: unknown;
+}
+
+/** The operator's keys live in a namespace of their own (the column holds credential ids, uuids). */
+const OPERATOR = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Whose namespace an Idempotency-Key belongs to (SPEC 7: keys are namespaced per API key): the
+ * credential's id, or the operator's namespace. None for the public: without a credential one
+ * visitor's key could replay another's answer, so the header is ignored there, as on a GET.
+ */
+export function keyOwner(p: Principal): string | undefined {
+  if (p.kind === 'admin') return OPERATOR;
+  if (p.kind === 'public') return undefined;
+  return credentialId(p);
 }
 
 /** An answer as it went out: status, the exact body text ('' for none) and, for streams, the handler's headers. */
@@ -108,6 +123,13 @@ export async function withIdempotency(
   );
   return { status: res.status, text, replayed: false };
 }
+
+/**
+ * The answer is kept as its JSON text (a jsonb string), so a replay is byte for byte the first
+ * answer: a jsonb object would come back with its keys reordered. Records written before were
+ * objects, and are replayed as such.
+ */
+const storedBody = (stored: unknown) => (typeof stored === 'string' ? JSON.parse(stored) : stored);
 
 /**
  * Marks a key in flight in this process before its transaction starts (on the embedded database a

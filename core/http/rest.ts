@@ -1,13 +1,13 @@
 import type { Db } from '../db/types';
 import type { ActionDef, CallerCtx, PluginDef, RestMapping, Store } from '../plugins/contract';
-import { acceptedScopes, credentialId } from '../plugins/contract';
+import { acceptedScopes } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { hasScope, invoke, runAfterCommit } from '../plugins/invoke';
 import { errors } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
-import { claimInFlight, idempotencyKeyOf, withIdempotency, type StoredResponse } from './idempotency';
+import { claimInFlight, idempotencyKeyOf, keyOwner, withIdempotency, type StoredResponse } from './idempotency';
 import { streamIdempotently } from './idempotent-stream';
 import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
 import type { Services } from './services';
@@ -184,8 +184,10 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     });
 
     // The one key rule (length) wherever the header is read: every POST and PATCH.
-    const idemKey = route.method === 'POST' || route.method === 'PATCH' ? idempotencyKeyOf(request) : null;
-    const scope = idemKey ? { apiKeyId: credentialId(principal), key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
+    // Keys are namespaced per credential; the public has none, so the header is ignored there (as on a GET).
+    const owner = keyOwner(principal);
+    const idemKey = owner && (route.method === 'POST' || route.method === 'PATCH') ? idempotencyKeyOf(request) : null;
+    const scope = idemKey && owner ? { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
 
     // A raw answer (a stream, an image, a page) leaves now with the convention headers; it manages
     // its own writes. Under a key it is recorded when it ends, and a repeat replays it

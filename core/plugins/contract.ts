@@ -163,8 +163,38 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * transaction, and ignores an Idempotency-Key (a repeat runs again).
    */
   external?: boolean;
+  /**
+   * A valid input for this action (path parameters included), so the convention sweeps
+   * (test/contract) can call it for real in two stores: BOLA, idempotency, output schemas. A plain
+   * object, or a function that first makes what the input refers to (see ExampleKit). Without one,
+   * the sweeps derive it: each `:param` of the path is the id of a resource made by the plugin's
+   * POST route at the path before it (`/notes/:id` <- POST `/notes`), and the body is empty.
+   * `noExample(reason)` says why none can be given; the sweeps print it instead of failing.
+   */
+  example?: ActionExample<Static<I>>;
   handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
 }
+
+/**
+ * What an example may use: `make('products.create_product', over?)` runs that action with its
+ * own example (fields of `over` replacing its fields) in the same store and returns the output;
+ * `ctx` is the store's caller, for a resource no action makes (a held tool execution).
+ */
+export interface ExampleKit {
+  make<T = any>(target: string, over?: Record<string, unknown>): Promise<T>;
+  ctx: CallerCtx;
+}
+
+const NO_EXAMPLE = Symbol('no example');
+export interface NoExample {
+  readonly [NO_EXAMPLE]: string;
+}
+export type ActionExample<I = Record<string, unknown>> = Partial<I> | ((kit: ExampleKit) => Promise<Partial<I>>) | NoExample;
+/** An action no example can reach, with the reason (printed by the sweeps). */
+export const noExample = (reason: string): NoExample => ({ [NO_EXAMPLE]: reason });
+/** The reason an action declared `noExample`, if it did. */
+export const noExampleReason = (e: unknown): string | undefined =>
+  e && typeof e === 'object' && NO_EXAMPLE in e ? (e as NoExample)[NO_EXAMPLE] : undefined;
 
 export interface PluginDef {
   /** The one canonical id: REST segment, MCP tool name, audit `tool`, table prefix. */

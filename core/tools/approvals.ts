@@ -5,6 +5,7 @@ import type { Store } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { recordEvents } from '../events/outbox';
 import { authorize, runTarget, type RunResult, type ToolOutcome, type ToolTarget } from './call';
+import { storableJson } from './audit-batch';
 import { toCustomTool } from './custom';
 import { FINAL, enqueueRun, executionRow, outputOf, principalFrom, scheduleTimeout, toExecution } from './executions';
 
@@ -136,7 +137,7 @@ export async function runApproved(deps: ApprovalDeps, storeId: string, id: strin
   const [done] = await deps.db.query(
     `UPDATE tool_executions SET status = $3, output = $4::text::jsonb, duration_ms = $5, completed_at = $6
      WHERE store_id = $1 AND id = $2 AND status = 'approved' RETURNING *`,
-    [row.store_id, row.id, run.status, JSON.stringify(outputOf(run)), Math.round(performance.now() - started), deps.clock.now()],
+    [row.store_id, row.id, run.status, storableJson(outputOf(run)), Math.round(performance.now() - started), deps.clock.now()],
   );
   return done ? toExecution(done) : undefined;
 }

@@ -25,6 +25,19 @@ export interface AuditRow {
 
 const MAX_BATCH = 500;
 
+/**
+ * A value as JSON text jsonb accepts. jsonb refuses U+0000 and lone UTF-16 surrogates, which
+ * JSON.stringify writes as \u0000 and \udXXX escapes (paired surrogates stay raw): those become
+ * U+FFFD. An audit record keeps what was sent and returned; a call whose input holds such text is
+ * refused (400) but must still be recorded, and a tool's odd output must not fail the call. Each
+ * escape is matched whole, so an escaped backslash before "u0000" is left alone.
+ */
+export function storableJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (!/\\u(0000|d[89a-f])/i.test(text)) return text;
+  return text.replace(/\\(u0000|ud[89a-f][0-9a-f]{2}|[^u]|u[0-9a-f]{4})/gi, (m, g: string) => (/^u(0000|d[89a-f])/i.test(g) ? '\\ufffd' : m));
+}
+
 const INSERT = `INSERT INTO tool_executions
   (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, completed_at)
   SELECT id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, created_at
@@ -51,7 +64,7 @@ class Batcher {
   /** Inserts the rows in one statement and settles their writers; a failure settles none. */
   private async insert(batch: Waiting[]): Promise<unknown> {
     try {
-      await this.db.query(INSERT, [JSON.stringify(batch.map((w) => w.row))]);
+      await this.db.query(INSERT, [storableJson(batch.map((w) => w.row))]);
     } catch (err) {
       return err ?? new Error('audit insert failed');
     }
@@ -78,7 +91,7 @@ const batchers = new WeakMap<Db, Batcher>();
 
 /** Writes one record through `tx`, inside the caller's transaction (a change and its record commit together). */
 export async function insertAudit(tx: Db, row: AuditRow): Promise<void> {
-  await tx.query(INSERT, [JSON.stringify([row])]);
+  await tx.query(INSERT, [storableJson([row])]);
 }
 
 /** Writes one finished call's record, batched with the others written at the same moment through `db`. */

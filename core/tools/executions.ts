@@ -4,7 +4,7 @@ import { iso, isoOrNull } from '../clock';
 import { errors, type SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
-import { writeAudit, type AuditRow } from './audit-batch';
+import { storableJson, writeAudit, type AuditRow } from './audit-batch';
 import { createLogger, errorFields } from '../log';
 
 const auditLog = createLogger();
@@ -108,7 +108,7 @@ export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<s
   await caller.db.transaction(async (tx) => {
     const [row] = await tx.query(INSERT_HELD, [
       id, caller.store.id, r.tool, r.action, target.kind === 'custom' ? target.tool.id : null, caller.agent?.id ?? null,
-      caller.agent?.name ?? null, caller.source, JSON.stringify(target.input ?? {}), JSON.stringify(approval), expiresAt,
+      caller.agent?.name ?? null, caller.source, storableJson(target.input ?? {}), JSON.stringify(approval), expiresAt,
       JSON.stringify(principalOf(caller.principal)), at,
     ]);
     await scheduleTimeout(tx, row.store_id, id, gate.timeout_minutes * 60);

@@ -39,6 +39,7 @@ export default definePlugin({
       input: Input({ name: Type.String({ maxLength: 200 }), plan: Type.Optional(PlanName), scopes: Type.Optional(Scopes) }),
       output: StoreCreated,
       rest: { method: 'POST', path: '/v1/stores', status: 201, auth: 'admin', scope: 'global' },
+      example: { name: 'Corner shop', plan: 'starter' },
       handler: async (ctx, input) => {
         const name = input.name.trim();
         if (!name) throw errors.validation('name is required: a non-empty string of at most 200 characters.', 'name');

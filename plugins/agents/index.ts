@@ -71,6 +71,7 @@ export default definePlugin({
         input: AgentCreate,
         output: Agent,
         rest: { method: 'POST', path: '/agents', status: 201 },
+        example: { name: 'Shop helper', model: 'openai/gpt-test', system_prompt: 'Answer briefly.', tools: ['products'], channels: ['api'] },
         handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
       }),
       update_agent: action({
@@ -95,6 +96,8 @@ export default definePlugin({
         input: ChatInput,
         output: ChatEvent,
         rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream' },
+        // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
+        example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
         emits: ['agent.message'],
         handler: (ctx, input) => chat(deps(ctx), ctx, input) as any,
       }),
@@ -114,6 +117,7 @@ export default definePlugin({
         input: ToolConfigPatch,
         output: ToolConfig,
         rest: { method: 'PATCH', path: '/agents/:id/tool-config' },
+        example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, tool_overrides: { products: { requires_approval: ['delete_product'] } } }),
         handler: (ctx, input) => patchToolConfig(deps(ctx), ctx, input),
       }),
       list_conversations: action({
@@ -130,6 +134,11 @@ export default definePlugin({
         input: ConversationId,
         output: Conversation,
         rest: { method: 'GET', path: '/agents/:id/conversations/:conversation_id' },
+        example: async ({ make }) => {
+          const agent = await make('agents.create_agent');
+          const chat: Response = await make('agents.chat', { id: agent.id });
+          return { id: agent.id, conversation_id: chat.headers.get('x-conversation-id')! };
+        },
         handler: getConversation,
       }),
     },

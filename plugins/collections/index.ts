@@ -44,6 +44,7 @@ export default definePlugin({
       output: Collection,
       rest: { method: 'POST', path: '/collections', status: 201 },
       errors: ['duplicate_handle'],
+      example: { title: 'Summer sale', description: 'Light things for warm days.' },
       handler: createCollection,
     }),
     add_products: action({
@@ -53,6 +54,7 @@ export default definePlugin({
       input: AddProducts,
       output: Collection,
       rest: { method: 'POST', path: '/collections/:id/products' },
+      example: async ({ make }) => ({ id: (await make('collections.create_collection')).id, product_ids: [(await make('products.create_product')).id] }),
       handler: addProducts,
     }),
     update_collection: action({

@@ -22,6 +22,8 @@ interface Form {
   list: TSchema;
   deleted: { output: TSchema; status: number; body: (id: string) => unknown };
   test: { input: TSchema; field: 'parameters' | 'input' };
+  /** A JavaScript tool to create, for the sweeps. */
+  example: Record<string, unknown>;
 }
 
 const SHAPE_B: Form = {
@@ -35,6 +37,13 @@ const SHAPE_B: Form = {
   list: ToolList,
   deleted: { output: ToolDeleted, status: 200, body: (id) => ({ id, object: 'tool', deleted: true }) },
   test: { input: TestB, field: 'parameters' },
+  example: {
+    name: 'double_it',
+    description: 'Doubles a number.',
+    parameters: { type: 'object', properties: { n: { type: 'number' } } },
+    execution_type: 'javascript',
+    execution_config: { code: 'return (params.n ?? 1) * 2;' },
+  },
 };
 
 const SHAPE_A: Form = {
@@ -48,6 +57,12 @@ const SHAPE_A: Form = {
   list: CustomToolList,
   deleted: { output: Empty, status: 204, body: () => null },
   test: { input: TestA, field: 'input' },
+  example: {
+    name: 'triple_it',
+    description: 'Triples a number.',
+    input_schema: { type: 'object', properties: { n: { type: 'number' } } },
+    handler: { type: 'javascript', code: 'return (input.n ?? 1) * 3;' },
+  },
 };
 
 /**
@@ -67,6 +82,7 @@ function formActions(f: Form) {
       input: f.create,
       output: f.one,
       rest: { method: 'POST', path, status: 201 },
+      example: f.example,
       handler: (ctx, input: any) => createTool(ctx.registry.plugins, ctx, view, input),
     }),
     [`list_${noun}s`]: action({

@@ -45,6 +45,7 @@ export default definePlugin({
       input: CustomerCreate,
       output: Customer,
       rest: { method: 'POST', path: '/customers', status: 201 },
+      example: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', tags: ['newsletter'] },
       emits: ['customer.created'],
       errors: ['duplicate_email'],
       handler: createCustomer,

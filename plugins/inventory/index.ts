@@ -1,9 +1,17 @@
-import { action, conflict, definePlugin } from '../../core/sdk';
+import { action, conflict, definePlugin, type ExampleKit } from '../../core/sdk';
 import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import migration002 from './migrations/002_location_delete.sql' with { type: 'text' };
 import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
+
+/** Moving one unit of a product stocked at the default location to a second location. */
+async function transferExample({ make }: ExampleKit) {
+  const product = await make('products.create_product');
+  const stock = await make('inventory.get_inventory', { product_id: product.id });
+  const to = await make('locations.create_location');
+  return { product_id: product.id, from_location_id: stock.levels[0].location_id, to_location_id: to.id, quantity: 1 };
+}
 
 /**
  * Stock per product and location, over the stock ledger it owns (./stock.ts, shared through ./public.ts). Orders take and return
@@ -42,6 +50,7 @@ export default definePlugin({
       input: InventoryGet,
       output: InventoryItem,
       rest: { method: 'GET', path: '/inventory/:product_id' },
+      example: async ({ make }) => ({ product_id: (await make('products.create_product')).id, include_adjustments: true }),
       handler: getInventory,
     }),
     adjust_stock: action({
@@ -52,6 +61,7 @@ export default definePlugin({
       input: StockAdjust,
       output: InventoryItem,
       rest: { method: 'POST', path: '/inventory/adjust' },
+      example: async ({ make }) => ({ product_id: (await make('products.create_product')).id, delta: 5, reason: 'received' }),
       emits: ['inventory.adjusted'],
       errors: ['insufficient_stock'],
       handler: adjustStock,
@@ -64,6 +74,7 @@ export default definePlugin({
       input: StockTransfer,
       output: InventoryItem,
       rest: { method: 'POST', path: '/inventory/transfer' },
+      example: transferExample,
       emits: ['inventory.transferred'],
       errors: ['insufficient_stock'],
       handler: transferStock,

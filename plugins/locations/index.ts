@@ -43,6 +43,7 @@ export default definePlugin({
       input: LocationCreate,
       output: Location,
       rest: { method: 'POST', path: '/locations', status: 201 },
+      example: { name: 'Back room', address: { city: 'Portland', country: 'US' } },
       handler: createLocation,
     }),
     update_location: action({

@@ -42,6 +42,7 @@ export default definePlugin({
       input: ProductCreate,
       output: Product,
       rest: { method: 'POST', path: '/products', status: 201 },
+      example: { name: 'Linen apron', description: 'Stone-washed, one size.', pricing_data: { retail: 24.5 }, stock_quantity: 10 },
       emits: ['product.created'],
       atomic: true,
       errors: ['duplicate_sku'],

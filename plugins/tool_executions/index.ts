@@ -1,4 +1,4 @@
-import { action, actorOf, definePlugin, type Ctx } from '../../core/sdk';
+import { action, actorOf, callTool, definePlugin, resolveTarget, type Ctx, type ExampleKit } from '../../core/sdk';
 import { errors, fail, forbidden } from '../../core/sdk';
 import { approveExecution, rejectExecution } from '../../core/sdk';
 import { executionRow, queryExecutions, toExecution } from '../../core/sdk';
@@ -9,6 +9,17 @@ const instant = (value: string | undefined, param: string) => {
   if (Number.isNaN(new Date(value).getTime())) throw errors.validation(`Invalid ${param}: '${value}' is not a date.`, param);
   return value;
 };
+
+/**
+ * A call waiting for approval, for the sweeps: a custom tool that requires approval, called once
+ * the way an MCP client would.
+ */
+async function heldCall({ make, ctx }: ExampleKit) {
+  const tool = await make('custom_tools.create_tool', { name: 'needs_a_yes', requires_approval: true });
+  const target = await resolveTarget(ctx.db, ctx.registry, ctx.store.id, tool.name, { n: 2 });
+  const outcome = await callTool({ ...ctx, source: 'mcp' }, target!);
+  return { id: outcome.executionId };
+}
 
 /**
  * The tool execution audit log and the approval decisions (SPEC 2.6, 3.1, 4.5). Every tool call by
@@ -49,6 +60,7 @@ export default definePlugin({
         input: ExecutionId,
         output: Execution,
         rest: { method: 'GET', path: '/tool-executions/:id' },
+        example: heldCall,
         handler: async (ctx, { id }) => toExecution(await executionRow(ctx.db, ctx.store.id, id)) as any,
       }),
       approve_execution: action({
@@ -59,6 +71,7 @@ export default definePlugin({
         output: Execution,
         errors: ['role_required'],
         rest: { method: 'POST', path: '/tool-executions/:id/approve' },
+        example: heldCall,
         handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment }) as any,
       }),
       reject_execution: action({
@@ -69,6 +82,7 @@ export default definePlugin({
         output: Execution,
         errors: ['role_required'],
         rest: { method: 'POST', path: '/tool-executions/:id/reject' },
+        example: heldCall,
         handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason }) as any,
       }),
     },

@@ -59,6 +59,7 @@ export default definePlugin({
       input: WebhookCreate,
       output: WebhookEndpoint,
       rest: { method: 'POST', path: '/webhooks', status: 201 },
+      example: { url: 'https://hooks.example.com/svc', events: ['order.created', 'order.paid'], description: 'Fulfilment' },
       handler: createEndpoint,
     }),
     update_webhook: action({
@@ -112,6 +113,10 @@ export default definePlugin({
       input: DeliveryRef,
       output: Delivery,
       rest: { method: 'POST', path: '/webhooks/:id/deliveries/:delivery_id/resend', status: 202 },
+      example: async ({ make }) => {
+        const hook = await make('webhooks_mgmt.create_webhook');
+        return { id: hook.id, delivery_id: (await make('webhooks_mgmt.test', { id: hook.id })).id };
+      },
       handler: (ctx, input) => resendDelivery(ctx, input.id, input.delivery_id),
     }),
     replay_failed: action({

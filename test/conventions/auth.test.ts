@@ -74,6 +74,19 @@ describe('scopes', () => {
   });
 });
 
+describe('the admin API', () => {
+  test('a store\'s valid API key is 403 insufficient_scope there (SPEC 7: admin-only endpoint); a wrong token or a revoked key stays 401', async () => {
+    const h = await setup();
+    const r = await h.raw('POST', `${h.base}/api-keys`, {});
+    expectError(r, 403, 'permission_error', 'insufficient_scope');
+    expect(r.body.error.message).toContain('admin token');
+    expectError(await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': '', authorization: 'Bearer nope' }), 401, 'authentication_error', 'invalid_api_key');
+    const other = await h.raw('POST', `${h.base}/api-keys`, {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    await h.raw('DELETE', `${h.base}/api-keys/${other.body.id}`, undefined, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    expectError(await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': other.body.key }), 401, 'authentication_error', 'invalid_api_key');
+  });
+});
+
 describe('store isolation', () => {
   test('a key used on another store\'s URL gets 403 store_mismatch with param store_id', async () => {
     const a = await setup();

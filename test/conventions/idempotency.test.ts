@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { purgeExpired } from '../../core/db/retention';
 import fixture, { arm } from '../fixtures/fixture-plugin';
-import { product, setup } from '../kit/setup';
+import { ADMIN_TOKEN, product, setup } from '../kit/setup';
 
 const countProducts = async (h: Awaited<ReturnType<typeof setup>>) =>
   Number((await h.db.query('SELECT count(*)::int AS n FROM products WHERE store_id = $1', [h.store.id]))[0].n);
@@ -15,6 +15,8 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
+    // Byte for byte: a client may hash or diff the answer (jsonb used to reorder its keys).
+    expect(JSON.stringify(second.body)).toBe(JSON.stringify(first.body));
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(await countProducts(h)).toBe(1);
@@ -49,6 +51,20 @@ describe('Idempotency-Key', () => {
     expect(r.status).toBe(201);
     expect(r.headers.get('idempotent-replayed')).toBeNull();
     expect(await countProducts(h)).toBe(2);
+  });
+
+  test('the operator\'s admin API honours an Idempotency-Key too (it was a 500)', async () => {
+    const h = await setup();
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const first = await h.raw('POST', '/v1/stores', { name: 'Kiosk' }, { ...admin, 'Idempotency-Key': 'op-1' });
+    const again = await h.raw('POST', '/v1/stores', { name: 'Kiosk' }, { ...admin, 'Idempotency-Key': 'op-1' });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.store.id).toBe(first.body.store.id);
+    const other = await h.raw('POST', `${h.base}/api-keys`, { livemode: true }, { ...admin, 'Idempotency-Key': 'op-1' });
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
   });
 
   test('a second request while the first is in flight is 409', async () => {

@@ -218,4 +218,17 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     expect(JSON.parse(text(r)).error.code).toBe('resource_missing');
     await client.close();
   });
+
+  test('arguments holding text the database cannot store are a validation tool error, and the call is still audited (it was a JSON-RPC internal error)', async () => {
+    const h = await setup();
+    const { client } = await mcpClient(h, { query: '?tools=flat' });
+    for (const args of [{ id: 'x\u0000' }, { id: '\ud800' }]) {
+      const r: any = await client.callTool({ name: 'orders_get_order', arguments: args });
+      expect(r.isError).toBe(true);
+      expect(JSON.parse(text(r)).error.code).toBe('validation_failed');
+    }
+    await client.close();
+    const rows = await h.db.query(`SELECT input->>'id' AS id FROM tool_executions WHERE store_id = $1 AND tool = 'orders' ORDER BY created_at`, [h.store.id]);
+    expect(rows.map((r: any) => r.id)).toEqual(['x\ufffd', '\ufffd']);
+  });
 });

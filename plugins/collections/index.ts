@@ -89,6 +89,12 @@ export default definePlugin({
       input: RemoveProduct,
       output: Collection,
       rest: { method: 'DELETE', path: '/collections/:id/products/:product_id' },
+      example: async ({ make }) => {
+        const collection = await make('collections.create_collection', { title: 'Removal', handle: `removal-${crypto.randomUUID().slice(0, 8)}` });
+        const product = await make('products.create_product');
+        await make('collections.add_products', { id: collection.id, product_ids: [product.id] });
+        return { id: collection.id, product_id: product.id };
+      },
       handler: removeProduct,
     }),
   },

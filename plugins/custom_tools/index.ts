@@ -1,4 +1,7 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, noExample } from '../../core/sdk';
+
+// Enabling is for another store's tool the operator published: public-tools.test.ts covers it.
+const PUBLIC_ONLY = noExample('needs another store\'s tool published by the operator (plugins/custom_tools/public-tools.test.ts)');
 import { conflict } from '../../core/sdk';
 import type { TSchema } from '@sinclair/typebox';
 import {
@@ -143,6 +146,7 @@ function formActions(f: Form) {
       input: ToolId,
       output: f.one,
       rest: { method: 'POST', path: `${path}/:id/enable` },
+      example: PUBLIC_ONLY,
       handler: async (ctx, { id }) => {
         const { tool, access } = await enableTool(ctx, id);
         return render(tool, view, access);
@@ -156,6 +160,7 @@ function formActions(f: Form) {
       input: ToolId,
       output: f.one,
       rest: { method: 'POST', path: `${path}/:id/disable` },
+      example: PUBLIC_ONLY,
       handler: async (ctx, { id }) => {
         const { tool, access } = await disableTool(ctx, id);
         return render(tool, view, access);

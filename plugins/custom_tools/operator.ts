@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { action, adminToolView, Input, publishTool, Timestamp, toolById, toolsChanged, unpublishTool, Uuid } from '../../core/sdk';
+import { action, adminToolView, noExample, Input, publishTool, Timestamp, toolById, toolsChanged, unpublishTool, Uuid } from '../../core/sdk';
 
 /**
  * The operator's side of public tools (issue 20 §2): a store cannot publish a tool to every other
@@ -27,6 +27,7 @@ const AnyToolId = Input({ id: Uuid('Any store\'s tool id') });
 // A tool's config is one of two shapes (HTTP or code): documented here as an object.
 const view = (t: Parameters<typeof adminToolView>[0]) => adminToolView(t) as unknown as Static<typeof AdminTool>;
 const operator = { auth: 'admin', scope: 'global' } as const;
+const anyStoresTool = noExample('acts on any store\'s tool by id (plugins/custom_tools/public-tools.test.ts)');
 
 export const operatorActions = {
   review_tool: action({
@@ -35,6 +36,7 @@ export const operatorActions = {
     input: AnyToolId,
     output: AdminTool,
     rest: { method: 'GET', path: '/v1/admin/tools/:id', ...operator },
+    example: anyStoresTool,
     handler: async (ctx, { id }) => view(await toolById(ctx.db, id)),
   }),
   publish_tool: action({
@@ -44,6 +46,7 @@ export const operatorActions = {
     output: AdminTool,
     rest: { method: 'POST', path: '/v1/admin/tools/:id/publish', ...operator },
     errors: ['duplicate_name'],
+    example: anyStoresTool,
     handler: async (ctx, { id }) => {
       const tool = await publishTool(ctx.db, ctx.clock, id);
       ctx.afterCommit(() => toolsChanged.emit(tool.store_id));
@@ -56,6 +59,7 @@ export const operatorActions = {
     input: AnyToolId,
     output: AdminTool,
     rest: { method: 'POST', path: '/v1/admin/tools/:id/unpublish', ...operator },
+    example: anyStoresTool,
     handler: async (ctx, { id }) => {
       const { tool, stores } = await unpublishTool(ctx.db, ctx.clock, id);
       ctx.afterCommit(() => {

@@ -93,6 +93,12 @@ export default definePlugin({
       rest: { method: 'POST', path: '/orders/:id/refunds', status: 201 },
       emits: ['refund.created', 'order.updated'],
       errors: ['refund_exceeds_paid', 'refund_exceeds_quantity', 'order_not_refundable'],
+      example: async ({ make }) => {
+        // Only a paid order is refundable.
+        const order = await make('orders.create_order');
+        await make('orders.update_order', { id: order.id, status: 'paid' });
+        return { id: order.id, amount: 1 };
+      },
       handler: createRefund,
     }),
     list_refunds: action({

@@ -27,6 +27,7 @@ export const memberActions = {
     output: Member,
     errors: ['already_member'],
     rest: { method: 'POST', path: '/users', status: 201, auth: 'admin' },
+    example: { email: 'first.owner@example.com', name: 'First Owner', password: 'a long enough passphrase', role: 'owner' },
     handler: async (ctx, input) => {
       const email = checkEmail(input.email);
       const user = await findOrCreateUser(ctx.db, ctx.clock, { email, name: input.name, password: input.password });

@@ -1,6 +1,7 @@
 import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
+import migration003 from './migrations/003_line_variant.sql' with { type: 'text' };
 import { Order, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
@@ -23,6 +24,7 @@ export default definePlugin({
   migrations: [
     { id: 'orders/001_orders', sql: migration001 },
     { id: 'orders/002_currency_minor_units', sql: migration002 },
+    { id: 'orders/003_line_variant', sql: migration003 },
   ],
   requires: ['inventory', 'customers'],
   actions: {

@@ -51,6 +51,7 @@ describe('bulk product operations', () => {
       [[{ action: 'archive', id: keep.id, status: 'draft' }], 400, 'items.0.status'],
       [[{ action: 'update', id: keep.id, type: 'variable' }], 400, 'items.0.type'],
       [[{ action: 'explode', id: keep.id }], 400, 'items.0.action'],
+      [[{ action: 'create', name: 'x', pricing_data: { compare_at: 3 } }], 400, 'items.0.pricing_data.retail'],
       [[], 400, 'items'],
     ];
     for (const [items, status, param, code] of cases) {

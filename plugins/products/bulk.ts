@@ -22,8 +22,10 @@ const { id: _id, metadata: _patch, ...updateFields } = ProductUpdate.properties;
 const BulkItem = Input({
   action: Action,
   id: Type.Optional(Uuid('The product, for update and archive.')),
-  ...updateFields,
+  // Create's fields, then update's where both have one: update's are the looser (optional
+  // retail, nullable sku), and create's stricter rules are checked in applyOne.
   ...createFields,
+  ...updateFields,
   metadata: Type.Optional(Metadata('On create, the metadata; on update, keys merged in ("" removes one).')),
 });
 
@@ -52,6 +54,8 @@ async function applyOne(ctx: Ctx, item: Static<typeof BulkItem>) {
   if (action === 'create') {
     if (id !== undefined) throw errors.validation('Invalid id: a created product gets its id from the server.', 'id');
     if (fields.name === undefined) throw errors.validation('Missing name: required to create a product.', 'name');
+    if (fields.pricing_data && fields.pricing_data.retail === undefined)
+      throw errors.validation('Missing pricing_data.retail: required when pricing_data is given on create.', 'pricing_data.retail');
     return createProduct(ctx, fields as Static<typeof ProductCreate>);
   }
   if (id === undefined) throw errors.validation(`Missing id: required to ${action} a product.`, 'id');

@@ -1,5 +1,6 @@
 /** Variable products (issue 21): options, variants with their own SKU, price, status, metadata and stock in the ledger; orders and inventory by variant. */
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { mcpClient } from '../../test/kit/mcp';
 import { setup, type Harness } from '../../test/kit/setup';
 
 const tee = (over: Record<string, unknown> = {}) => ({
@@ -139,6 +140,20 @@ describe('variable products', () => {
     const p = await mkTee(h);
     const s = await h.call('PATCH', `/products/${p.id}`, { stock_quantity: 5 });
     expect({ status: s.status, param: s.body.error?.param }).toEqual({ status: 400, param: 'stock_quantity' });
+  });
+
+  test('over MCP: create a variable product, add and update a variant, search by q', async () => {
+    const { client } = await mcpClient(h);
+    const made: any = await client.callTool({ name: 'products', arguments: { action: 'create_product', ...tee({ name: 'Mcp Tee', options: [{ name: 'size', values: ['S'] }] }) } });
+    expect(made.isError).toBeFalsy();
+    const id = made.structuredContent.id;
+    const v: any = await client.callTool({ name: 'products_create_variant', arguments: { id, options: { size: 'L' }, sku: 'MCP-TEE-L', stock_quantity: 2 } });
+    expect(v.structuredContent).toMatchObject({ options: { size: 'L' }, stock_quantity: 2 });
+    const u: any = await client.callTool({ name: 'products_update_variant', arguments: { id, variant_id: v.structuredContent.id, price: 9 } });
+    expect(u.structuredContent.price).toBe(9);
+    const found: any = await client.callTool({ name: 'products_list_products', arguments: { q: 'mcp-tee-l' } });
+    expect(found.structuredContent.data.map((p: any) => p.id)).toEqual([id]);
+    await client.close();
   });
 
   test('inventory adjust and transfer take variant_id where the product has variants', async () => {

@@ -3,6 +3,7 @@ import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import migration003 from './migrations/003_variants_metadata_search.sql' with { type: 'text' };
+import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
 import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
 import {
   Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate, Variant, VariantCreate, VariantDeleted, VariantId, VariantList,
@@ -24,6 +25,7 @@ export default definePlugin({
     { id: 'products/001_products', sql: migration001 },
     { id: 'products/002_currency_minor_units', sql: migration002 },
     { id: 'products/003_variants_metadata_search', sql: migration003 },
+    { id: 'products/004_sku_space', sql: migration004 },
   ],
   requires: ['inventory'],
   actions: {

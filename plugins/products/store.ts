@@ -5,7 +5,7 @@ import {
 } from '../../core/sdk';
 import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
-import { checkOptions, checkSkuFree, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
+import { checkOptions, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
 
 /** `variants`: the product's live variant rows (a variable product's; none for the others). */
 export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> {
@@ -80,7 +80,6 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
 }
 
 async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, metadata: Record<string, string>): Promise<Row> {
-  await checkSkuFree(ctx.db, ctx.store.id, input.sku, 'sku', 'product_variants');
   const p = input.pricing_data;
   const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
   const now = ctx.clock.now();
@@ -111,7 +110,7 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
         p?.compare_at == null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
         currency, input.stock_quantity ?? 0, now, jsonParam(metadata), jsonParam(input.options ?? []),
       ],
-    ), { products_store_sku: () => duplicateSku(input.sku) });
+    ), { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) });
     return created;
   }
 }
@@ -174,7 +173,6 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
       throw errors.validation('Invalid type: a product cannot become or stop being variable; create a new product instead.', 'type');
     if (cur.type === 'variable' && input.stock_quantity !== undefined)
       throw errors.validation('Invalid stock_quantity: a variable product\'s stock is its variants\'; change a variant\'s stock_quantity.', 'stock_quantity');
-    if (input.sku != null && input.sku !== cur.sku) await checkSkuFree(tx, ctx.store.id, input.sku, 'sku', 'product_variants');
     const metadata = input.metadata === undefined ? undefined : mergeMetadata(cur.metadata, input.metadata);
     const p = input.pricing_data ?? {};
     const currency = p.currency !== undefined ? checkCurrency(p.currency, 'pricing_data.currency') : cur.currency;
@@ -196,7 +194,7 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
     const [updated] = await unique(
       tx.query(`UPDATE products SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]),
-      { products_store_sku: () => duplicateSku(input.sku === undefined ? cur.sku : input.sku) },
+      { products_store_sku: () => duplicateSku(input.sku ?? cur.sku), product_skus_pkey: () => duplicateSku(input.sku ?? cur.sku) },
     );
     const product = await productOut(tx, ctx.store.id, updated);
     ctx.emit('product.updated', product);

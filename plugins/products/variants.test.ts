@@ -101,6 +101,21 @@ describe('variable products', () => {
     expect((await h.call('PATCH', `/products/${plain.id}`, { sku: taken })).status).toBe(200);
   });
 
+  test('a product and a variant racing for one SKU: exactly one gets it', async () => {
+    const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' } }] });
+    for (let round = 0; round < 3; round++) {
+      const contested = sku();
+      const answers = await Promise.all([
+        h.call('POST', '/products', { name: 'Racer', sku: contested }),
+        h.call('POST', `/products/${p.id}/variants`, { options: { size: `R${round}`, colour: 'red' }, sku: contested }),
+        h.call('PATCH', `/products/${p.id}/variants/${p.variants[0].id}`, { sku: contested }),
+      ]);
+      expect(answers.filter((a) => a.status < 300).length).toBe(1);
+      expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.code === 'duplicate_sku' && a.body.error.param === 'sku')).toBe(true);
+      expect(answers.filter((a) => a.status === 409).length).toBe(2);
+    }
+  });
+
   test('variant routes: add (a new value extends the option), get, update, delete; product.updated each time', async () => {
     const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' }, stock_quantity: 2 }] });
     const added = await h.call('POST', `/products/${p.id}/variants`, { options: { size: 'XL', colour: 'red' }, sku: sku(), price: 25, stock_quantity: 5, metadata: { a: '1' } });

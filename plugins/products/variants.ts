@@ -43,19 +43,6 @@ export async function variantRowsOf(db: Db, storeId: string, productIds: string[
 export const duplicateSku = (sku: unknown, param = 'sku') =>
   errors.conflict(`A product or variant with SKU '${sku}' already exists in this store.`, 'duplicate_sku', param);
 
-/**
- * Product and variant SKUs share one space per store: each table's unique index keeps its own
- * rows apart, and this check keeps them apart from each other (a check, so two requests racing to
- * give one SKU to a product and to a variant can both pass: noted in the README).
- */
-export async function checkSkuFree(db: Db, storeId: string, sku: string | null | undefined, param: string, table: 'products' | 'product_variants', exceptId?: string) {
-  if (sku == null) return;
-  const [taken] = await db.query(`SELECT 1 FROM ${table} WHERE store_id = $1 AND sku = $2 AND archived_at IS NULL AND id <> $3`, [
-    storeId, sku, exceptId ?? '00000000-0000-0000-0000-000000000000',
-  ]);
-  if (taken) throw duplicateSku(sku, param);
-}
-
 /** Options as given, checked: names unique ignoring case, values unique within an option. */
 export function checkOptions(options: Option[]) {
   const names = new Set<string>();
@@ -112,7 +99,6 @@ async function insertVariant(
 ) {
   const metadata = input.metadata ?? {};
   checkMetadata(metadata, `${param}metadata`);
-  await checkSkuFree(tx, ctx.store.id, input.sku, `${param}sku`, 'products');
   const now = ctx.clock.now();
   const [row] = await unique(
     tx.query(
@@ -126,6 +112,8 @@ async function insertVariant(
     ),
     {
       product_variants_store_sku: () => duplicateSku(input.sku, `${param}sku`),
+      // the SKU space shared with products (migration 004)
+      product_skus_pkey: () => duplicateSku(input.sku, `${param}sku`),
       product_variants_combination: () => errors.conflict(`A variant ${JSON.stringify(combination)} already exists.`, 'conflict_error', `${param}options`),
     },
   );
@@ -179,9 +167,6 @@ export async function addVariant(tx: Db, ctx: Ctx, product: Row, input: Static<t
 export async function changeVariant(tx: Db, ctx: Ctx, product: Row, input: Static<typeof VariantUpdate>) {
   const cur = await variantRow(tx, ctx.store.id, product.id, input.variant_id, true);
   const metadata = input.metadata === undefined ? undefined : mergeMetadata(cur.metadata, input.metadata);
-  if (input.sku != null) {
-    await checkSkuFree(tx, ctx.store.id, input.sku, 'sku', 'products');
-  }
   const now = ctx.clock.now();
   const set = setClause(
     {
@@ -195,6 +180,7 @@ export async function changeVariant(tx: Db, ctx: Ctx, product: Row, input: Stati
   );
   await unique(tx.query(`UPDATE product_variants SET ${set.sql} WHERE store_id = $1 AND id = $2`, [ctx.store.id, cur.id, ...set.params]), {
     product_variants_store_sku: () => duplicateSku(input.sku, 'sku'),
+    product_skus_pkey: () => duplicateSku(input.sku, 'sku'),
   });
   if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, product.id, input.stock_quantity, now, cur.id);
   return variantRow(tx, ctx.store.id, product.id, cur.id);

@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS product_variants (
 );
 CREATE INDEX IF NOT EXISTS product_variants_product ON product_variants (product_id, seq);
 -- Variant SKUs are unique among the store's live variants, as product SKUs among live products;
--- store.ts also refuses a variant SKU that a live product has and the other way round.
+-- migration 004 keeps the two apart from each other.
 CREATE UNIQUE INDEX IF NOT EXISTS product_variants_store_sku ON product_variants (store_id, sku) WHERE archived_at IS NULL AND sku IS NOT NULL;
 -- One live variant per combination.
 CREATE UNIQUE INDEX IF NOT EXISTS product_variants_combination ON product_variants (product_id, options) WHERE archived_at IS NULL;

@@ -9,13 +9,15 @@
  *   BENCH_DECAY_RUNS  back-to-back svc GET runs for the decay check (default 6, i.e. >= 60 s)
  *   BENCH_POOL        database pool size of both the bare Elysia and svc servers (default 10,
  *                     svc's own default SVC_DB_POOL)
+ *   BENCH_SEARCH_PRODUCTS  products in the store of the list-filter figures (default 100000)
+ *   BENCH_ONLY        `search`: only the product list with and without a q filter (a quick check)
  *   DATABASE_URL      server to create the throwaway database on
  *                     (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { checksTable, decayTable, p99Under, ratio, resultsTable } from './report';
-import { createBenchDb, type BenchDb } from './seed';
+import { createBenchDb, SEARCH_WORD, seedSearchStore, type BenchDb } from './seed';
 import { cpuMs } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
 import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
@@ -31,6 +33,8 @@ const POOL = Number(process.env.BENCH_POOL ?? 10);
 const CONNECTIONS = 32;
 const THREADS = 2;
 const PRODUCTS = 300;
+const SEARCH_PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
+const ONLY_SEARCH = process.env.BENCH_ONLY === 'search';
 
 const GET_SCRIPT = join(import.meta.dir, 'get-rotate.lua');
 const POST_SCRIPT = join(import.meta.dir, 'post-create.lua');
@@ -111,6 +115,10 @@ async function main() {
   const pgUrl = new URL(process.env.DATABASE_URL!);
   log(`Creating a throwaway database on ${pgUrl.host} and seeding ${PRODUCTS} products...`);
   db = await createBenchDb(PRODUCTS);
+  log(`Seeding a second store with ${SEARCH_PRODUCTS} products for the list filter...`);
+  const search = await seedSearchStore(db.url, SEARCH_PRODUCTS);
+  const searchPath = `/v1/stores/${search.storeId}/products?limit=10`;
+  const searchAuth = { 'x-api-key': search.apiKey };
   const env = { BENCH_DB_URL: db.url, BENCH_POOL: String(POOL) };
   const storePath = `/v1/stores/${db.storeId}`;
   const auth = { 'x-api-key': db.apiKey };
@@ -130,6 +138,7 @@ async function main() {
   await expectStatus(`${svc.base}${storePath}/products/${firstId}`, { headers: auth }, 200);
   await expectStatus(`${svc.base}${storePath}/products?limit=10`, { headers: auth }, 200);
   await expectStatus(`${svc.base}${storePath}/products`, { method: 'POST', headers: { ...auth, ...json }, body: createBody }, 201);
+  await expectStatus(`${svc.base}${searchPath}&q=${SEARCH_WORD}`, { headers: searchAuth }, 200);
 
   const rotate = () => [`${storePath}/products/`, db!.idsFile];
   const mcpHeaders = { ...auth, ...json, ...(await mcpSession(svc.base, auth)) };
@@ -146,7 +155,7 @@ async function main() {
   const freshSkus = () => [`B${runTag}x${++wrkRuns}`];
   const svcGet: Spec = { url: svc.base, headers: auth, script: GET_SCRIPT, scriptArgs: rotate };
 
-  const plan: { key: string; label: string; server: Child; spec: Spec }[] = [
+  const fullPlan: { key: string; label: string; server: Child; spec: Spec }[] = [
     { key: 'serve', label: 'bare `Bun.serve`, static JSON', server: serve, spec: { url: serve.base + '/' } },
     { key: 'bareGet', label: 'bare Elysia route, 1 PK SELECT', server: bare, spec: { url: bare.base, script: GET_SCRIPT, scriptArgs: rotate } },
     { key: 'svcGet', label: 'svc `GET /v1/stores/:storeId/products/:id`', server: svc, spec: svcGet },
@@ -175,7 +184,20 @@ async function main() {
       server: svc,
       spec: { url: `${svc.base}/agent/mcp`, headers: mcpHeaders, script: MCP_SCRIPT, scriptArgs: () => [db!.idsFile] },
     },
+    {
+      key: 'svcListBig',
+      label: `svc \`GET .../products?limit=10\`, ${SEARCH_PRODUCTS} products`,
+      server: svc,
+      spec: { url: `${svc.base}${searchPath}`, headers: searchAuth },
+    },
+    {
+      key: 'svcSearch',
+      label: `svc \`GET .../products?limit=10&q=${SEARCH_WORD}\` (2% match), ${SEARCH_PRODUCTS} products`,
+      server: svc,
+      spec: { url: `${svc.base}${searchPath}&q=${SEARCH_WORD}`, headers: searchAuth },
+    },
   ];
+  const plan = ONLY_SEARCH ? fullPlan.filter((p) => p.key === 'svcListBig' || p.key === 'svcSearch') : fullPlan;
 
   const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -193,16 +215,21 @@ async function main() {
 
   // Decay: the same svc process, GET back to back with no pause; a leak or a degrading pool shows
   // as falling req/s from run to run.
-  log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
+  if (!ONLY_SEARCH) log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
   const decay: WrkResult[] = [];
-  for (let i = 0; i < DECAY_RUNS; i++) {
+  for (let i = 0; i < (ONLY_SEARCH ? 0 : DECAY_RUNS); i++) {
     const r = await wrkOnce(svc, svcGet, SECONDS);
     log(`  run ${i + 1}: ${describe(r)}`);
     decay.push(r);
   }
   await svc.stop();
 
-  const checks = [
+  const searchChecks = [
+    ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
+    p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
+  ];
+  const checks = ONLY_SEARCH ? searchChecks : [
+    ...searchChecks,
     ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
     ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
     ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
@@ -238,7 +265,7 @@ async function main() {
   console.log();
   console.log(checksTable(checks));
   console.log();
-  console.log(decayTable(decay));
+  if (decay.length) console.log(decayTable(decay));
   if (totalErrors) console.log(`\n**Warning:** ${totalErrors} non-2xx responses or socket errors; these figures are not valid.`);
 }
 

@@ -53,3 +53,30 @@ export async function createBenchDb(products: number): Promise<BenchDb> {
     throw e;
   }
 }
+
+/** A word every 50th search-store product's name has: `q` with it matches 2% of them. */
+export const SEARCH_WORD = 'lamp';
+const WORDS = [SEARCH_WORD, ...Array.from({ length: 49 }, (_, i) => `word${i}`)];
+
+/**
+ * A second store for the list-filter figures: `products` products (100,000 by default) named
+ * `<word> item <n>`, one word of 50 each, so `q=lamp` matches 2% of them, read through the
+ * trigram index; the unfiltered list of the same store is its baseline.
+ */
+export async function seedSearchStore(url: string, products: number): Promise<{ storeId: string; apiKey: string }> {
+  const db = await openDb({ databaseUrl: url, poolSize: 2 });
+  try {
+    const store = await createStore(db, systemClock, { name: 'Bench search store', plan: 'enterprise' });
+    const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...createRegistry(plugins).scopes], livemode: false });
+    await db.query(
+      `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, ($3::text[])[1 + g % 50] || ' item ' || g, 'SRCH-' || g, 'simple', 'active', 1999, 'USD', 0, now(), now()
+       FROM generate_series(1, $2::int) AS g`,
+      [store.id, products, WORDS],
+    );
+    await db.exec('ANALYZE');
+    return { storeId: store.id, apiKey: key.key! };
+  } finally {
+    await db.close();
+  }
+}

@@ -41,7 +41,7 @@ export async function listCollectionProducts(ctx: Ctx, input: Static<typeof Coll
   if (backwards) page.reverse();
   return {
     object: 'list' as const,
-    data: page.map(toProduct),
+    data: page.map((r) => toProduct(r)),
     has_more: rows.length > limit,
     url: `${ctx.storePath}/collections/${collection.id}/products`,
   };

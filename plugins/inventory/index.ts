@@ -2,6 +2,7 @@ import { action, conflict, definePlugin, type ExampleKit } from '../../core/sdk'
 import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import migration002 from './migrations/002_location_delete.sql' with { type: 'text' };
+import migration003 from './migrations/003_variant_levels.sql' with { type: 'text' };
 import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
 
@@ -30,6 +31,7 @@ export default definePlugin({
     { id: 'inventory/000_stock', sql: migration000 },
     { id: 'inventory/001_inventory', sql: migration001 },
     { id: 'inventory/002_location_delete', sql: migration002 },
+    { id: 'inventory/003_variant_levels', sql: migration003 },
   ],
   actions: {
     list_inventory: action({

@@ -2,4 +2,4 @@
  * What other plugins may use of inventory: the stock ledger. A plugin that imports this file
  * declares `requires: ['inventory']`; nothing else of this folder is for import from outside.
  */
-export { defaultLocation, lockProduct, putBack, setTotal, take, type Allocation } from './stock';
+export { defaultLocation, dropVariant, lockProduct, putBack, setTotal, take, variantOf, type Allocation } from './stock';

@@ -19,6 +19,7 @@ export const InventoryAdjustment = Type.Object({
   object: Type.Literal('inventory_adjustment'),
   id: Uuid(),
   product_id: Uuid(),
+  variant_id: Type.Union([Uuid(), Type.Null()], { description: 'The variant whose stock moved; null for a product without variants.' }),
   location_id: Uuid(),
   type: Type.Union([Type.Literal('adjustment'), Type.Literal('transfer')]),
   delta: Type.Integer({ description: 'Units added (positive) or removed (negative) at the location.' }),
@@ -52,8 +53,11 @@ export const InventoryGet = Input({
   include_adjustments: Type.Optional(Type.Boolean({ description: 'Add the 50 most recent manual adjustments and transfers, newest first.' })),
 });
 
+const VariantId = Type.Optional(Uuid('Required when the product has variants (type variable): the variant whose stock changes.'));
+
 export const StockAdjust = Input({
   product_id: Uuid('The product whose stock changes.'),
+  variant_id: VariantId,
   location_id: Type.Optional(Uuid('Where the stock changes; the store\'s default location when left out.')),
   delta: Type.Integer({
     minimum: -MAX_STOCK,
@@ -71,6 +75,7 @@ export const StockAdjust = Input({
 
 export const StockTransfer = Input({
   product_id: Uuid('The product to move.'),
+  variant_id: VariantId,
   from_location_id: Uuid('Location the units leave.'),
   to_location_id: Uuid('Location the units arrive at; must be active and differ from the source.'),
   quantity: Type.Integer({ minimum: 1, maximum: MAX_STOCK, description: 'Units to move.' }),

@@ -4,7 +4,7 @@ import { actorOf, type Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { page } from '../../core/sdk';
-import { adjust, defaultLocation, lockProduct } from './stock';
+import { adjust, defaultLocation, lockProduct, variantOf } from './stock';
 import {
   MAX_STOCK,
   type InventoryAdjustment,
@@ -32,7 +32,11 @@ async function itemsFor(db: Db, storeId: string, products: Row[], locationId?: s
   const rows = await db.query(
     `SELECT p.id AS product_id, p.stock_quantity AS total, l.location_id, loc.name AS location_name, l.quantity, l.updated_at
      FROM products p
-     LEFT JOIN inventory_levels l ON l.product_id = p.id${locationId ? ' AND l.location_id = $3' : ''}
+     LEFT JOIN (
+       -- a variable product has one row per variant at a location: the level is their sum
+       SELECT product_id, location_id, sum(quantity)::int AS quantity, max(updated_at) AS updated_at FROM inventory_levels
+       WHERE store_id = $1 AND product_id = ANY($2::uuid[])${locationId ? ' AND location_id = $3' : ''} GROUP BY product_id, location_id
+     ) l ON l.product_id = p.id
      LEFT JOIN locations loc ON loc.id = l.location_id
      WHERE p.store_id = $1 AND p.id = ANY($2::uuid[])
      ORDER BY loc.is_default DESC, loc.seq`,
@@ -68,6 +72,7 @@ function toAdjustment(r: Row): Static<typeof InventoryAdjustment> {
     object: 'inventory_adjustment',
     id: r.id,
     product_id: r.product_id,
+    variant_id: r.variant_id ?? null,
     location_id: r.location_id,
     type: r.type,
     delta: Number(r.delta),
@@ -144,12 +149,12 @@ async function stockLocation(tx: Db, storeId: string, id: string, param: string,
 async function record(
   tx: Db,
   ctx: Ctx,
-  r: { productId: string; locationId: string; type: 'adjustment' | 'transfer'; delta: number; after: number; reason?: string; transferId?: string },
+  r: { productId: string; variantId?: string | null; locationId: string; type: 'adjustment' | 'transfer'; delta: number; after: number; reason?: string; transferId?: string },
 ) {
   const [row] = await tx.query(
-    `INSERT INTO inventory_adjustments (id, store_id, product_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, actorOf(ctx.principal).id, ctx.clock.now()],
+    `INSERT INTO inventory_adjustments (id, store_id, product_id, variant_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $11, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, actorOf(ctx.principal).id, ctx.clock.now(), r.variantId ?? null],
   );
   return toAdjustment(row);
 }
@@ -162,13 +167,14 @@ export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
   const now = ctx.clock.now();
   // The product lock comes first, always (./stock.ts): adjustments of one product queue up here.
   const product = await lockProduct(tx, storeId, input.product_id);
+  const variant = await variantOf(tx, storeId, product, input.variant_id);
   if (Number(product.stock_quantity) + input.delta > MAX_STOCK)
     throw errors.validation(`Invalid delta: the product's total would exceed ${MAX_STOCK}.`, 'delta');
   const locationId = input.location_id ?? (await defaultLocation(tx, storeId, now));
   await stockLocation(tx, storeId, locationId, 'location_id', input.delta > 0);
-  const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta');
+  const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta', variant?.id);
   const adjustment = await record(tx, ctx, {
-    productId: product.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason,
+    productId: product.id, variantId: variant?.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason,
   });
   const item = await itemOf(tx, storeId, product.id);
   // The adjustment is the resource this event is about (it has the id); `total` is the product's new total.
@@ -184,13 +190,14 @@ export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer
   const storeId = ctx.store.id;
   const now = ctx.clock.now();
   const product = await lockProduct(tx, storeId, input.product_id);
+  const variant = await variantOf(tx, storeId, product, input.variant_id);
   await stockLocation(tx, storeId, from, 'from_location_id', false);
   await stockLocation(tx, storeId, to, 'to_location_id', true);
   // Out first: short stock at the source throws before anything arrives, and the transaction undoes the rest.
-  const out = await adjust(tx, storeId, product.id, from, -input.quantity, now, 'quantity');
-  const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity');
+  const out = await adjust(tx, storeId, product.id, from, -input.quantity, now, 'quantity', variant?.id);
+  const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity', variant?.id);
   const transferId = crypto.randomUUID();
-  const base = { productId: product.id, type: 'transfer' as const, transferId };
+  const base = { productId: product.id, variantId: variant?.id, type: 'transfer' as const, transferId };
   const taken = await record(tx, ctx, { ...base, locationId: from, delta: -input.quantity, after: out.location_quantity });
   await record(tx, ctx, { ...base, locationId: to, delta: input.quantity, after: into.location_quantity });
   const item = await itemOf(tx, storeId, product.id);
@@ -198,6 +205,7 @@ export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer
     object: 'inventory_transfer',
     id: transferId,
     product_id: product.id,
+    variant_id: variant?.id ?? null,
     from_location_id: from,
     to_location_id: to,
     quantity: input.quantity,

@@ -30,7 +30,7 @@ export async function deleteLocation(ctx: Ctx, id: string) {
   const loc = await locationRow(ctx, id, 'FOR UPDATE');
 
   const [held] = await ctx.db.query<{ units: string; products: string }>(
-    `SELECT coalesce(sum(l.quantity), 0)::bigint AS units, count(*)::bigint AS products FROM inventory_levels l
+    `SELECT coalesce(sum(l.quantity), 0)::bigint AS units, count(DISTINCT l.product_id)::bigint AS products FROM inventory_levels l
      JOIN products p ON p.id = l.product_id AND p.archived_at IS NULL
      WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0`,
     [storeId, loc.id],
@@ -51,11 +51,11 @@ export async function deleteLocation(ctx: Ctx, id: string) {
   // added to the default location's level (products' totals do not change).
   await ctx.db.query(
     `WITH gone AS (
-       DELETE FROM inventory_levels WHERE store_id = $1 AND location_id = $2 RETURNING product_id, quantity
+       DELETE FROM inventory_levels WHERE store_id = $1 AND location_id = $2 RETURNING product_id, variant_id, quantity
      )
-     INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
-     SELECT $1, product_id, $3, quantity, $4 FROM gone WHERE quantity > 0
-     ON CONFLICT (product_id, location_id) DO UPDATE SET quantity = inventory_levels.quantity + EXCLUDED.quantity, updated_at = EXCLUDED.updated_at`,
+     INSERT INTO inventory_levels (store_id, product_id, variant_id, location_id, quantity, updated_at)
+     SELECT $1, product_id, variant_id, $3, quantity, $4 FROM gone WHERE quantity > 0
+     ON CONFLICT (variant_id, location_id) DO UPDATE SET quantity = inventory_levels.quantity + EXCLUDED.quantity, updated_at = EXCLUDED.updated_at`,
     [storeId, loc.id, home, now],
   );
   await ctx.db.query('UPDATE locations SET deleted_at = $3, active = false, updated_at = $3 WHERE store_id = $1 AND id = $2', [storeId, loc.id, now]);

@@ -5,6 +5,7 @@ import migration003 from './migrations/003_addresses_notes_refunds.sql' with { t
 import { Refund, RefundCreate, RefundList, RefundQuery } from './refund-schemas';
 import { createRefund, listRefunds } from './refunds';
 import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
+import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 export default definePlugin({
@@ -34,6 +35,7 @@ export default definePlugin({
     { id: 'orders/001_orders', sql: migration001 },
     { id: 'orders/002_currency_minor_units', sql: migration002 },
     { id: 'orders/003_addresses_notes_refunds', sql: migration003 },
+    { id: 'orders/004_line_variant', sql: migration004 },
   ],
   requires: ['inventory', 'customers'],
   actions: {

@@ -70,9 +70,12 @@ async function settleLines(tx: Db, ctx: Ctx, lines: RefundedLine[], restock: boo
     if (restock) {
       const { back, kept } = splitAllocations(item.allocations, quantity);
       const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [ctx.store.id, item.product_id]);
-      // A product deleted since has no stock to return to; its units stay with the order's books.
-      if (product) {
-        await putBack(tx, ctx.store.id, item.product_id, back, now);
+      // A product or variant deleted since has no stock to return to; its units stay with the order's books.
+      const [variantLive] = item.variant_id
+        ? await tx.query('SELECT 1 FROM product_variants WHERE id = $1 AND archived_at IS NULL', [item.variant_id])
+        : [true];
+      if (product && variantLive) {
+        await putBack(tx, ctx.store.id, item.product_id, back, now, item.variant_id ?? undefined);
         allocations = kept;
       }
     }

@@ -10,6 +10,7 @@ export const LineItem = Type.Object({
   object: Type.Literal('line_item'),
   id: Uuid(),
   product_id: Uuid(),
+  variant_id: Type.Union([Uuid(), Type.Null()], { description: 'The variant sold, for a variable product; null otherwise.' }),
   name: Type.String(),
   sku: Type.Union([Type.String(), Type.Null()]),
   quantity: Type.Integer(),
@@ -56,7 +57,11 @@ export const OrderCreate = Input({
   customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Id of one of this store\'s customers; another id is 404 resource_missing naming customer_id.' })),
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'e.g. card' })),
   line_items: Type.Array(
-    Input({ product_id: Uuid('An active product of this store'), quantity: Type.Integer({ minimum: 1, maximum: 100000 }) }),
+    Input({
+      product_id: Uuid('An active product of this store'),
+      variant_id: Type.Optional(Uuid('Required when the product is variable: which of its active variants.')),
+      quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
+    }),
     { minItems: 1, maxItems: 100 },
   ),
   shipping_address: Type.Optional(details.shipping_address),

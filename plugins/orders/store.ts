@@ -5,7 +5,7 @@ import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { fromMinor } from '../../core/sdk';
 import { dateRangeFilters, jsonParam, listPage, metadataFilter, setClause } from '../../core/sdk';
-import { lockProduct, putBack, take, type Allocation } from '../inventory/public';
+import { lockProduct, putBack, take, variantOf, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
@@ -37,6 +37,7 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
       object: 'line_item' as const,
       id: i.id,
       product_id: i.product_id,
+      variant_id: i.variant_id ?? null,
       name: i.name,
       sku: i.sku,
       quantity: Number(i.quantity),
@@ -95,19 +96,28 @@ export const listOrders = (ctx: Ctx, input: Static<typeof OrderQuery>) =>
     (rows) => withItems(ctx.db, rows),
   );
 
-/** Merges repeated products and sorts by id, so concurrent orders lock rows in one order (no deadlock). */
-function mergeLines(lines: { product_id: string; quantity: number }[]) {
-  const byProduct = new Map<string, number>();
-  for (const l of lines) {
-    const id = l.product_id.toLowerCase();
-    byProduct.set(id, (byProduct.get(id) ?? 0) + l.quantity);
-  }
-  return [...byProduct].sort(([a], [b]) => (a < b ? -1 : 1));
+type Line = { product_id: string; variant_id?: string; quantity: number };
+
+/** A line's stock item: the product, or product and variant. Lines for the same one merge. */
+const lineKey = (l: Line) => `${l.product_id.toLowerCase()}/${l.variant_id?.toLowerCase() ?? ''}`;
+
+/**
+ * Merges repeated lines and sorts by product id (then variant), so concurrent orders lock
+ * products in one order (no deadlock). Keeps each merged line's first position, for error params.
+ */
+function mergeLines(lines: Line[]) {
+  const merged = new Map<string, { line: Line; position: number; quantity: number }>();
+  lines.forEach((l, position) => {
+    const key = lineKey(l);
+    const seen = merged.get(key);
+    if (seen) seen.quantity += l.quantity;
+    else merged.set(key, { line: l, position, quantity: l.quantity });
+  });
+  return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, m]) => m);
 }
 
 /** Creates the order and takes its stock in one transaction: all or nothing. */
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
-  const positions = new Map(input.line_items.map((l, i) => [l.product_id.toLowerCase(), i]));
   return ctx.db.transaction(async (tx) => {
     // An order is for one of this store's customers, or for nobody: never for an id naming no one.
     let customerId: string | null = null;
@@ -115,14 +125,18 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       customerId = (await customerIdIn(tx, ctx.store.id, input.customer_id)) ?? null;
       if (!customerId) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
     }
-    const taken: { product: Row; quantity: number; allocations: Allocation[] }[] = [];
+    const taken: { product: Row; variant: Row | null; position: number; quantity: number; allocations: Allocation[] }[] = [];
     const now = ctx.clock.now();
-    for (const [productId, quantity] of mergeLines(input.line_items)) {
-      const param = `line_items.${positions.get(productId)}.product_id`;
+    for (const { line, position, quantity } of mergeLines(input.line_items)) {
+      const productId = line.product_id.toLowerCase();
+      const param = `line_items.${position}.product_id`;
       const product = await lockProduct(tx, ctx.store.id, productId, param);
       if (product.status !== 'active') throw errors.validation(`Product '${productId}' is not active and cannot be ordered.`, param);
-      const allocations = await take(tx, ctx.store.id, productId, quantity, now, param);
-      taken.push({ product, quantity, allocations });
+      const variantParam = `line_items.${position}.variant_id`;
+      const variant = await variantOf(tx, ctx.store.id, product, line.variant_id?.toLowerCase(), variantParam);
+      if (variant && variant.status !== 'active') throw errors.validation(`Variant '${variant.id}' is not active and cannot be ordered.`, variantParam);
+      const allocations = await take(tx, ctx.store.id, productId, quantity, now, variant ? variantParam : param, variant?.id);
+      taken.push({ product, variant, position, quantity, allocations });
     }
     const currencies = new Set(taken.map((t) => t.product.currency));
     if (currencies.size > 1) throw errors.validation('All line items must share one currency.', 'line_items');
@@ -130,7 +144,8 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
     );
-    const total = taken.reduce((sum, t) => sum + Number(t.product.price_minor) * t.quantity, 0);
+    const unitPrice = (t: (typeof taken)[number]) => Number((t.variant ?? t.product).price_minor);
+    const total = taken.reduce((sum, t) => sum + unitPrice(t) * t.quantity, 0);
     // Beyond 2^53 cents the sum is no longer exact (and soon overflows bigint): refuse, never round.
     if (!Number.isSafeInteger(total)) throw errors.validation('The order total is too large.', 'line_items');
     const details = checkDetails(input);
@@ -142,13 +157,15 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         jsonParam(details.shipping_address), jsonParam(details.billing_address), details.customer_note ?? null, details.merchant_note ?? null,
         jsonParam(details.metadata ?? {})],
     );
-    const ordered = [...taken].sort((a, b) => positions.get(a.product.id)! - positions.get(b.product.id)!);
+    const ordered = [...taken].sort((a, b) => a.position - b.position);
     for (const [position, t] of ordered.entries()) {
+      // A variant's line reads "Tee (M / red)" and carries the variant's SKU and price.
+      const name = t.variant ? `${t.product.name} (${Object.values(t.variant.options).join(' / ')})` : t.product.name;
       await tx.query(
-        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, name, sku, quantity, unit_price_minor, total_minor, allocations)
-         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb)`,
-        [order.id, ctx.store.id, position, t.product.id, t.product.name, t.product.sku, t.quantity, t.product.price_minor,
-          Number(t.product.price_minor) * t.quantity, JSON.stringify(t.allocations)],
+        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, variant_id, name, sku, quantity, unit_price_minor, total_minor, allocations)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $11, $5, $6, $7, $8, $9, $10::text::jsonb)`,
+        [order.id, ctx.store.id, position, t.product.id, name, (t.variant ?? t.product).sku, t.quantity, unitPrice(t),
+          unitPrice(t) * t.quantity, JSON.stringify(t.allocations), t.variant?.id ?? null],
       );
     }
     const created = (await withItems(tx, [order]))[0];
@@ -159,10 +176,18 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
 
 /** Puts every line's units back where they came from, locking products in id order. */
 async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
-  const items = await tx.query('SELECT product_id, allocations FROM order_line_items WHERE order_id = $1 ORDER BY product_id', [orderId]);
+  const items = await tx.query(
+    'SELECT product_id, variant_id, allocations FROM order_line_items WHERE order_id = $1 ORDER BY product_id, variant_id',
+    [orderId],
+  );
   for (const item of items) {
     const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [storeId, item.product_id]);
-    if (product) await putBack(tx, storeId, item.product_id, item.allocations, now);
+    // A variant deleted since the order took its units gets nothing back: its stock left with it.
+    if (item.variant_id) {
+      const [live] = await tx.query('SELECT 1 FROM product_variants WHERE id = $1 AND archived_at IS NULL', [item.variant_id]);
+      if (!live) continue;
+    }
+    if (product) await putBack(tx, storeId, item.product_id, item.allocations, now, item.variant_id ?? undefined);
   }
 }
 

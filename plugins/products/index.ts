@@ -1,9 +1,21 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, type ExampleKit } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
-import { Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate } from './schemas';
-import { archiveProduct, createProduct, getProductRow, listProducts, toProduct, updateProduct } from './store';
+import migration003 from './migrations/003_variants_metadata_search.sql' with { type: 'text' };
+import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
+import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
+import {
+  Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate, Variant, VariantCreate, VariantDeleted, VariantId, VariantList,
+  VariantUpdate,
+} from './schemas';
+import { archiveProduct, createProduct, getProductRow, listProducts, productOut, updateProduct } from './store';
+import { createVariant, deleteVariant, getVariant, listVariants, updateVariant } from './variant-actions';
+
+/** For the sweeps' examples: a variable product with one option (size S), hence one variant. */
+const variableProduct = (make: ExampleKit['make']) =>
+  make('products.create_product', { name: 'Tee', type: 'variable', options: [{ name: 'size', values: ['S'] }], stock_quantity: undefined });
+const firstVariant = (p: { id: string; variants: { id: string }[] }) => ({ id: p.id, variant_id: p.variants[0].id });
 
 export default definePlugin({
   name: 'products',
@@ -13,16 +25,20 @@ export default definePlugin({
   catalog: true,
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
   events: { 'product.created': Product, 'product.updated': Product, 'product.deleted': Product },
-  errors: { duplicate_sku: conflict('Another live product of the store has this SKU.') },
+  errors: { duplicate_sku: conflict('Another live product or variant of the store has this SKU.') },
   migrations: [
     { id: 'products/001_products', sql: migration001 },
     { id: 'products/002_currency_minor_units', sql: migration002 },
+    { id: 'products/003_variants_metadata_search', sql: migration003 },
+    { id: 'products/004_sku_space', sql: migration004 },
   ],
   requires: ['inventory'],
   actions: {
     list_products: action({
       kind: 'read',
-      description: 'List the store\'s products, newest first, optionally filtered by status. Paginate with starting_after.',
+      description:
+        'List the store\'s products, newest first. Filter by q (name or SKU contains, ignoring case), sku, status, type, collection_id, ' +
+        'created range and metadata pairs. Paginate with starting_after.',
       input: ProductQuery,
       output: ProductList,
       rest: { method: 'GET', path: '/products' },
@@ -34,11 +50,13 @@ export default definePlugin({
       input: ProductId,
       output: Product,
       rest: { method: 'GET', path: '/products/:id' },
-      handler: async (ctx, { id }) => toProduct(await getProductRow(ctx, id)),
+      handler: async (ctx, { id }) => productOut(ctx.db, ctx.store.id, await getProductRow(ctx, id)),
     }),
     create_product: action({
       kind: 'write',
-      description: 'Create a product. Only name is required; SKU must be unique in the store.',
+      description:
+        'Create a product. Only name is required; SKU must be unique in the store. A variable product (type variable) takes options ' +
+        '(up to 3, each with values) and variants (each with its own sku, price, status, stock_quantity); without variants one per combination is made.',
       input: ProductCreate,
       output: Product,
       rest: { method: 'POST', path: '/products', status: 201 },
@@ -66,6 +84,71 @@ export default definePlugin({
       rest: { method: 'DELETE', path: '/products/:id' },
       emits: ['product.deleted'],
       handler: (ctx, { id }) => archiveProduct(ctx, id),
+    }),
+    bulk_products: action({
+      kind: 'write',
+      description:
+        `Create, update (price, status, stock and other fields) or archive up to ${MAX_BULK_ITEMS} products in one request, all or nothing: ` +
+        'if one item fails nothing is changed and the error names it (param items.N.field). One product event per item.',
+      input: BulkInput,
+      output: BulkResult,
+      rest: { method: 'POST', path: '/products/bulk' },
+      emits: ['product.created', 'product.updated', 'product.deleted'],
+      errors: ['duplicate_sku'],
+      example: { items: [{ action: 'create', name: 'Bulk mug', pricing_data: { retail: 9.5 }, stock_quantity: 3 }] },
+      handler: bulkProducts,
+    }),
+    list_variants: action({
+      kind: 'read',
+      description: 'List a variable product\'s live variants, oldest first (all of them: a product has at most 100).',
+      input: ProductId,
+      output: VariantList,
+      rest: { method: 'GET', path: '/products/:id/variants' },
+      example: async ({ make }) => ({ id: (await variableProduct(make)).id }),
+      handler: listVariants,
+    }),
+    get_variant: action({
+      kind: 'read',
+      description: 'Fetch one variant of a product, with its price and stock.',
+      input: VariantId,
+      output: Variant,
+      rest: { method: 'GET', path: '/products/:id/variants/:variant_id' },
+      example: async ({ make }) => firstVariant(await variableProduct(make)),
+      handler: getVariant,
+    }),
+    create_variant: action({
+      kind: 'write',
+      description:
+        'Add a variant to a variable product: options gives one value per option (a new value is added to that option), ' +
+        'with its own sku, price, status and stock_quantity.',
+      input: VariantCreate,
+      output: Variant,
+      rest: { method: 'POST', path: '/products/:id/variants', status: 201 },
+      emits: ['product.updated'],
+      errors: ['duplicate_sku'],
+      example: async ({ make }) => ({ id: (await variableProduct(make)).id, options: { size: 'M' }, price: 21 }),
+      handler: createVariant,
+    }),
+    update_variant: action({
+      kind: 'write',
+      description: 'Change a variant\'s sku, price, status, stock_quantity or metadata; fields left out keep their value.',
+      input: VariantUpdate,
+      output: Variant,
+      rest: { method: 'PATCH', path: '/products/:id/variants/:variant_id' },
+      emits: ['product.updated'],
+      errors: ['duplicate_sku'],
+      example: async ({ make }) => ({ ...firstVariant(await variableProduct(make)), price: 22 }),
+      handler: updateVariant,
+    }),
+    delete_variant: action({
+      kind: 'destructive',
+      description: 'Delete (archive) a variant: its SKU is free again, its stock leaves the product\'s total; orders keep naming it.',
+      input: VariantId,
+      output: VariantDeleted,
+      rest: { method: 'DELETE', path: '/products/:id/variants/:variant_id' },
+      emits: ['product.updated'],
+      example: async ({ make }) => firstVariant(await variableProduct(make)),
+      handler: deleteVariant,
     }),
   },
 });

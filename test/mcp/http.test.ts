@@ -112,7 +112,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     const h = await setup();
     const { client } = await mcpClient(h, { query: '?readonly=true' });
     const { tools } = await client.listTools();
-    expect((tools.find((t) => t.name === 'products')!.inputSchema.properties as any).action.enum.sort()).toEqual(['get_product', 'list_products']);
+    expect((tools.find((t) => t.name === 'products')!.inputSchema.properties as any).action.enum.sort()).toEqual(['get_product', 'get_variant', 'list_products', 'list_variants']);
     const r: any = await client.callTool({ name: 'products', arguments: { action: 'create_product', name: 'Nope' } });
     expect(r.isError).toBe(true);
     expect((await h.call('GET', '/products')).body.data).toHaveLength(0);

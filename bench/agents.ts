@@ -55,7 +55,7 @@ async function chat(replies: string[][]) {
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const median = (xs: number[]) => pct(xs, 50);
 
-for (let i = 0; i < 20; i++) await chat([PLAIN]), await chat([TOOL, PLAIN]); // warm-up
+for (let i = 0; i < 20; i++) (await chat([PLAIN]), await chat([TOOL, PLAIN])); // warm-up
 const plain: number[] = [];
 const plainTotal: number[] = [];
 const tool: number[] = [];

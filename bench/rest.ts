@@ -71,13 +71,22 @@ async function mcpSession(base: string, auth: Record<string, string>) {
   const init = await fetch(`${base}/agent/mcp`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   await init.text();
   const sid = init.headers.get('mcp-session-id');
   if (init.status !== 200 || !sid) throw new Error(`MCP initialize failed: ${init.status}`);
   const session = { accept: headers.accept, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-  await fetch(`${base}/agent/mcp`, { method: 'POST', headers: { ...headers, ...session }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  await fetch(`${base}/agent/mcp`, {
+    method: 'POST',
+    headers: { ...headers, ...session },
+    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  });
   return session;
 }
 
@@ -148,7 +157,8 @@ async function main() {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products_get_product', arguments: { id: firstId } } }),
   });
   const probeText = await probe.text();
-  if (!probeText.includes('structuredContent') || probeText.includes('"isError"')) throw new Error(`MCP tools/call probe failed: ${probeText.slice(0, 300)}`);
+  if (!probeText.includes('structuredContent') || probeText.includes('"isError"'))
+    throw new Error(`MCP tools/call probe failed: ${probeText.slice(0, 300)}`);
   // Every wrk invocation (warm-up included) restarts the Lua counter, so each gets its own SKU tag.
   const runTag = Date.now().toString(36);
   let wrkRuns = 0;
@@ -159,7 +169,12 @@ async function main() {
     { key: 'serve', label: 'bare `Bun.serve`, static JSON', server: serve, spec: { url: serve.base + '/' } },
     { key: 'bareGet', label: 'bare Elysia route, 1 PK SELECT', server: bare, spec: { url: bare.base, script: GET_SCRIPT, scriptArgs: rotate } },
     { key: 'svcGet', label: 'svc `GET /v1/stores/:storeId/products/:id`', server: svc, spec: svcGet },
-    { key: 'svcList', label: 'svc `GET .../products?limit=10`', server: svc, spec: { url: `${svc.base}${storePath}/products?limit=10`, headers: auth } },
+    {
+      key: 'svcList',
+      label: 'svc `GET .../products?limit=10`',
+      server: svc,
+      spec: { url: `${svc.base}${storePath}/products?limit=10`, headers: auth },
+    },
     {
       key: 'bareInsert',
       label: 'bare Elysia route, 1 INSERT',
@@ -228,23 +243,30 @@ async function main() {
     ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
     p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
   ];
-  const checks = ONLY_SEARCH ? searchChecks : [
-    ...searchChecks,
-    ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
-    ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
-    ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
-    ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
-    ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.5),
-    // The server process is the busiest single thread here, so this is roughly where the req/s
-    // ratio settles when nothing else disturbs the run.
-    ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
-    p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
-    p99Under('svc list p99 at 32 connections', m('svcList'), 10),
-    p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
-  ];
+  const checks = ONLY_SEARCH
+    ? searchChecks
+    : [
+        ...searchChecks,
+        ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
+        ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
+        ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
+        ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
+        ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.5),
+        // The server process is the busiest single thread here, so this is roughly where the req/s
+        // ratio settles when nothing else disturbs the run.
+        ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
+        p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
+        p99Under('svc list p99 at 32 connections', m('svcList'), 10),
+        p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
+      ];
   if (decay.length >= 2) {
     const d = decay[decay.length - 1].rps / decay[0].rps;
-    checks.push({ label: `decay: svc GET last / first of ${decay.length} runs`, value: `${(d * 100).toFixed(1)}%`, target: '>= 90.0% (no decay)', ok: d >= 0.9 });
+    checks.push({
+      label: `decay: svc GET last / first of ${decay.length} runs`,
+      value: `${(d * 100).toFixed(1)}%`,
+      target: '>= 90.0% (no decay)',
+      ok: d >= 0.9,
+    });
   }
 
   const pg = new Bun.SQL(process.env.DATABASE_URL!, { max: 1 });
@@ -260,7 +282,8 @@ async function main() {
       `${ROUNDS > 1 ? `, median of ${ROUNDS} rounds` : ''}; pool size ${POOL}; GETs rotate over ${db.productCount} seeded products; ` +
       `creates send name, unique SKU and price.\n`,
   );
-  if (loadBefore > 1) console.log(`Note: load average was ${loadBefore.toFixed(2)} when the run started; other work on this machine skews these figures.\n`);
+  if (loadBefore > 1)
+    console.log(`Note: load average was ${loadBefore.toFixed(2)} when the run started; other work on this machine skews these figures.\n`);
   console.log(resultsTable(plan.map((p) => ({ label: p.label, result: m(p.key) }))));
   console.log();
   console.log(checksTable(checks));

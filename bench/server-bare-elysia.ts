@@ -19,8 +19,17 @@ const jsonHeaders = { 'Content-Type': 'application/json' };
 
 /** The body fields svc's create accepts, mapped the same way plugins/products/store.ts does. */
 const insertParams = (storeId: string, b: any) => [
-  storeId, b.name, b.description ?? null, b.sku ?? null, b.type ?? 'simple', b.status ?? 'active',
-  Math.round((b.pricing_data?.retail ?? 0) * 100), null, b.pricing_data?.currency ?? 'USD', b.stock_quantity ?? 0, new Date(),
+  storeId,
+  b.name,
+  b.description ?? null,
+  b.sku ?? null,
+  b.type ?? 'simple',
+  b.status ?? 'active',
+  Math.round((b.pricing_data?.retail ?? 0) * 100),
+  null,
+  b.pricing_data?.currency ?? 'USD',
+  b.stock_quantity ?? 0,
+  new Date(),
 ];
 
 const app = new Elysia()
@@ -29,17 +38,25 @@ const app = new Elysia()
     if (!row) return new Response('{"error":"not found"}', { status: 404, headers: jsonHeaders });
     return new Response(JSON.stringify(row), { headers: jsonHeaders });
   })
-  .post('/v1/stores/:storeId/products', async ({ params, request }) => {
-    const [row] = await sql.unsafe(INSERT_ONE, insertParams(params.storeId, JSON.parse(await request.text())));
-    return new Response(JSON.stringify(row), { status: 201, headers: jsonHeaders });
-  }, { parse: 'none' })
+  .post(
+    '/v1/stores/:storeId/products',
+    async ({ params, request }) => {
+      const [row] = await sql.unsafe(INSERT_ONE, insertParams(params.storeId, JSON.parse(await request.text())));
+      return new Response(JSON.stringify(row), { status: 201, headers: jsonHeaders });
+    },
+    { parse: 'none' },
+  )
   // The same INSERT in its own transaction: svc runs every write in one, so this separates what
   // the extra BEGIN/COMMIT round trips (and a connection held across them) cost from the rest.
-  .post('/tx/v1/stores/:storeId/products', async ({ params, request }) => {
-    const values = insertParams(params.storeId, JSON.parse(await request.text()));
-    const [row] = await sql.begin((tx) => tx.unsafe(INSERT_ONE, values));
-    return new Response(JSON.stringify(row), { status: 201, headers: jsonHeaders });
-  }, { parse: 'none' })
+  .post(
+    '/tx/v1/stores/:storeId/products',
+    async ({ params, request }) => {
+      const values = insertParams(params.storeId, JSON.parse(await request.text()));
+      const [row] = await sql.begin((tx) => tx.unsafe(INSERT_ONE, values));
+      return new Response(JSON.stringify(row), { status: 201, headers: jsonHeaders });
+    },
+    { parse: 'none' },
+  )
   .listen({ hostname: '127.0.0.1', port: 0 });
 
 announce(app.server!.port!);

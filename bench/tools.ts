@@ -59,14 +59,16 @@ async function measure(label: string, name: string, args: () => Record<string, u
       const target = await resolveTarget(h.db, h.registry, h.store.id, name, args());
       if (!target) throw new Error(`no tool ${name}`);
       const out = await callTool(caller, target);
-      if (out.kind !== "result") throw new Error(`${label}: ${out.kind === "error" ? out.error.message : out.kind}`);
+      if (out.kind !== 'result') throw new Error(`${label}: ${out.kind === 'error' ? out.error.message : out.kind}`);
       latencies.push(performance.now() - t0);
     }
   };
   const t0 = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, loop));
   const rate = latencies.length / ((performance.now() - t0) / 1000);
-  console.log(`${label.padEnd(34)} ${Math.round(rate).toString().padStart(6)} execs/s   p50 ${pct(latencies, 50).toFixed(2)} ms   p99 ${pct(latencies, 99).toFixed(2)} ms`);
+  console.log(
+    `${label.padEnd(34)} ${Math.round(rate).toString().padStart(6)} execs/s   p50 ${pct(latencies, 50).toFixed(2)} ms   p99 ${pct(latencies, 99).toFixed(2)} ms`,
+  );
   return rate;
 }
 

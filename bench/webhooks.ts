@@ -124,7 +124,11 @@ try {
   const perTick = Math.max(1, Math.round((RATE * tick) / 1000));
   const liveStart = performance.now();
   for (let t = 0; t < (SECONDS * 1000) / tick; t++) {
-    const rows = Array.from({ length: perTick }, () => ({ type: 'order.created', data: { object: 'order', id: crypto.randomUUID() }, at: systemClock.now() }));
+    const rows = Array.from({ length: perTick }, () => ({
+      type: 'order.created',
+      data: { object: 'order', id: crypto.randomUUID() },
+      at: systemClock.now(),
+    }));
     const tickStart = performance.now();
     const deliveries = await db.transaction((tx) => writeEvents(tx, liveStore, rows));
     const committed = Date.now();
@@ -137,7 +141,10 @@ try {
   const genSeconds = (performance.now() - liveStart) / 1000;
   while ((await succeeded(liveStore)) < created) await Bun.sleep(100);
   const liveSeconds = (performance.now() - liveStart) / 1000;
-  const delays = [...createdAt].map(([id, at]) => arrivals.get(id)! - at).filter((d) => Number.isFinite(d)).sort((a, b) => a - b);
+  const delays = [...createdAt]
+    .map(([id, at]) => arrivals.get(id)! - at)
+    .filter((d) => Number.isFinite(d))
+    .sort((a, b) => a - b);
 
   console.log('\n| webhook delivery, 1 worker, PostgreSQL | figure |');
   console.log('|---|---|');
@@ -147,7 +154,12 @@ try {
   console.log(`| live: last delivery recorded after creation stopped (s) | ${(liveSeconds - genSeconds).toFixed(1)} |`);
   console.log(`| live: commit-to-receipt median / p95 / p99 (ms) | ${pct(delays, 50)} / ${pct(delays, 95)} / ${pct(delays, 99)} |`);
   console.log(`| requests received (duplicates: ${received - BACKLOG - created}) | ${received} |`);
-  if (process.env.BENCH_DIAG) console.log(await db.query(`SELECT state, retry_count, left(output::text, 300) AS output, count(*)::int FROM pgboss.job WHERE name = 'core.webhooks' GROUP BY 1, 2, 3`));
+  if (process.env.BENCH_DIAG)
+    console.log(
+      await db.query(
+        `SELECT state, retry_count, left(output::text, 300) AS output, count(*)::int FROM pgboss.job WHERE name = 'core.webhooks' GROUP BY 1, 2, 3`,
+      ),
+    );
 } finally {
   worker?.kill('SIGTERM');
   await worker?.exited;

@@ -83,10 +83,14 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command, sub, ...extra] = positionals;
   running = command;
-  if (values.version) return out(pkg.version), 0;
-  if (values.help || !command || command === 'help') return out(HELP), command || values.help ? 0 : 2;
+  if (values.version) return (out(pkg.version), 0);
+  if (values.help || !command || command === 'help') return (out(HELP), command || values.help ? 0 : 2);
   // --role is the server's role for `serve`, a store role for `users create`.
-  const config = loadConfig(process.env, { port: values.port, role: command === 'serve' ? values.role : undefined, tools: command === 'serve' ? values.tools : undefined });
+  const config = loadConfig(process.env, {
+    port: values.port,
+    role: command === 'serve' ? values.role : undefined,
+    tools: command === 'serve' ? values.tools : undefined,
+  });
 
   if (command === 'serve') {
     if (sub) throw new UsageError(`Unexpected argument '${sub}'.`);
@@ -105,8 +109,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (extra.length) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
-  if (command === 'mcp') return await mcp(values), 0;
-  if (command === 'login') return out(`Saved to ${await login(values)}.`), 0;
+  if (command === 'mcp') return (await mcp(values), 0);
+  if (command === 'login') return (out(`Saved to ${await login(values)}.`), 0);
   if (command === 'stores' && sub === 'create') return storesCreate(config, values);
   if (command === 'keys' && sub === 'create') return keysCreate(config, values);
   if (command === 'users' && sub === 'create') return usersCreate(config, values);
@@ -180,11 +184,23 @@ async function keysCreate(config: Config, flags: Flags) {
     try {
       return check();
     } catch (e) {
-      if (e instanceof SvcError) throw new UsageError(e.message.replace(/^Invalid scopes\[\d+\]/, 'Invalid --scopes').replace(/^Invalid expires_at/, 'Invalid --expires-at'));
+      if (e instanceof SvcError)
+        throw new UsageError(e.message.replace(/^Invalid scopes\[\d+\]/, 'Invalid --scopes').replace(/^Invalid expires_at/, 'Invalid --expires-at'));
       throw e;
     }
   };
-  const scopes = flags.scopes === undefined ? [...app().registry.scopes] : usage(() => validateScopes(String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean), [...app().registry.grantable]));
+  const scopes =
+    flags.scopes === undefined
+      ? [...app().registry.scopes]
+      : usage(() =>
+          validateScopes(
+            String(flags.scopes)
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+            [...app().registry.grantable],
+          ),
+        );
   const expires = flags['expires-at'] as string | undefined;
   const expiresAt = usage(() => validateExpiry(expires, config.clock.now()));
   const body = { scopes, livemode: Boolean(flags.live), ...(expires ? { expires_at: expires } : {}) };
@@ -209,7 +225,12 @@ async function usersCreate(config: Config, flags: Flags) {
   const storeId = flags.store as string | undefined;
   if (!storeId || !flags.email || !flags.role) throw new UsageError('users create needs --email EMAIL --store ID --role ROLE.');
   const password = process.stdin.isTTY ? undefined : (await Bun.stdin.text()).replace(/\r?\n$/, '') || undefined;
-  const body = { email: String(flags.email), role: String(flags.role), ...(flags.name ? { name: String(flags.name) } : {}), ...(password ? { password } : {}) };
+  const body = {
+    email: String(flags.email),
+    role: String(flags.role),
+    ...(flags.name ? { name: String(flags.name) } : {}),
+    ...(password ? { password } : {}),
+  };
   const r = remote(flags);
   const member = r
     ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/users`, body)
@@ -218,7 +239,15 @@ async function usersCreate(config: Config, flags: Flags) {
         if (!plugin) throw new UsageError('The users plugin is not part of this build.');
         const store = /^[0-9a-f-]{36}$/i.test(storeId) ? await getStore(db, storeId) : undefined;
         if (!store) throw new UsageError(`No such store: ${storeId}`);
-        const ctx = { db, store, principal: { kind: 'admin' as const, scopes: ['admin'], livemode: false as const }, clock: config.clock, registry: app().registry, requestId: 'cli', storePath: `/v1/stores/${store.id}` };
+        const ctx = {
+          db,
+          store,
+          principal: { kind: 'admin' as const, scopes: ['admin'], livemode: false as const },
+          clock: config.clock,
+          registry: app().registry,
+          requestId: 'cli',
+          storePath: `/v1/stores/${store.id}`,
+        };
         try {
           return await invoke(plugin, plugin.actions.create_user, ctx, body);
         } catch (e) {
@@ -250,7 +279,13 @@ server, or send the command through it: add --url ${url ?? "<that server's URL>"
 admin token${existsSync(tokenFile) ? ` (kept in ${tokenFile})` : ''} with --admin-token or SVC_ADMIN_TOKEN.`);
       process.exit(1);
     }
-    if (e instanceof UsageError || e instanceof McpUsageError || e instanceof ConfigError || (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (e as any)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (
+      e instanceof UsageError ||
+      e instanceof McpUsageError ||
+      e instanceof ConfigError ||
+      (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (e as any)?.code?.startsWith?.('ERR_PARSE_ARGS')
+    ) {
       err(`svc: ${e.message}\nRun 'svc --help' for usage.`);
       process.exit(2);
     }

@@ -46,7 +46,15 @@ export function loadConfig(env: Record<string, string | undefined>, flags: { por
   }
   const mcpTools = (flags.tools ?? env.SVC_MCP_TOOLS ?? 'grouped') as Config['mcpTools'];
   if (mcpTools !== 'grouped' && mcpTools !== 'flat') throw new ConfigError(`Invalid tools mode '${mcpTools}': expected grouped or flat.`);
-  const allowedHosts = ['localhost', '127.0.0.1', '::1', ...(env.SVC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)];
+  const allowedHosts = [
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    ...(env.SVC_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  ];
   const graceText = env.SVC_SHUTDOWN_GRACE_S ?? '10';
   const grace = Number(graceText);
   if (!/^\d+(\.\d+)?$/.test(graceText.trim()) || grace > 3600)

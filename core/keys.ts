@@ -31,7 +31,6 @@ export interface ApiKeyView {
   created_at: string;
 }
 
-
 /** Levenshtein distance, for "did you mean" hints on a misspelt scope. */
 function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);

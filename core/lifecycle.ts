@@ -113,10 +113,13 @@ export function exitOnSignals(lifecycle: Lifecycle, opts: { exit?: (code: number
       return exit(128 + SIGNAL_NUMBERS[signal]);
     }
     first = { signal, at: performance.now() };
-    setTimeout(() => {
-      log('svc: shutdown is taking too long; stopping now.');
-      exit(1);
-    }, lifecycle.graceMs + (opts.overrunMs ?? 5000)).unref();
+    setTimeout(
+      () => {
+        log('svc: shutdown is taking too long; stopping now.');
+        exit(1);
+      },
+      lifecycle.graceMs + (opts.overrunMs ?? 5000),
+    ).unref();
     void lifecycle.shutdown(signal).then((clean) => exit(clean ? 0 : 1));
   };
   for (const signal of Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]) process.on(signal, () => on(signal));

@@ -16,12 +16,18 @@ import core010 from './db/migrations/010_change_notifications.sql' with { type: 
  * core/002_stock any more: the stock tables are the inventory plugin's (inventory/000_stock).
  */
 export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
-  return [{ id: 'core/001_core', sql: core001 },
-    { id: 'core/003_mcp_sessions', sql: core003 }, { id: 'core/004_webhooks', sql: core004 },
-    { id: 'core/005_tools', sql: core005 }, { id: 'core/006_webhook_secrets_sealed', sql: core006 },
-    { id: 'core/007_idempotency_replay', sql: core007 }, { id: 'core/008_public_tools', sql: core008 },
-    { id: 'core/009_webhook_roll_and_version', sql: core009 }, { id: 'core/010_change_notifications', sql: core010 },
-    ...requiredFirst(plugins).flatMap((p) => p.migrations ?? [])];
+  return [
+    { id: 'core/001_core', sql: core001 },
+    { id: 'core/003_mcp_sessions', sql: core003 },
+    { id: 'core/004_webhooks', sql: core004 },
+    { id: 'core/005_tools', sql: core005 },
+    { id: 'core/006_webhook_secrets_sealed', sql: core006 },
+    { id: 'core/007_idempotency_replay', sql: core007 },
+    { id: 'core/008_public_tools', sql: core008 },
+    { id: 'core/009_webhook_roll_and_version', sql: core009 },
+    { id: 'core/010_change_notifications', sql: core010 },
+    ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
+  ];
 }
 
 function requiredFirst(plugins: readonly PluginDef[]): PluginDef[] {

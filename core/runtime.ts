@@ -27,7 +27,11 @@ export interface Opened {
 export async function openMigrated(config: Config, app: Composition): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'), poolSize: config.poolSize });
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'),
+      poolSize: config.poolSize,
+    });
     await migrate(db, allMigrations(app.registry.plugins));
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
     await installJobs(db, app.jobs(db, config.clock));

@@ -6,13 +6,34 @@
 
 // Declaring a plugin: the contract, schemas, errors.
 export { action, actorOf, credentialId, definePlugin, isTool, noExample } from './plugins/contract';
-export type { ActionDef, ActionExample, ActionKind, Ctx, EnqueueOptions, ExampleKit, JobDeps, PluginDef, PluginJob, Principal, RestMapping, Store } from './plugins/contract';
+export type {
+  ActionDef,
+  ActionExample,
+  ActionKind,
+  Ctx,
+  EnqueueOptions,
+  ExampleKit,
+  JobDeps,
+  PluginDef,
+  PluginJob,
+  Principal,
+  RestMapping,
+  Store,
+} from './plugins/contract';
 export type { Registry } from './plugins/registry';
 export type { Authenticated, Authenticator } from './http/auth';
 export { flatName } from './plugins/registry';
 export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
 export {
-  checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter, MetadataPatch, METADATA_KEY_MAX, METADATA_MAX_KEYS, METADATA_VALUE_MAX,
+  checkMetadata,
+  mergeMetadata,
+  Metadata,
+  metadataFilter,
+  MetadataFilter,
+  MetadataPatch,
+  METADATA_KEY_MAX,
+  METADATA_MAX_KEYS,
+  METADATA_VALUE_MAX,
 } from './plugins/metadata';
 export { DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError, toToolError } from './errors';
@@ -54,5 +75,15 @@ export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from '
 export { checkCondition, type ToolOverrides } from './tools/gate';
 export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {
-  builtinNames, checkPlan, compileSchema, CUSTOM_ACTION, publicToolNames, publicToolsNamed, runCustomTool, toCustomTool, usableCustomTools, validateCustomInput, type CustomTool,
+  builtinNames,
+  checkPlan,
+  compileSchema,
+  CUSTOM_ACTION,
+  publicToolNames,
+  publicToolsNamed,
+  runCustomTool,
+  toCustomTool,
+  usableCustomTools,
+  validateCustomInput,
+  type CustomTool,
 } from './tools/custom';

@@ -47,7 +47,13 @@ describe('loadSecretBox', () => {
   const sealed = box.seal('hello');
 
   test('SVC_SECRET_KEY in base64 (standard or URL-safe) or hex', () => {
-    for (const text of [key.toString('base64'), key.toString('base64url'), key.toString('hex'), key.toString('hex').toUpperCase(), ` ${key.toString('base64')}\n`]) {
+    for (const text of [
+      key.toString('base64'),
+      key.toString('base64url'),
+      key.toString('hex'),
+      key.toString('hex').toUpperCase(),
+      ` ${key.toString('base64')}\n`,
+    ]) {
       expect(loadSecretBox({ SVC_SECRET_KEY: text }, join(tmp, 'unused')).open(sealed)).toBe('hello');
     }
   });
@@ -118,7 +124,10 @@ test('secretBox(): a failure is not cached, a success is', () => {
     expect(b.open(box.seal('ok'))).toBe('ok');
     expect(secretBox()).toBe(b);
   } finally {
-    for (const [name, v] of [['SVC_SECRET_KEY', saved.key], ['DATABASE_URL', saved.db]] as const) {
+    for (const [name, v] of [
+      ['SVC_SECRET_KEY', saved.key],
+      ['DATABASE_URL', saved.db],
+    ] as const) {
       if (v === undefined) delete process.env[name];
       else process.env[name] = v;
     }
@@ -137,7 +146,9 @@ describe('redact', () => {
     const v = JSON.parse('{"h":{"authorization":"Bearer SEC"},"list":["SEC",1,null,true],"SEC":2,"__proto__":"SEC"}');
     const out = redactDeep(v, ['SEC']) as Record<string, unknown>;
     expect(JSON.stringify(out)).not.toContain('SEC');
-    expect(out).toEqual(JSON.parse('{"h":{"authorization":"Bearer [redacted]"},"list":["[redacted]",1,null,true],"[redacted]":2,"__proto__":"[redacted]"}'));
+    expect(out).toEqual(
+      JSON.parse('{"h":{"authorization":"Bearer [redacted]"},"list":["[redacted]",1,null,true],"[redacted]":2,"__proto__":"[redacted]"}'),
+    );
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });

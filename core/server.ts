@@ -49,7 +49,10 @@ export async function serve(
     // Stops accepting at once; requests in flight get the grace period, then their connections are cut.
     // (Open streams have ended by now: they heard the lifecycle's signal.)
     lifecycle.register('HTTP server', 'drain', async (deadline) => {
-      const drained = await until(http.stop(false).then(() => true), deadline);
+      const drained = await until(
+        http.stop(false).then(() => true),
+        deadline,
+      );
       if (!drained) {
         log(`svc: ${http.pendingRequests} request(s) still running after the grace period; closing their connections.`);
         await http.stop(true);

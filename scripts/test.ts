@@ -28,9 +28,15 @@ const SOLO = [
   /^core\/sandbox\//,
   /^test\/e2e\//,
   /^plugins\/custom_tools\/tool-runs\.test\.ts$/,
-  ...['test/cli', 'test/operator-text', 'test/conventions/api-keys', 'test/mcp/bridges', 'test/mcp/outside-clients', 'plugins/users/cli', 'workers/webhooks-queue'].map(
-    (f) => new RegExp(`^${f}\\.test\\.ts$`),
-  ),
+  ...[
+    'test/cli',
+    'test/operator-text',
+    'test/conventions/api-keys',
+    'test/mcp/bridges',
+    'test/mcp/outside-clients',
+    'plugins/users/cli',
+    'workers/webhooks-queue',
+  ].map((f) => new RegExp(`^${f}\\.test\\.ts$`)),
 ];
 const solo = files.filter((f) => SOLO.some((re) => re.test(f)));
 const parallel = files.filter((f) => !solo.includes(f));
@@ -45,17 +51,17 @@ for (const f of parallel) {
 
 const started = performance.now();
 const run = async (shard: { files: string[] }, label: string) => {
-    const proc = Bun.spawn([process.execPath, 'test', '--timeout', '60000', ...shard.files.map((f) => './' + f)], {
-      cwd: root,
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: process.env,
-    });
-    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    const code = await proc.exited;
-    process.stdout.write(`\n===== ${label}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
-    const num = (re: RegExp) => Number(re.exec(err + out)?.[1] ?? 0);
-    return { code, pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
+  const proc = Bun.spawn([process.execPath, 'test', '--timeout', '60000', ...shard.files.map((f) => './' + f)], {
+    cwd: root,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: process.env,
+  });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const code = await proc.exited;
+  process.stdout.write(`\n===== ${label}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
+  const num = (re: RegExp) => Number(re.exec(err + out)?.[1] ?? 0);
+  return { code, pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
 };
 const results = await Promise.all(shards.filter((s) => s.files.length).map((s, i) => run(s, `shard ${i + 1}/${count}`)));
 if (solo.length) results.push(await run({ files: solo }, 'timing-sensitive files, alone'));

@@ -5,7 +5,7 @@ import { allMigrations } from '../core/migrations';
 import { allPlugins as plugins } from './kit/setup';
 import { product, setup } from './kit/setup';
 
-describe('currencies: ISO 4217 codes, amounts in the currency\'s minor unit', () => {
+describe("currencies: ISO 4217 codes, amounts in the currency's minor unit", () => {
   test('a code that is not an ISO 4217 currency is 400 naming pricing_data.currency', async () => {
     const h = await setup();
     for (const currency of ['XYZ', 'XAU', 'usd']) {
@@ -23,9 +23,15 @@ describe('currencies: ISO 4217 codes, amounts in the currency\'s minor unit', ()
   test('JPY and KRW take no decimals; KWD, BHD, OMR three; USD two', async () => {
     const h = await setup();
     const cases: [string, number, boolean][] = [
-      ['JPY', 5.5, false], ['JPY', 500, true], ['KRW', 1000.1, false],
-      ['KWD', 1.234, true], ['BHD', 1.2345, false], ['OMR', 0.005, true],
-      ['USD', 1.234, false], ['EUR', 12.5, true], ['CLP', 990, true],
+      ['JPY', 5.5, false],
+      ['JPY', 500, true],
+      ['KRW', 1000.1, false],
+      ['KWD', 1.234, true],
+      ['BHD', 1.2345, false],
+      ['OMR', 0.005, true],
+      ['USD', 1.234, false],
+      ['EUR', 12.5, true],
+      ['CLP', 990, true],
     ];
     for (const [currency, retail, ok] of cases) {
       const r = await h.call('POST', '/products', product({ pricing_data: { retail, currency } }));
@@ -40,7 +46,7 @@ describe('currencies: ISO 4217 codes, amounts in the currency\'s minor unit', ()
     expect(compare.body.error.param).toBe('pricing_data.compare_at');
   });
 
-  test('order totals are exact in the currency\'s minor unit', async () => {
+  test("order totals are exact in the currency's minor unit", async () => {
     const h = await setup();
     const yen = (await h.call('POST', '/products', product({ pricing_data: { retail: 499, currency: 'JPY' }, stock_quantity: 10 }))).body;
     const dinar = (await h.call('POST', '/products', product({ pricing_data: { retail: 1.234, currency: 'KWD' }, stock_quantity: 10 }))).body;
@@ -70,16 +76,19 @@ describe('currencies: ISO 4217 codes, amounts in the currency\'s minor unit', ()
     try {
       const all = allMigrations(plugins);
       const later = new Set(['products/002_currency_minor_units', 'orders/002_currency_minor_units']);
-      await migrate(db, all.filter((m) => !later.has(m.id)));
-      const [store] = await db.query(
-        "INSERT INTO stores (id, name, plan, created_at) VALUES (gen_random_uuid(), 'Old', 'pro', now()) RETURNING id",
+      await migrate(
+        db,
+        all.filter((m) => !later.has(m.id)),
       );
+      const [store] = await db.query("INSERT INTO stores (id, name, plan, created_at) VALUES (gen_random_uuid(), 'Old', 'pro', now()) RETURNING id");
       const old = async (currency: string, priceMinor: number) =>
-        (await db.query(
-          `INSERT INTO products (id, store_id, name, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
+        (
+          await db.query(
+            `INSERT INTO products (id, store_id, name, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
            VALUES (gen_random_uuid(), $1, $2, 'simple', 'active', $3, $2, 0, now(), now()) RETURNING id`,
-          [store.id, currency, priceMinor],
-        ))[0].id;
+            [store.id, currency, priceMinor],
+          )
+        )[0].id;
       const ids = { JPY: await old('JPY', 50_000), KWD: await old('KWD', 123), USD: await old('USD', 1999) };
       const [order] = await db.query(
         `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, created_at, updated_at)

@@ -4,7 +4,6 @@ import { browserTest, CHROMIUM } from './kit/browser';
 import { DOCS_ASSETS } from '../core/http/docs';
 import { setup } from './kit/setup';
 
-
 describe('GET /docs (served)', () => {
   test('the page references only its own /docs/ assets, and no other host', async () => {
     const h = await setup();
@@ -38,52 +37,65 @@ describe('GET /docs (served)', () => {
 });
 
 describe('GET /docs in headless Chromium', () => {
-  browserTest('renders the operations with no outside request and no console error', async () => {
-    const h = await setup();
-    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: h.app.fetch });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-      const outside: string[] = [];
-      const consoleErrors: string[] = [];
-      const failed: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') consoleErrors.push(m.text());
+  browserTest(
+    'renders the operations with no outside request and no console error',
+    async () => {
+      const h = await setup();
+      const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: h.app.fetch });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
-      page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-      page.on('requestfailed', (r) => failed.push(r.url()));
-      // Every request goes through here; one to any other host is recorded and never leaves.
-      await page.route('**/*', (route) => {
-        const url = new URL(route.request().url());
-        if (url.hostname !== '127.0.0.1') {
-          outside.push(url.href);
-          return route.abort();
-        }
-        return route.continue();
-      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+        const outside: string[] = [];
+        const consoleErrors: string[] = [];
+        const failed: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error') consoleErrors.push(m.text());
+        });
+        page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+        page.on('requestfailed', (r) => failed.push(r.url()));
+        // Every request goes through here; one to any other host is recorded and never leaves.
+        await page.route('**/*', (route) => {
+          const url = new URL(route.request().url());
+          if (url.hostname !== '127.0.0.1') {
+            outside.push(url.href);
+            return route.abort();
+          }
+          return route.continue();
+        });
 
-      const base = `http://127.0.0.1:${server.port}`;
-      const res = await page.goto(`${base}/docs`, { waitUntil: 'load' });
-      expect(res?.status()).toBe(200);
-      await page.getByText('products_list_products', { exact: false }).first().waitFor({ timeout: 20_000 });
-      await page.getByText('Create a product.', { exact: false }).first().waitFor({ timeout: 5_000 });
-      // One operation opened, so the screenshot shows parameters and responses too.
-      await page.locator('#operations-products-products_list_products button').first().click();
-      await page.getByText('Filter by status', { exact: false }).first().waitFor({ timeout: 5_000 });
-      await page.waitForLoadState('networkidle');
-      await page.screenshot({ path: '/tmp/docs.png', fullPage: false });
+        const base = `http://127.0.0.1:${server.port}`;
+        const res = await page.goto(`${base}/docs`, { waitUntil: 'load' });
+        expect(res?.status()).toBe(200);
+        await page.getByText('products_list_products', { exact: false }).first().waitFor({ timeout: 20_000 });
+        await page.getByText('Create a product.', { exact: false }).first().waitFor({ timeout: 5_000 });
+        // One operation opened, so the screenshot shows parameters and responses too.
+        await page.locator('#operations-products-products_list_products button').first().click();
+        await page.getByText('Filter by status', { exact: false }).first().waitFor({ timeout: 5_000 });
+        await page.waitForLoadState('networkidle');
+        await page.screenshot({ path: '/tmp/docs.png', fullPage: false });
 
-      const bodyText = await page.locator('body').innerText();
-      for (const id of ['orders_create_order', 'admin_create_store', 'products_delete_product']) expect(bodyText).toContain(id);
-      expect(outside).toEqual([]);
-      expect(failed).toEqual([]);
-      expect(consoleErrors).toEqual([]);
-    } finally {
-      await browser.close();
-      server.stop(true);
-    }
-  }, 60_000);
+        const bodyText = await page.locator('body').innerText();
+        for (const id of ['orders_create_order', 'admin_create_store', 'products_delete_product']) expect(bodyText).toContain(id);
+        expect(outside).toEqual([]);
+        expect(failed).toEqual([]);
+        expect(consoleErrors).toEqual([]);
+      } finally {
+        await browser.close();
+        server.stop(true);
+      }
+    },
+    60_000,
+  );
 });

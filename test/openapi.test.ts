@@ -14,7 +14,10 @@ const toPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 /** Follows a local `#/components/...` reference. */
 const deref = (doc: any, node: any): any => {
   if (!node?.$ref) return node;
-  return node.$ref.slice(2).split('/').reduce((o: any, k: string) => o[k], doc);
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .reduce((o: any, k: string) => o[k], doc);
 };
 
 /** The validator annotates the object it is given, so it gets a copy. */
@@ -95,7 +98,12 @@ describe('GET /openapi.json', () => {
       const pathNames = new Set((route.path.match(/:(\w+)/g) ?? []).map((s) => s.slice(1)));
       const nonPath = inputProps.filter((k) => !pathNames.has(k));
       if (route.method === 'GET' || route.method === 'DELETE') {
-        expect(params.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()).toEqual(nonPath.sort());
+        expect(
+          params
+            .filter((p: any) => p.in === 'query')
+            .map((p: any) => p.name)
+            .sort(),
+        ).toEqual(nonPath.sort());
         expect(op.requestBody).toBeUndefined();
       } else if (nonPath.length && route.body === 'json') {
         const body = op.requestBody.content['application/json'].schema;
@@ -110,11 +118,9 @@ describe('GET /openapi.json', () => {
       // 204 answers no body, so documents no content.
       if (route.status === 204) expect(ok.content).toBeUndefined();
       // Other raw answers (pages, images, OAuth's own JSON) are documented as a body of their media type.
-      else if (route.response === 'raw' && media !== 'text/event-stream') expect(ok.content[media].schema).toEqual({ type: 'string', format: 'binary' });
-      else
-        expect(Object.keys(ok.content[media].schema.properties).sort()).toEqual(
-          Object.keys((route.action.output as any).properties).sort(),
-        );
+      else if (route.response === 'raw' && media !== 'text/event-stream')
+        expect(ok.content[media].schema).toEqual({ type: 'string', format: 'binary' });
+      else expect(Object.keys(ok.content[media].schema.properties).sort()).toEqual(Object.keys((route.action.output as any).properties).sort());
       expect(Object.keys(ok.headers).sort()).toEqual(['X-API-Latest-Version', 'X-API-Version', 'X-Request-Id']);
       for (const status of ERROR_STATUSES) {
         const res = deref(doc, op.responses[status]);

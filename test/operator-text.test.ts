@@ -28,7 +28,11 @@ function startServer(dir: string, port: number, env: Record<string, string> = {}
 }
 
 async function run(args: string[], env: Record<string, string | undefined>) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { ...process.env, DATABASE_URL: undefined, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: undefined, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, out: stdout + stderr };
 }
@@ -61,7 +65,7 @@ describe('what svc tells its operator', () => {
     }
   }, 120_000);
 
-  test('a second serve and the store commands on a locked folder name the running server\'s real port', async () => {
+  test("a second serve and the store commands on a locked folder name the running server's real port", async () => {
     const dir = freshDir();
     const port = randomPort();
     const server = startServer(dir, port);

@@ -35,7 +35,13 @@ async function placeOrder(h: Harness, body: Record<string, unknown>) {
 /** An order for one unit of `productId`, moved to `status` along the allowed path. */
 async function orderIn(h: Harness, productId: string, status: string) {
   const o = await placeOrder(h, lines([productId, 1]));
-  const path: Record<string, string[]> = { pending: [], paid: ['paid'], fulfilled: ['paid', 'fulfilled'], completed: ['paid', 'fulfilled', 'completed'], cancelled: ['cancelled'] };
+  const path: Record<string, string[]> = {
+    pending: [],
+    paid: ['paid'],
+    fulfilled: ['paid', 'fulfilled'],
+    completed: ['paid', 'fulfilled', 'completed'],
+    cancelled: ['cancelled'],
+  };
   for (const s of path[status]) expect((await h.call('PATCH', `/orders/${o.id}`, { status: s })).status).toBe(200);
   return o.id as string;
 }
@@ -66,7 +72,7 @@ describe('placing an order', () => {
     expect((await h.call('GET', `/orders/${r.body.id}`)).body).toEqual(r.body);
   });
 
-  test('a customer_id naming no customer of this store (unknown, malformed, another store\'s) is 404 naming customer_id, and nothing is taken', async () => {
+  test("a customer_id naming no customer of this store (unknown, malformed, another store's) is 404 naming customer_id, and nothing is taken", async () => {
     const p = await mkProduct(h, { stock_quantity: 3 });
     const other = await setup();
     const foreign = (await other.call('POST', '/customers', { email: 'foreign@example.com' })).body;
@@ -165,7 +171,7 @@ describe('placing an order', () => {
     expect(await stockOf(h, draft.id)).toBe(10);
   });
 
-  test('an unknown, archived or other store\'s product is 404 naming line_items.N.product_id', async () => {
+  test("an unknown, archived or other store's product is 404 naming line_items.N.product_id", async () => {
     const ok = await mkProduct(h, { stock_quantity: 10 });
     const archived = await mkProduct(h, { stock_quantity: 10 });
     await h.call('DELETE', `/products/${archived.id}`);
@@ -311,9 +317,17 @@ describe('listing orders', () => {
   });
 
   test('an unknown status, limit 0 or 101 is 400 naming the parameter', async () => {
-    for (const [q, param] of [['status=shipped', 'status'], ['limit=101', 'limit'], ['limit=0', 'limit']]) {
+    for (const [q, param] of [
+      ['status=shipped', 'status'],
+      ['limit=101', 'limit'],
+      ['limit=0', 'limit'],
+    ]) {
       const r = await h.call('GET', `/orders?${q}`);
-      expect({ status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({ status: 400, type: 'invalid_request_error', param });
+      expect({ status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({
+        status: 400,
+        type: 'invalid_request_error',
+        param,
+      });
     }
   });
 
@@ -321,9 +335,17 @@ describe('listing orders', () => {
     const other = await setup();
     expect((await other.call('GET', '/orders')).body.data).toEqual([]);
     const id = byStatus.pending[0];
-    for (const [m, path] of [['GET', `/orders/${id}`], ['PATCH', `/orders/${id}`], ['POST', `/orders/${id}/cancel`]]) {
+    for (const [m, path] of [
+      ['GET', `/orders/${id}`],
+      ['PATCH', `/orders/${id}`],
+      ['POST', `/orders/${id}/cancel`],
+    ]) {
       const r = await other.call(m, path, m === 'PATCH' ? { status: 'paid' } : undefined);
-      expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status: 404, code: 'resource_missing', param: 'id' });
+      expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({
+        status: 404,
+        code: 'resource_missing',
+        param: 'id',
+      });
     }
     expect((await h.call('GET', `/orders/${id}`)).body.status).toBe('pending');
   });
@@ -378,9 +400,17 @@ describe('lifecycle', () => {
 
   test('an unknown order id is 404 with param id on get, patch and cancel', async () => {
     const id = crypto.randomUUID();
-    for (const [m, path] of [['GET', `/orders/${id}`], ['PATCH', `/orders/${id}`], ['POST', `/orders/${id}/cancel`]]) {
+    for (const [m, path] of [
+      ['GET', `/orders/${id}`],
+      ['PATCH', `/orders/${id}`],
+      ['POST', `/orders/${id}/cancel`],
+    ]) {
       const r = await h.call(m, path, m === 'PATCH' ? { status: 'paid' } : undefined);
-      expect({ status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({ status: 404, type: 'not_found_error', param: 'id' });
+      expect({ status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({
+        status: 404,
+        type: 'not_found_error',
+        param: 'id',
+      });
     }
   });
 });

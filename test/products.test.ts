@@ -67,7 +67,15 @@ describe('create', () => {
   test('only name is required: a bare product is a simple, active product at 0.00 with no stock', async () => {
     const r = await h.call('POST', '/products', { name: 'Bare' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: 'Bare', sku: null, type: 'simple', status: 'active', pricing_data: { retail: 0 }, stock_quantity: 0, stock_status: 'out_of_stock' });
+    expect(r.body).toMatchObject({
+      name: 'Bare',
+      sku: null,
+      type: 'simple',
+      status: 'active',
+      pricing_data: { retail: 0 },
+      stock_quantity: 0,
+      stock_status: 'out_of_stock',
+    });
   });
 
   test('a product without name is 400 validation_failed with param name, and nothing is created', async () => {
@@ -86,14 +94,14 @@ describe('create', () => {
     expect((await h.call('GET', `/products/${first.id}`)).body.name).toBe('First');
   });
 
-  test('PATCH onto another product\'s SKU is 409 duplicate_sku with param sku', async () => {
+  test("PATCH onto another product's SKU is 409 duplicate_sku with param sku", async () => {
     await create(h, { sku: 'TAKEN-1' });
     const p = await create(h, { sku: 'FREE-1' });
     expectError(await h.call('PATCH', `/products/${p.id}`, { sku: 'TAKEN-1' }), 409, 'conflict_error', 'duplicate_sku', 'sku');
     expect((await h.call('GET', `/products/${p.id}`)).body.sku).toBe('FREE-1');
   });
 
-  test('a new store\'s first products created at once all succeed, sharing one default location', async () => {
+  test("a new store's first products created at once all succeed, sharing one default location", async () => {
     const fresh = await setup();
     const made = await Promise.all(Array.from({ length: 20 }, () => fresh.call('POST', '/products', product({ stock_quantity: 3 }))));
     expect(made.map((r) => r.status)).toEqual(Array(20).fill(201));
@@ -115,7 +123,13 @@ describe('create', () => {
   });
 
   test('a negative price is 400 with param pricing_data.retail (and compare_at likewise)', async () => {
-    expectError(await h.call('POST', '/products', product({ pricing_data: { retail: -0.01 } })), 400, 'invalid_request_error', 'validation_failed', 'pricing_data.retail');
+    expectError(
+      await h.call('POST', '/products', product({ pricing_data: { retail: -0.01 } })),
+      400,
+      'invalid_request_error',
+      'validation_failed',
+      'pricing_data.retail',
+    );
     expectError(
       await h.call('POST', '/products', product({ pricing_data: { retail: 5, compare_at: -1 } })),
       400,
@@ -127,10 +141,22 @@ describe('create', () => {
 
   test('a price with more than two decimals is 400 with param pricing_data.retail', async () => {
     for (const retail of [19.999, 0.001, 1.005, 100.125]) {
-      expectError(await h.call('POST', '/products', product({ pricing_data: { retail } })), 400, 'invalid_request_error', 'validation_failed', 'pricing_data.retail');
+      expectError(
+        await h.call('POST', '/products', product({ pricing_data: { retail } })),
+        400,
+        'invalid_request_error',
+        'validation_failed',
+        'pricing_data.retail',
+      );
     }
     const p = await create(h);
-    expectError(await h.call('PATCH', `/products/${p.id}`, { pricing_data: { retail: 2.555 } }), 400, 'invalid_request_error', 'validation_failed', 'pricing_data.retail');
+    expectError(
+      await h.call('PATCH', `/products/${p.id}`, { pricing_data: { retail: 2.555 } }),
+      400,
+      'invalid_request_error',
+      'validation_failed',
+      'pricing_data.retail',
+    );
   });
 
   test('prices with up to two decimals are kept exactly (no float drift)', async () => {
@@ -142,7 +168,13 @@ describe('create', () => {
   });
 
   test('a price beyond what cents can count exactly is 400, not a 500', async () => {
-    expectError(await h.call('POST', '/products', product({ pricing_data: { retail: 1e17 } })), 400, 'invalid_request_error', 'validation_failed', 'pricing_data.retail');
+    expectError(
+      await h.call('POST', '/products', product({ pricing_data: { retail: 1e17 } })),
+      400,
+      'invalid_request_error',
+      'validation_failed',
+      'pricing_data.retail',
+    );
   });
 
   test('text with a NUL character is 400 naming the field, not a 500', async () => {
@@ -232,7 +264,7 @@ describe('get, patch, delete', () => {
 });
 
 describe('store isolation', () => {
-  test('another store\'s product id is 404 on get, patch and delete, and that product is untouched', async () => {
+  test("another store's product id is 404 on get, patch and delete, and that product is untouched", async () => {
     const h = await setup();
     const other = await setup();
     const theirs = (await other.call('POST', '/products', product({ name: 'Theirs' }))).body;

@@ -159,7 +159,14 @@ type Mutation = { path: string; value: unknown; status: number; param: string | 
 
 const randomUuid = fc.uuid({ version: 4 });
 const anyJson = fc.jsonValue({ stringUnit: 'binary', maxDepth: 2 });
-const notString = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.integer(), { maxKeys: 2 }));
+const notString = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.integer(), { maxKeys: 2 }),
+);
 const notObject = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.string(), fc.array(fc.integer(), { maxLength: 3 }));
 const notInteger = fc.oneof(
   fc.double({ noInteger: true, noNaN: true, noDefaultInfinity: true }),
@@ -179,7 +186,9 @@ const badText = (max: number, allowEmpty = false) =>
 /** Money values the API must refuse: negative, more than two decimals, beyond 2^53 cents, wrong type. */
 const badMoney = fc.oneof(
   fc.integer({ min: 1, max: 1_000_000_00 }).map((c) => -c / 100),
-  fc.tuple(fc.integer({ min: 0, max: 1_000_000_00 }), fc.integer({ min: 1, max: 9 })).map(([c, d]) => Number(`${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}${d}`)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 1_000_000_00 }), fc.integer({ min: 1, max: 9 }))
+    .map(([c, d]) => Number(`${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}${d}`)),
   fc.double({ min: 1e14, max: 1e300, noNaN: true }),
   fc.constantFrom('19.99', '', true, [19.99], { amount: 1 }, null),
 );
@@ -189,16 +198,39 @@ const extraKey = (known: string[]) =>
   fc
     .string({ minLength: 1, maxLength: 12, unit: 'binary' })
     .filter((k) => plainKey(k) && !k.includes('.') && !known.includes(k) && k !== 'id' && k !== '__proto__');
-const otherString = (valid: string[]) => fc.oneof(fc.string({ maxLength: 10 }).filter((s) => !valid.includes(s)), notString);
+const otherString = (valid: string[]) =>
+  fc.oneof(
+    fc.string({ maxLength: 10 }).filter((s) => !valid.includes(s)),
+    notString,
+  );
 
 /** Text bodies: mostly JSON built on the endpoint's own fields, some random JSON, some not JSON at all. */
-const MALFORMED = ['{', '}', '{"name":', '{"name":"x",}', "{'name':'x'}", 'nul', 'NaN', '[1,2', '{"a":1}{"b":2}', '\u0000', '{"pricing_data":{"retail":1e400}}', '{"line_items":[{"quantity":1e999}]}',
-  '{"__proto__":{"name":"x"},"name":"y"}', '{"constructor":{"prototype":{"x":1}}}', '{"name":"a","name":"b"}', '\ufeff{"name":"bom"}'];
+const MALFORMED = [
+  '{',
+  '}',
+  '{"name":',
+  '{"name":"x",}',
+  "{'name':'x'}",
+  'nul',
+  'NaN',
+  '[1,2',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '{"pricing_data":{"retail":1e400}}',
+  '{"line_items":[{"quantity":1e999}]}',
+  '{"__proto__":{"name":"x"},"name":"y"}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '{"name":"a","name":"b"}',
+  '\ufeff{"name":"bom"}',
+];
 function randomBodyText(shaped: fc.Arbitrary<Record<string, unknown>>) {
   const shapedText = shaped.map((o) => JSON.stringify(o));
   return fc.oneof(
     { arbitrary: shapedText, weight: 5 },
-    { arbitrary: fc.object({ key: fc.string({ maxLength: 8, unit: 'binary' }), maxDepth: 2, stringUnit: 'binary' }).map((o) => JSON.stringify(o)), weight: 2 },
+    {
+      arbitrary: fc.object({ key: fc.string({ maxLength: 8, unit: 'binary' }), maxDepth: 2, stringUnit: 'binary' }).map((o) => JSON.stringify(o)),
+      weight: 2,
+    },
     { arbitrary: fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 }).map((v) => JSON.stringify(v)), weight: 2 },
     { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 1 },
     { arbitrary: fc.constantFrom('', ' ', '\n', ...MALFORMED), weight: 1 },
@@ -208,7 +240,9 @@ function randomBodyText(shaped: fc.Arbitrary<Record<string, unknown>>) {
 
 /** Known fields with anything as values (each field present or not). */
 const anyOf = (keys: string[], special: Record<string, fc.Arbitrary<unknown>> = {}) =>
-  fc.record(Object.fromEntries(keys.map((k) => [k, special[k] ? fc.oneof(special[k], anyJson) : anyJson])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, unknown>>;
+  fc.record(Object.fromEntries(keys.map((k) => [k, special[k] ? fc.oneof(special[k], anyJson) : anyJson])), { requiredKeys: [] }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
 
 function parsedBody(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return {};
@@ -286,7 +320,10 @@ function productMutations(create: boolean): fc.Arbitrary<Mutation> {
     v400('status', otherString(['draft', 'active'])),
     v400('pricing_data', notObject),
     v400('pricing_data.retail', badMoney),
-    v400('pricing_data.compare_at', badMoney.filter((v) => v !== null || create)),
+    v400(
+      'pricing_data.compare_at',
+      badMoney.filter((v) => v !== null || create),
+    ),
     v400('pricing_data.currency', fc.oneof(fc.constantFrom('usd', 'US', 'USDX', 'U$D', ''), notString)),
     v400('stock_quantity', badStock),
     extraKey(PRODUCT_KEYS).chain((k) => anyJson.map((v): Mutation => ({ path: k, value: v, status: 400, param: k }))),
@@ -310,9 +347,9 @@ function orderArbs(w: World) {
   const validOrder = fc
     .record(
       {
-        line_items: fc.shuffledSubarray(ids, { minLength: 1 }).chain((chosen) =>
-          fc.tuple(...chosen.map((id) => fc.integer({ min: 1, max: 3 }).map((quantity) => ({ product_id: id, quantity })))),
-        ),
+        line_items: fc
+          .shuffledSubarray(ids, { minLength: 1 })
+          .chain((chosen) => fc.tuple(...chosen.map((id) => fc.integer({ min: 1, max: 3 }).map((quantity) => ({ product_id: id, quantity }))))),
         customer_id: fc.constant(w.customer),
         payment_method: fc.constantFrom('card', 'cash', 'invoice'),
       },
@@ -339,9 +376,13 @@ function orderArbs(w: World) {
       })),
       extraKey(['product_id', 'quantity']).map((k) => ({ path: `${at}.${k}`, value: 1, status: 400, param: `${at}.${k}` })),
       // More than the 5 in stock: 409 insufficient_stock naming the line.
-      fc.integer({ min: 6, max: 100_000 }).map((q) => ({ path: at, value: { product_id: w.scarce.id, quantity: q }, status: 409, param: pid, code: 'insufficient_stock' })),
+      fc
+        .integer({ min: 6, max: 100_000 })
+        .map((q) => ({ path: at, value: { product_id: w.scarce.id, quantity: q }, status: 409, param: pid, code: 'insufficient_stock' })),
       // 2^53-1 cents times 2 or more cannot be represented exactly: refused, not a wrong total or a 500.
-      fc.integer({ min: 2, max: 50_000 }).map((q) => ({ path: at, value: { product_id: w.pricey.id, quantity: q }, status: 400, param: 'line_items' })),
+      fc
+        .integer({ min: 2, max: 50_000 })
+        .map((q) => ({ path: at, value: { product_id: w.pricey.id, quantity: q }, status: 400, param: 'line_items' })),
     ];
   };
 
@@ -349,16 +390,29 @@ function orderArbs(w: World) {
     const n = body.line_items.length;
     const faults: fc.Arbitrary<Mutation>[] = [
       fc.constant({ path: 'line_items', value: DELETE, status: 400, param: 'line_items' }),
-      fc.oneof(fc.string(), fc.constant([]), fc.integer(), fc.constant(null), fc.constant({})).map((v) => ({ path: 'line_items', value: v, status: 400, param: 'line_items' })),
-      fc.constant({ path: 'line_items', value: Array.from({ length: 101 }, () => ({ product_id: w.plenty[0].id, quantity: 1 })), status: 400, param: 'line_items' }),
+      fc
+        .oneof(fc.string(), fc.constant([]), fc.integer(), fc.constant(null), fc.constant({}))
+        .map((v) => ({ path: 'line_items', value: v, status: 400, param: 'line_items' })),
+      fc.constant({
+        path: 'line_items',
+        value: Array.from({ length: 101 }, () => ({ product_id: w.plenty[0].id, quantity: 1 })),
+        status: 400,
+        param: 'line_items',
+      }),
       badText(200).map((v) => ({ path: 'customer_id', value: v, status: 400, param: 'customer_id' })),
-      fc.oneof(fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/\u0000|[\ud800-\udfff]/.test(s)), randomUuid, fc.constant(w.foreignCustomer)).map((v) => ({
-        path: 'customer_id',
-        value: v,
-        status: 404,
-        param: 'customer_id',
-        code: 'resource_missing',
-      })),
+      fc
+        .oneof(
+          fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/\u0000|[\ud800-\udfff]/.test(s)),
+          randomUuid,
+          fc.constant(w.foreignCustomer),
+        )
+        .map((v) => ({
+          path: 'customer_id',
+          value: v,
+          status: 404,
+          param: 'customer_id',
+          code: 'resource_missing',
+        })),
       badText(50).map((v) => ({ path: 'payment_method', value: v, status: 400, param: 'payment_method' })),
       extraKey(ORDER_KEYS).map((k) => ({ path: k, value: 'x', status: 400, param: k })),
       ...Array.from({ length: n }, (_, i) => LINE_ITEM_FAULTS(i)).flat(),
@@ -469,7 +523,7 @@ describe('PATCH /products/{id}', () => {
     );
   });
 
-  test('taking another live product\'s SKU is 409 duplicate_sku, SKUs of other stores are free', async () => {
+  test("taking another live product's SKU is 409 duplicate_sku, SKUs of other stores are free", async () => {
     const res = await probe(w, 'PATCH', `/products/${w.plenty[0].id}`, JSON.stringify({ sku: w.scarce.sku }), {
       allowed: [409],
       exact: { status: 409, param: 'sku', code: 'duplicate_sku' },
@@ -577,9 +631,18 @@ describe('PATCH /orders/{id} and POST /orders/{id}/cancel', () => {
     const w = await world();
     // Expected lifecycle: pending -> paid -> fulfilled -> completed; cancel only before fulfilment.
     const forbidden: [string, string][] = [
-      ['paid', 'pending'], ['fulfilled', 'pending'], ['fulfilled', 'paid'], ['fulfilled', 'cancelled'],
-      ['completed', 'pending'], ['completed', 'paid'], ['completed', 'fulfilled'], ['completed', 'cancelled'],
-      ['cancelled', 'pending'], ['cancelled', 'paid'], ['cancelled', 'fulfilled'], ['cancelled', 'completed'],
+      ['paid', 'pending'],
+      ['fulfilled', 'pending'],
+      ['fulfilled', 'paid'],
+      ['fulfilled', 'cancelled'],
+      ['completed', 'pending'],
+      ['completed', 'paid'],
+      ['completed', 'fulfilled'],
+      ['completed', 'cancelled'],
+      ['cancelled', 'pending'],
+      ['cancelled', 'paid'],
+      ['cancelled', 'fulfilled'],
+      ['cancelled', 'completed'],
     ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...forbidden), fc.option(fc.constantFrom('card', 'cash'), { nil: undefined }), async ([from, to], pm) => {
@@ -634,7 +697,10 @@ describe('GET /products?<query>', () => {
     );
     const query = fc.oneof(
       { arbitrary: fc.array(fc.tuple(key, value), { maxLength: 4 }).map((pairs) => new URLSearchParams(pairs).toString()), weight: 5 },
-      { arbitrary: fc.string({ maxLength: 30, unit: 'binary' }).map((s) => encodeURI(s.replace(/[\ud800-\udfff]/g, '')).replaceAll('#', '%23')), weight: 1 },
+      {
+        arbitrary: fc.string({ maxLength: 30, unit: 'binary' }).map((s) => encodeURI(s.replace(/[\ud800-\udfff]/g, '')).replaceAll('#', '%23')),
+        weight: 1,
+      },
     );
     await fc.assert(
       fc.asyncProperty(query, async (qs) => {

@@ -82,7 +82,16 @@ describe('shutting down', () => {
           body: body === undefined ? undefined : JSON.stringify(body),
         }),
       );
-    const init = await mcp('POST', {}, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const init = await mcp(
+      'POST',
+      {},
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+    );
     const sid = init.headers.get('mcp-session-id')!;
     const get = { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
     const res = await mcp('GET', get);

@@ -120,8 +120,21 @@ export async function record(db: Db, c: Claimed, r: AttemptResult, now: Date, at
        )
        SELECT d.attempts, (SELECT is_active FROM e) AS is_active FROM d`,
       [
-        c.id, c.attempts, status, nextRetryAt, r.statusCode, r.durationMs, r.response, r.error, now, ok,
-        gone, attempted ? 1 : 0, DISABLE_AFTER_MS / 1000, reason, c.endpoint_id,
+        c.id,
+        c.attempts,
+        status,
+        nextRetryAt,
+        r.statusCode,
+        r.durationMs,
+        r.response,
+        r.error,
+        now,
+        ok,
+        gone,
+        attempted ? 1 : 0,
+        DISABLE_AFTER_MS / 1000,
+        reason,
+        c.endpoint_id,
       ],
     );
     // Someone else settled this attempt meanwhile (a duplicate job): leave their result.

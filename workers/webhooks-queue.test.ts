@@ -41,7 +41,11 @@ describe('delivery through the queue', () => {
       expect(r.body).toEqual({ id: r.headers['webhook-id'], object: 'event', type: 'order.created', created_at: order.created_at, data: order });
       expect(r.body.data).toMatchObject({ object: 'order', order_number: order.order_number, status: 'pending', payment_method: 'card', total: 9.5 });
       for (let i = 0; i < 50 && (await h.call('GET', `/webhooks/${ep.id}`)).body.total_delivered < 1; i++) await Bun.sleep(100);
-      expect((await h.call('GET', `/webhooks/${ep.id}/deliveries`)).body.data[0]).toMatchObject({ status: 'succeeded', attempt: 1, status_code: 200 });
+      expect((await h.call('GET', `/webhooks/${ep.id}/deliveries`)).body.data[0]).toMatchObject({
+        status: 'succeeded',
+        attempt: 1,
+        status_code: 200,
+      });
     } finally {
       await workers.stop();
     }

@@ -23,7 +23,11 @@ async function hooked(opts: { events?: string[]; respond?: Responder; secret?: s
   const h = await setup({ now: opts.now });
   const rx = await startReceiver(opts.respond);
   receivers.push(rx);
-  const res = await h.call('POST', '/webhooks', { url: rx.url(), events: opts.events ?? ['order.created'], ...(opts.secret ? { secret: opts.secret } : {}) });
+  const res = await h.call('POST', '/webhooks', {
+    url: rx.url(),
+    events: opts.events ?? ['order.created'],
+    ...(opts.secret ? { secret: opts.secret } : {}),
+  });
   expect(res.status).toBe(201);
   return { h, rx, ep: res.body };
 }
@@ -54,7 +58,8 @@ function sameDigest(expectedHex: string, givenHex: string) {
 }
 const verifySpec = (r: Received, secret: string) =>
   sameDigest(`sha256=${createHmac('sha256', secret).update(r.raw).digest('hex')}`, r.headers['x-webhook-signature'] ?? '');
-const verifyPlain = (r: Received, secret: string) => sameDigest(createHmac('sha256', secret).update(r.raw).digest('hex'), r.headers['x-svc-signature'] ?? '');
+const verifyPlain = (r: Received, secret: string) =>
+  sameDigest(createHmac('sha256', secret).update(r.raw).digest('hex'), r.headers['x-svc-signature'] ?? '');
 
 describe('signed deliveries', () => {
   test('the test ping arrives signed: SPEC headers, and both signature variants verify over the raw body', async () => {
@@ -73,7 +78,12 @@ describe('signed deliveries', () => {
       'webhook-id': r.body.id,
       'webhook-timestamp': String(Date.parse('2026-04-01T00:00:00Z') / 1000),
     });
-    expect(r.body).toMatchObject({ object: 'event', type: 'webhook.test', created_at: '2026-04-01T00:00:00.000Z', data: { object: 'outbound_webhook_endpoint', id: ep.id } });
+    expect(r.body).toMatchObject({
+      object: 'event',
+      type: 'webhook.test',
+      created_at: '2026-04-01T00:00:00.000Z',
+      data: { object: 'outbound_webhook_endpoint', id: ep.id },
+    });
     expect(r.raw).not.toContain(ep.signing_secret);
     expect(verifySpec(r, ep.signing_secret)).toBe(true);
     expect(verifyPlain(r, ep.signing_secret)).toBe(true);
@@ -82,7 +92,16 @@ describe('signed deliveries', () => {
     const [entry] = await log(h, ep.id);
     expect(entry).toMatchObject({ status: 'succeeded', attempt: 1, status_code: 200, response: 'ok', error: null, next_retry_at: null });
     expect(entry.attempts).toEqual([
-      { object: 'webhook_delivery_attempt', attempt: 1, succeeded: true, status_code: 200, duration_ms: expect.any(Number), response: 'ok', error: null, created_at: '2026-04-01T00:00:00.000Z' },
+      {
+        object: 'webhook_delivery_attempt',
+        attempt: 1,
+        succeeded: true,
+        status_code: 200,
+        duration_ms: expect.any(Number),
+        response: 'ok',
+        error: null,
+        created_at: '2026-04-01T00:00:00.000Z',
+      },
     ]);
     expect(await endpointNow(h, ep.id)).toMatchObject({ total_delivered: 1, total_failed: 0 });
   });
@@ -278,7 +297,10 @@ describe('resend and replay', () => {
     const r = await h.call('POST', `/webhooks/${ep.id}/deliveries/${failed.id}/resend`);
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ id: failed.id, status: 'pending', attempt: 6 });
-    const [job] = await h.db.query(`SELECT data FROM pgboss.job WHERE name = 'core.webhooks' AND data->>'delivery_id' = $1 AND (data->>'attempt')::int = 6`, [failed.id]);
+    const [job] = await h.db.query(
+      `SELECT data FROM pgboss.job WHERE name = 'core.webhooks' AND data->>'delivery_id' = $1 AND (data->>'attempt')::int = 6`,
+      [failed.id],
+    );
     expect(job.data).toEqual({ delivery_id: failed.id, attempt: 6 });
     expect((await run(h, failed.id, 6)).outcome).toBe('succeeded');
     const [entry] = await log(h, ep.id);
@@ -297,7 +319,12 @@ describe('resend and replay', () => {
     const r = await h.call('POST', `/webhooks/${ep.id}/replay-failed`);
     expect(r.body).toEqual({ object: 'webhook_replay', endpoint_id: ep.id, replayed: 3 });
     for (const id of await deliveryIds(h, 'pending')) expect((await run(h, id)).outcome).toBe('succeeded');
-    expect(rx.received.slice(seen).map((x) => x.body.data.id).sort()).toEqual(orders.map((o) => o.id).sort());
+    expect(
+      rx.received
+        .slice(seen)
+        .map((x) => x.body.data.id)
+        .sort(),
+    ).toEqual(orders.map((o) => o.id).sort());
     expect((await h.call('POST', `/webhooks/${ep.id}/replay-failed`)).body.replayed).toBe(0);
     expect((await h.call('GET', `/webhooks/${ep.id}/deliveries?status=succeeded`)).body.data).toHaveLength(3);
   });

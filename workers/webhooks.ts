@@ -55,13 +55,7 @@ async function attempt(url: string, body: string, headers: Record<string, string
  * schedule without waiting. Times written (attempt time, next_retry_at, the signed timestamp) come
  * from `clock`.
  */
-export async function deliver(
-  db: Db,
-  clock: Clock,
-  deliveryId: string,
-  opts: DeliveryOptions = {},
-  attemptNo?: number,
-): Promise<Recorded> {
+export async function deliver(db: Db, clock: Clock, deliveryId: string, opts: DeliveryOptions = {}, attemptNo?: number): Promise<Recorded> {
   const claimed = await claim(db, deliveryId, attemptNo, clock.now());
   if (!claimed) return { outcome: 'skipped', disabled: false, nextRetryAt: null };
   let result: Recorded;
@@ -73,7 +67,12 @@ export async function deliver(
   } else if (!openSecret(claimed.sealed_secret, claimed.secret)) {
     // The key that sealed it is not this process's SVC_SECRET_KEY: nothing can be signed, so
     // nothing is sent; the attempt fails with the reason (fix the key, then replay).
-    const unsigned = { statusCode: null, durationMs: 0, response: null, error: 'The signing secret cannot be opened: SVC_SECRET_KEY differs from the key it was sealed with.' };
+    const unsigned = {
+      statusCode: null,
+      durationMs: 0,
+      response: null,
+      error: 'The signing secret cannot be opened: SVC_SECRET_KEY differs from the key it was sealed with.',
+    };
     result = await record(db, claimed, unsigned, clock.now());
   } else {
     const at = clock.now();
@@ -125,12 +124,14 @@ export function webhookJob(db: Db, clock: Clock, opts: DeliveryOptions = {}): Jo
     options: { expireInSeconds: JOB_EXPIRY_S, retryLimit: 20, retryDelay: 5, deleteAfterSeconds: 24 * 3600 },
     work: { batchSize: 100, burstWhenBatchFull: true, localConcurrency: 2 },
     run: async (batch) => {
-      const results = await Promise.allSettled(
-        (batch as DeliveryJob[]).map((job) => deliver(db, clock, job.delivery_id, opts, job.attempt)),
-      );
+      const results = await Promise.allSettled((batch as DeliveryJob[]).map((job) => deliver(db, clock, job.delivery_id, opts, job.attempt)));
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       // Failing the batch retries its jobs; the settled ones then find their attempt done and skip.
-      if (failed.length) throw new AggregateError(failed.map((f) => f.reason), `${failed.length} webhook deliveries could not be processed`);
+      if (failed.length)
+        throw new AggregateError(
+          failed.map((f) => f.reason),
+          `${failed.length} webhook deliveries could not be processed`,
+        );
     },
   };
 }

@@ -9,7 +9,11 @@ import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
 const countKeys = async (h: Awaited<ReturnType<typeof setup>>) =>
   Number(
-    (await h.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE api_key_id IN (SELECT id FROM api_keys WHERE store_id = $1)', [h.store.id]))[0].n,
+    (
+      await h.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE api_key_id IN (SELECT id FROM api_keys WHERE store_id = $1)', [
+        h.store.id,
+      ])
+    )[0].n,
   );
 
 describe('workers (pg-boss on the same database)', () => {
@@ -48,7 +52,7 @@ describe('workers (pg-boss on the same database)', () => {
     expect(done).toEqual(['first']);
   }, 30_000);
 
-  test('a plugin\'s declared job runs on a worker under the <plugin>.<name> queue', async () => {
+  test("a plugin's declared job runs on a worker under the <plugin>.<name> queue", async () => {
     const h = await setup();
     const seen: unknown[] = [];
     const plugin = definePlugin({

@@ -2,7 +2,10 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join } from 'node:path';
 
 export class DataDirLocked extends Error {
-  constructor(readonly dir: string, readonly pid: number) {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
     super(`The data directory ${dir} is in use by another svc process (pid ${pid}).`);
   }
 }

@@ -36,14 +36,17 @@ beforeAll(async () => {
 });
 
 describe('rowOr404', () => {
-  test('finds this store\'s row; an unknown or other-store id is 404 naming the noun and param', async () => {
+  test("finds this store's row; an unknown or other-store id is 404 naming the noun and param", async () => {
     const mine = await insert(storeId, 'a');
     const theirs = await insert(otherStore, 'b');
     expect((await rowOr404(db, { table: 'rows_kit_things', storeId, id: mine.id, noun: 'thing' })).name).toBe('a');
     const e = await thrown(rowOr404(db, { table: 'rows_kit_things', storeId, id: theirs.id, noun: 'thing', param: 'thing_id' }));
     expect(e).toBeInstanceOf(SvcError);
     expect({ status: e.status, code: e.code, message: e.message, param: e.param }).toEqual({
-      status: 404, code: 'resource_missing', message: `No such thing: '${theirs.id}'.`, param: 'thing_id',
+      status: 404,
+      code: 'resource_missing',
+      message: `No such thing: '${theirs.id}'.`,
+      param: 'thing_id',
     });
   });
 
@@ -70,23 +73,31 @@ describe('listPage', () => {
     expect(all).toEqual({ object: 'list', data: ['three', 'two', 'one'], has_more: false, url: '/v1/stores/s1/things' });
 
     // `$` may appear twice in one condition: both are the same value.
-    const red = await listPage(ctx, { table: 'rows_kit_things', path: '/things', input: { limit: 1 }, filters: { '(colour = $ OR name = $)': 'red' } }, names);
+    const red = await listPage(
+      ctx,
+      { table: 'rows_kit_things', path: '/things', input: { limit: 1 }, filters: { '(colour = $ OR name = $)': 'red' } },
+      names,
+    );
     expect(red).toMatchObject({ data: ['three'], has_more: true });
     const next = await listPage(
       ctx,
-      { table: 'rows_kit_things', path: '/things', input: { starting_after: c.id }, where: ['name <> \'zzz\''], filters: { 'colour = $': 'red' } },
+      { table: 'rows_kit_things', path: '/things', input: { starting_after: c.id }, where: ["name <> 'zzz'"], filters: { 'colour = $': 'red' } },
       async (rows) => rows.map((r) => r.id),
     );
     expect(next).toMatchObject({ data: [a.id], has_more: false });
     const missing = await thrown(listPage(ctx, { table: 'rows_kit_things', path: '/things', input: { ending_before: crypto.randomUUID() } }, names));
-    expect({ status: missing.status, code: missing.code, param: missing.param }).toEqual({ status: 400, code: 'invalid_cursor', param: 'ending_before' });
+    expect({ status: missing.status, code: missing.code, param: missing.param }).toEqual({
+      status: 400,
+      code: 'invalid_cursor',
+      param: 'ending_before',
+    });
   });
 });
 
 describe('unique', () => {
   test('a violation of a listed constraint becomes the chosen 409; others stay as they were', async () => {
     await insert(storeId, 'taken');
-    const conflict = () => errors.conflict('A thing named \'taken\' already exists in this store.', 'conflict_error', 'name');
+    const conflict = () => errors.conflict("A thing named 'taken' already exists in this store.", 'conflict_error', 'name');
     const e = await thrown(unique(insert(storeId, 'taken'), { rows_kit_name: conflict }));
     expect({ status: e.status, code: e.code, param: e.param }).toEqual({ status: 409, code: 'conflict_error', param: 'name' });
 
@@ -99,7 +110,7 @@ describe('unique', () => {
 });
 
 describe('setClause, jsonParam, stamps', () => {
-  test('numbers only the given fields after the statement\'s own, casting json columns', () => {
+  test("numbers only the given fields after the statement's own, casting json columns", () => {
     const set = setClause({ name: 'x', colour: undefined, data: { a: 1 }, updated_at: 't' }, { json: ['data'], after: 2 });
     expect(set).toEqual({ sql: 'name = $3, data = $4::text::jsonb, updated_at = $5', params: ['x', '{"a":1}', 't'] });
     expect(setClause({ colour: null }).sql).toBe('colour = $1');
@@ -108,7 +119,10 @@ describe('setClause, jsonParam, stamps', () => {
 
   test('a PATCH through setClause: left out keeps, null clears, json round-trips, timestamps read back as ISO UTC', async () => {
     const r = await insert(storeId, 'patch me', { colour: 'red', data: { keep: true } });
-    const set = setClause({ name: undefined, colour: null, data: ['x', { y: 'é' }], updated_at: new Date('2026-04-02T00:00:00Z') }, { json: ['data'], after: 2 });
+    const set = setClause(
+      { name: undefined, colour: null, data: ['x', { y: 'é' }], updated_at: new Date('2026-04-02T00:00:00Z') },
+      { json: ['data'], after: 2 },
+    );
     const [out] = await db.query(`UPDATE rows_kit_things SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [storeId, r.id, ...set.params]);
     expect(out).toMatchObject({ name: 'patch me', colour: null, data: ['x', { y: 'é' }] });
     expect(stamps(out)).toEqual({ created_at: '2026-04-01T08:00:00.000Z', updated_at: '2026-04-02T00:00:00.000Z' });

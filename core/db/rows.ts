@@ -28,7 +28,15 @@ export interface ListEnvelope<T> {
  */
 export async function rowOr404(
   db: Db,
-  q: { table: string; storeId: string; id: string; noun: string; param?: string; where?: string; lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR SHARE' },
+  q: {
+    table: string;
+    storeId: string;
+    id: string;
+    noun: string;
+    param?: string;
+    where?: string;
+    lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR SHARE';
+  },
 ): Promise<Row> {
   const [found] = await db.query(
     `SELECT * FROM ${q.table} WHERE store_id = $1 AND id = $2${q.where ? ` AND ${q.where}` : ''}${q.lock ? ` ${q.lock}` : ''}`,

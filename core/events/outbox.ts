@@ -47,7 +47,11 @@ export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[
      RETURNING id`,
     opts.endpointId ? [storeId, JSON.stringify(rows), opts.endpointId] : [storeId, JSON.stringify(rows)],
   );
-  await enqueue(tx, WEBHOOK_QUEUE, deliveries.map((d) => deliveryJob(d.id, 0)));
+  await enqueue(
+    tx,
+    WEBHOOK_QUEUE,
+    deliveries.map((d) => deliveryJob(d.id, 0)),
+  );
   return deliveries.map((d) => d.id);
 }
 
@@ -57,5 +61,9 @@ export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[
  */
 export async function recordEvents(tx: Db, storeId: string, events: PendingEvent[]): Promise<void> {
   const subscribed = await subscribedTypes(tx, storeId);
-  await writeEvents(tx, storeId, events.filter((e) => subscribed.has(e.type)));
+  await writeEvents(
+    tx,
+    storeId,
+    events.filter((e) => subscribed.has(e.type)),
+  );
 }

@@ -36,10 +36,9 @@ const now = () => performance.now();
 export async function subscribedTypes(db: Db, storeId: string): Promise<ReadonlySet<string>> {
   const hit = cache.get(storeId);
   if (hit && hit.until > now()) return hit.types;
-  const rows = await db.query<{ type: string }>(
-    'SELECT DISTINCT unnest(events) AS type FROM webhook_endpoints WHERE store_id = $1 AND is_active',
-    [storeId],
-  );
+  const rows = await db.query<{ type: string }>('SELECT DISTINCT unnest(events) AS type FROM webhook_endpoints WHERE store_id = $1 AND is_active', [
+    storeId,
+  ]);
   const types = rows.some((r) => r.type === ALL_EVENTS) ? EVERY_TYPE : new Set(rows.map((r) => r.type));
   const settle = settling.get(storeId);
   if (settle !== undefined && settle > now()) return types;

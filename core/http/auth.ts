@@ -24,7 +24,10 @@ export class KeyResolver {
   static CACHE_MS = 5_000;
   private cache = new Map<string, CachedKey>();
 
-  constructor(private db: Db, private clock: Clock) {
+  constructor(
+    private db: Db,
+    private clock: Clock,
+  ) {
     // A revocation by this process applies at once (the signal fires after the revoke committed).
     keyRevoked.on((hash) => this.forget(hash));
   }
@@ -118,7 +121,11 @@ export async function authenticate(authenticators: Authenticator[], request: Req
   for (const credential of candidates) {
     const other = authenticators.find((a) => !kinds.includes(a.kind) && a.claims(credential));
     const known = other && (await other.resolve(credential).catch(() => undefined));
-    if (known) throw fail('insufficient_scope', `This endpoint takes ${kinds.includes('admin') ? "the operator's admin token" : `a ${kinds.join(' or ')} credential`}; a ${known.principal.kind} credential cannot call it.`);
+    if (known)
+      throw fail(
+        'insufficient_scope',
+        `This endpoint takes ${kinds.includes('admin') ? "the operator's admin token" : `a ${kinds.join(' or ')} credential`}; a ${known.principal.kind} credential cannot call it.`,
+      );
   }
   throw errors.auth(kinds.includes('admin') ? 'Invalid admin token. Pass it as Authorization: Bearer <token>.' : 'Invalid API key provided.');
 }

@@ -53,7 +53,8 @@ const PAGE = `<!doctype html>
  * Only this origin may be reached: a guarantee, checked by the browser, that the page uses no
  * CDN. Swagger UI sets inline style attributes and uses data: images, hence those two allowances.
  */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const text = (body: string, type: string, extra: Record<string, string> = {}) =>
   new Response(body, { headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', ...extra } });

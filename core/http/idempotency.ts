@@ -103,12 +103,15 @@ export async function withIdempotency(
 ): Promise<Recorded & { replayed: boolean }> {
   const hash = requestHash(opts);
   const now = clock.now();
-  const [{ locked }] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [lockId(opts.apiKeyId, opts.key)]);
+  const [{ locked }] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
+    lockId(opts.apiKeyId, opts.key),
+  ]);
   if (!locked) throw inFlightError();
-  const [prior] = await tx.query(
-    `SELECT ${PRIOR_COLUMNS} FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND created_at > $3`,
-    [opts.apiKeyId, opts.key, new Date(now.getTime() - RETENTION_MS)],
-  );
+  const [prior] = await tx.query(`SELECT ${PRIOR_COLUMNS} FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND created_at > $3`, [
+    opts.apiKeyId,
+    opts.key,
+    new Date(now.getTime() - RETENTION_MS),
+  ]);
   // A stream's claim whose lease ran out (its process died) is as good as absent, unless reused.
   if (prior && (prior.locked_until == null || isHeld(prior, now) || prior.request_hash !== hash))
     return { ...replayOf(prior, hash, now), replayed: true };
@@ -149,4 +152,3 @@ export function claimInFlight(apiKeyId: string, key: string): () => void {
 
 export const inFlightError = () =>
   errors.conflict('A request with this Idempotency-Key is still in progress. Retry after it completes.', 'idempotency_key_in_use', 'Idempotency-Key');
-

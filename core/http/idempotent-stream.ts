@@ -1,7 +1,14 @@
 import type { Clock } from '../clock';
 import type { Db } from '../db/types';
 import {
-  PRIOR_COLUMNS, RETENTION_MS, claimInFlight, inFlightError, replayOf, requestHash, type IdempotencyScope, type Recorded,
+  PRIOR_COLUMNS,
+  RETENTION_MS,
+  claimInFlight,
+  inFlightError,
+  replayOf,
+  requestHash,
+  type IdempotencyScope,
+  type Recorded,
 } from './idempotency';
 
 /**

@@ -59,7 +59,11 @@ const API_KEY_SECURITY = [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }];
 const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
   ['400', 'BadRequest', 'invalid_request_error: a missing or invalid field, malformed JSON, or an invalid X-API-Version; `param` names the field.'],
   ['401', 'Unauthorized', 'authentication_error (invalid_api_key): the key is missing, malformed, revoked or expired.'],
-  ['403', 'Forbidden', 'permission_error (insufficient_scope) when the key lacks the scope; store_mismatch_error when the URL store is not the key\'s store.'],
+  [
+    '403',
+    'Forbidden',
+    "permission_error (insufficient_scope) when the key lacks the scope; store_mismatch_error when the URL store is not the key's store.",
+  ],
   ['404', 'NotFound', 'not_found_error (resource_missing): the id is wrong, belongs to another store, or was archived.'],
   ['409', 'Conflict', 'conflict_error: a duplicate unique field, an invalid state transition, or an Idempotency-Key still in progress.'],
   ['410', 'Gone', 'The X-API-Version this request is pinned to has been retired.'],
@@ -98,7 +102,8 @@ const headerParameters = (method: string) => [
 /** A raw answer: a stream of server-sent events (each `data:` line one output object), an image, a page. */
 const rawResponse = (status: number, output: TSchema, contentType = 'application/octet-stream') => ({
   [status]: {
-    description: contentType === 'text/event-stream' ? 'Server-sent events: each `data:` line is one JSON event of this schema.' : `A ${contentType} body.`,
+    description:
+      contentType === 'text/event-stream' ? 'Server-sent events: each `data:` line is one JSON event of this schema.' : `A ${contentType} body.`,
     headers: commonResponseHeaders(),
     content: { [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } } },
   },
@@ -140,15 +145,23 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
 function access(route: RestRoute): { security: Json[]; sentence: string; scopes?: string[] } {
   if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
   if (route.auth.includes('admin'))
-    return { security: [{ AdminToken: [] }], sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.' };
+    return {
+      security: [{ AdminToken: [] }],
+      sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.',
+    };
   const scopes = acceptedScopes(route.plugin, route.action.kind);
-  return { security: API_KEY_SECURITY, scopes, sentence: `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` };
+  return {
+    security: API_KEY_SECURITY,
+    scopes,
+    sentence: `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`,
+  };
 }
 
 /** The body as the route reads it: JSON, a form, raw bytes or multipart parts. */
 function requestBody(route: RestRoute, body: Json | undefined): Json | undefined {
   if (route.body === 'json') return body;
-  if (route.body === 'form') return body && { ...body, content: { 'application/x-www-form-urlencoded': body.content['application/json'], ...body.content } };
+  if (route.body === 'form')
+    return body && { ...body, content: { 'application/x-www-form-urlencoded': body.content['application/json'], ...body.content } };
   const type = route.body === 'multipart' ? 'multipart/form-data' : '*/*';
   return { required: true, content: { [type]: { schema: { type: 'string', format: 'binary' } } } };
 }
@@ -172,7 +185,9 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method)],
       ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
       responses: {
-        ...(route.response === 'raw' ? rawResponse(route.status, route.action.output, route.action.rest!.contentType) : successResponse(route.status, route.action.output)),
+        ...(route.response === 'raw'
+          ? rawResponse(route.status, route.action.output, route.action.rest!.contentType)
+          : successResponse(route.status, route.action.output)),
         ...errorResponseRefs(),
         ...(body ? bodyErrorRefs() : {}),
       },
@@ -189,7 +204,16 @@ const ErrorSchema = Type.Object(
     error: Type.Object({
       type: Type.String({
         description: 'Category, for programmatic handling.',
-        enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'store_mismatch_error', 'not_found_error', 'conflict_error', 'rate_limit_error', 'api_error'],
+        enum: [
+          'invalid_request_error',
+          'authentication_error',
+          'permission_error',
+          'store_mismatch_error',
+          'not_found_error',
+          'conflict_error',
+          'rate_limit_error',
+          'api_error',
+        ],
       }),
       message: Type.String({ description: 'Human-readable; not to be parsed.' }),
       code: Type.String({ description: 'Specific code, e.g. validation_failed, insufficient_scope, duplicate_sku.' }),
@@ -219,7 +243,13 @@ function components(): Json {
       ]),
     ),
     parameters: {
-      StoreId: { name: 'storeId', in: 'path', required: true, description: 'The store id; must be the API key\'s own store.', schema: plain(Uuid('The store id.')) },
+      StoreId: {
+        name: 'storeId',
+        in: 'path',
+        required: true,
+        description: "The store id; must be the API key's own store.",
+        schema: plain(Uuid('The store id.')),
+      },
       ApiVersion: {
         name: 'X-API-Version',
         in: 'header',
@@ -242,8 +272,12 @@ function components(): Json {
     },
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A store API key (svc_live_... or svc_test_...).' },
-      ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'The same store API key as `Authorization: Bearer <key>` (the custom-tool gateway form, MCP-style clients).' },
-      AdminToken: { type: 'http', scheme: 'bearer', description: 'The server\'s admin token (SVC_ADMIN_TOKEN), for the admin API only.' },
+      ApiKeyBearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The same store API key as `Authorization: Bearer <key>` (the custom-tool gateway form, MCP-style clients).',
+      },
+      AdminToken: { type: 'http', scheme: 'bearer', description: "The server's admin token (SVC_ADMIN_TOKEN), for the admin API only." },
     },
   };
 }
@@ -262,7 +296,13 @@ function webhookPayloads(registry: Registry): Json {
                 schema: {
                   type: 'object',
                   required: ['id', 'object', 'type', 'created_at', 'data'],
-                  properties: { id: { type: 'string' }, object: { const: 'event' }, type: { const: type }, created_at: { type: 'string' }, data: plain(data) },
+                  properties: {
+                    id: { type: 'string' },
+                    object: { const: 'event' },
+                    type: { const: type },
+                    created_at: { type: 'string' },
+                    data: plain(data),
+                  },
                 },
               },
             },

@@ -46,7 +46,11 @@ interface StoreWindow {
 export class RateLimiter {
   private windows = new Map<string, StoreWindow>();
 
-  constructor(private db: Db, private clock: Clock, private limits: Record<string, PlanLimit>) {}
+  constructor(
+    private db: Db,
+    private clock: Clock,
+    private limits: Record<string, PlanLimit>,
+  ) {}
 
   async check(storeId: string, plan: string): Promise<{ headers: Record<string, string> }> {
     const limit = this.limits[plan] ?? DEFAULT_LIMITS.free;

@@ -33,7 +33,12 @@ const fallbackLog = createLogger();
 /** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here (one line, with the request id) and answered as a bare 500. */
 export function errorResponse(err: unknown, requestId: string, headers: Record<string, string>, log: Logger = fallbackLog): Response {
   const e = toSvcError(err);
-  if (e !== err) log.error('unexpected error', { request_id: requestId, ...errorFields(err), ...(err instanceof Error && err.stack ? { at: err.stack.split('\n')[1]?.trim() } : {}) });
+  if (e !== err)
+    log.error('unexpected error', {
+      request_id: requestId,
+      ...errorFields(err),
+      ...(err instanceof Error && err.stack ? { at: err.stack.split('\n')[1]?.trim() } : {}),
+    });
   return json(
     e.status,
     { error: { type: e.type, message: e.message, code: e.code, param: e.param, request_id: requestId } },

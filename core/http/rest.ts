@@ -108,7 +108,10 @@ function queryInput(route: RestRoute, url: string): Record<string, unknown> {
 function checkPathParams(registry: Registry, route: RestRoute, pathParams: Record<string, string>) {
   for (const [name, pattern] of route.pathChecks)
     if (!pattern.test(pathParams[name]))
-      throw errors.notFound(`${name === 'id' ? registry.noun(route.plugin) : name.replace(/_id$/, '').replaceAll('_', ' ')}: '${pathParams[name]}'`, name);
+      throw errors.notFound(
+        `${name === 'id' ? registry.noun(route.plugin) : name.replace(/_id$/, '').replaceAll('_', ' ')}: '${pathParams[name]}'`,
+        name,
+      );
 }
 
 /** A raw answer (an SSE stream, an image, a page, a redirect) leaves with the convention headers added. */
@@ -124,7 +127,13 @@ function rawResponse(body: unknown, headers: Record<string, string>): Response {
  * The store a request acts on: a store credential's own store (another store's URL is 403
  * store_mismatch), or for the operator the store the URL names (404 if there is none).
  */
-async function storeOf(svc: Services, route: RestRoute, storeId: string | undefined, authStore: Store | undefined, principalKind: string): Promise<Store> {
+async function storeOf(
+  svc: Services,
+  route: RestRoute,
+  storeId: string | undefined,
+  authStore: Store | undefined,
+  principalKind: string,
+): Promise<Store> {
   if (route.scope === 'global') return authStore ?? NO_STORE;
   if (principalKind === 'admin' || principalKind === 'public') {
     const store = /^[0-9a-f-]{36}$/i.test(storeId ?? '') ? await getStore(svc.db, storeId!) : undefined;
@@ -163,7 +172,11 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
 
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
-    const input = { ...(hasBody && route.body !== 'json' && route.body !== 'form' ? queryInput(route, request.url) : {}), ...body.value, ...pathParams };
+    const input = {
+      ...(hasBody && route.body !== 'json' && route.body !== 'form' ? queryInput(route, request.url) : {}),
+      ...body.value,
+      ...pathParams,
+    };
     checkPathParams(svc.registry, route, pathParams);
     const ctx: CallerCtx = {
       db: svc.db,
@@ -187,7 +200,8 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     // Keys are namespaced per credential; the public has none, so the header is ignored there (as on a GET).
     const owner = keyOwner(principal);
     const idemKey = owner && (route.method === 'POST' || route.method === 'PATCH') ? idempotencyKeyOf(request) : null;
-    const scope = idemKey && owner ? { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
+    const scope =
+      idemKey && owner ? { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
 
     // A raw answer (a stream, an image, a page) leaves now with the convention headers; it manages
     // its own writes. Under a key it is recorded when it ends, and a repeat replays it

@@ -26,8 +26,7 @@ export const methodNotAllowed = (method: string, allowed: string[]) =>
   new SvcError('method_not_allowed', `${method} is not supported on this path; it takes ${allowed.join(', ')}.`, null, { Allow: allowed.join(', ') });
 
 /** Request bodies larger than the limit: 413 (RFC 9110 15.5.14) with the usual envelope. */
-export const requestTooLarge = (limitText: string) =>
-  new SvcError('request_too_large', `The request body exceeds ${limitText}.`);
+export const requestTooLarge = (limitText: string) => new SvcError('request_too_large', `The request body exceeds ${limitText}.`);
 
 /**
  * SPEC 4: every response carries X-Request-Id, X-API-Version and X-API-Latest-Version, including

@@ -35,7 +35,12 @@ export const VERSIONS: ApiVersion[] = [
       },
     ],
   },
-  { id: 'v2026-01-15', released: '2026-01-15', summary: 'webhook delivery logs, inventory transfer endpoints, bulk product operations', changesToNext: [] },
+  {
+    id: 'v2026-01-15',
+    released: '2026-01-15',
+    summary: 'webhook delivery logs, inventory transfer endpoints, bulk product operations',
+    changesToNext: [],
+  },
   { id: 'v2026-03-07', released: '2026-03-07', summary: 'current stable; agent templates, custom tools, workflow automation', changesToNext: [] },
 ];
 
@@ -78,7 +83,9 @@ export function resolveVersion(header: string | null, now: Date): ResolvedVersio
   if (now < addMonths(next.released, 3)) return { version, headers: { Sunset: sunset.toUTCString() } };
   return {
     version,
-    headers: { 'Deprecation-Warning': `API version ${id} is deprecated and will be retired on ${sunset.toISOString().slice(0, 10)}; move to ${LATEST.id}.` },
+    headers: {
+      'Deprecation-Warning': `API version ${id} is deprecated and will be retired on ${sunset.toISOString().slice(0, 10)}; move to ${LATEST.id}.`,
+    },
   };
 }
 

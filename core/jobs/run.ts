@@ -23,7 +23,8 @@ export function pluginJobs(db: Db, clock: Clock, registry: Registry): JobDef[] {
     (p.jobs ?? []).map((j) => ({
       queue: `${p.name}.${j.name}`,
       cron: j.cron,
-      run: (batch: unknown[]) => j.run({ db, clock, registry, log: log.child({ plugin: p.name, job: j.name }), config: registry.configOf(p.name) }, batch),
+      run: (batch: unknown[]) =>
+        j.run({ db, clock, registry, log: log.child({ plugin: p.name, job: j.name }), config: registry.configOf(p.name) }, batch),
     })),
   );
 }

@@ -20,7 +20,12 @@ export async function login(flags: Record<string, any>) {
     res = await fetch(new URL('/agent/mcp', url), {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'svc-login', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'svc-login', version: '1' } },
+      }),
     });
   } catch (e) {
     throw new Error(`Cannot reach the svc server at ${url}: ${(e as Error).message}`);

@@ -89,7 +89,6 @@ function watched(response: Response, request: Request, sessionId: string, entry:
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-
 async function sendToolListChanged(storeId: string) {
   await Promise.all(
     [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
@@ -102,7 +101,10 @@ async function sendToolListChanged(storeId: string) {
  */
 function challenge(svc: Services, request: Request, message: string): string {
   const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
-  const detail = request.headers.get('authorization') || request.headers.get('x-api-key') ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"` : '';
+  const detail =
+    request.headers.get('authorization') || request.headers.get('x-api-key')
+      ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+      : '';
   return (own ?? 'Bearer realm="svc"') + detail;
 }
 
@@ -118,7 +120,11 @@ async function endStream(sessionId: string) {
 function hostAllowed(svc: Services, request: Request): boolean {
   const allowed = svc.allowedHosts;
   if (allowed.includes('*')) return true;
-  const hostOf = (h: string) => h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  const hostOf = (h: string) =>
+    h
+      .replace(/:\d+$/, '')
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase();
   const host = request.headers.get('host');
   if (host && !allowed.includes(hostOf(host))) return false;
   const origin = request.headers.get('origin');
@@ -140,7 +146,12 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
   if (mode !== 'flat' && mode !== 'grouped') return `Unknown tools mode '${mode}': use flat or grouped.`;
   const readOnly = /^(1|true|yes)$/i.test(pick('readonly', 'x-mcp-readonly') ?? '');
   const list = pick('toolsets', 'x-mcp-toolsets');
-  const toolsets = list ? list.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const toolsets = list
+    ? list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
   const unknown = toolsets?.find((t) => !known.includes(t));
   if (unknown) return `Unknown toolset '${unknown}'. Available: ${known.join(', ')}.`;
   return { mode, readOnly, toolsets };
@@ -186,7 +197,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     return new Response(null, { status: 200 });
   }
   // A stream opened now would only hold the shutdown up: the client tries again (another process, or this one restarted).
-  if (request.method === 'GET' && svc.shutdown?.aborted) return rpcError(503, -32000, 'The server is shutting down; reconnect shortly.', { 'Retry-After': '1' });
+  if (request.method === 'GET' && svc.shutdown?.aborted)
+    return rpcError(503, -32000, 'The server is shutting down; reconnect shortly.', { 'Retry-After': '1' });
   if (request.method !== 'POST' && request.method !== 'GET')
     return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
       status: 405,
@@ -217,7 +229,11 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   if (!initializing && !session) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
 
   if (initializing) {
-    const opts = toolOptions(request, svc.mcpToolsMode, svc.registry.plugins.map((p) => p.name));
+    const opts = toolOptions(
+      request,
+      svc.mcpToolsMode,
+      svc.registry.plugins.map((p) => p.name),
+    );
     if (typeof opts === 'string') return rpcError(400, -32602, opts);
     const requested = (parsedBody as any).params?.protocolVersion;
     session = await svc.mcpSessions.create({
@@ -229,10 +245,15 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   }
 
   const current = session!;
-  const server = buildMcpServer(svc.registry, { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store }, current.options, {
-    logLevel: current.options.logLevel,
-    setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
-  });
+  const server = buildMcpServer(
+    svc.registry,
+    { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store },
+    current.options,
+    {
+      logLevel: current.options.logLevel,
+      setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
+    },
+  );
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !current.options.logLevel });

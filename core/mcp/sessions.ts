@@ -29,7 +29,10 @@ const toSession = (row: any): McpSession | undefined =>
 export class McpSessions {
   private cache = new Map<string, { session: McpSession | undefined; at: number; touchedAt: number }>();
 
-  constructor(private db: Db, private clock: Clock) {}
+  constructor(
+    private db: Db,
+    private clock: Clock,
+  ) {}
 
   async create(s: Omit<McpSession, 'id'>): Promise<McpSession> {
     const id = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url');
@@ -54,10 +57,11 @@ export class McpSessions {
       if (!row) this.cache.delete(id);
       return toSession(row);
     }
-    const [row] = await this.db.query(
-      `UPDATE mcp_sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at > $3 RETURNING ${SESSION_COLUMNS}`,
-      [id, new Date(nowMs), new Date(nowMs - IDLE_EXPIRY_MS)],
-    );
+    const [row] = await this.db.query(`UPDATE mcp_sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at > $3 RETURNING ${SESSION_COLUMNS}`, [
+      id,
+      new Date(nowMs),
+      new Date(nowMs - IDLE_EXPIRY_MS),
+    ]);
     const session = toSession(row);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { session, at: performance.now(), touchedAt: nowMs });
@@ -74,4 +78,3 @@ export class McpSessions {
     return rows.length > 0;
   }
 }
-

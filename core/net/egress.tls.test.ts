@@ -68,7 +68,9 @@ describe('HTTPS: connect to the checked IP, verify the certificate against the n
   });
 
   test('httpsOnly refuses a redirect from https down to http', async () => {
-    const e = await refusal(egressFetch(`${receiver()}to-http`, { ca, resolver: fixed('127.0.0.1'), allow: LOCAL, httpsOnly: true, purpose: 'webhook' }));
+    const e = await refusal(
+      egressFetch(`${receiver()}to-http`, { ca, resolver: fixed('127.0.0.1'), allow: LOCAL, httpsOnly: true, purpose: 'webhook' }),
+    );
     expect(e.code).toBe('egress_invalid_url');
     expect(e.message).toBe('webhook redirect URL must use https, not http.');
     expect(fetched()).toEqual(['127.0.0.1']);

@@ -24,15 +24,7 @@
 import { lookup } from 'node:dns/promises';
 import { checkServerIdentity } from 'node:tls';
 import { parseIp } from './ip';
-import {
-  EgressError,
-  checkAddress,
-  checkUrl,
-  describe,
-  normalizeHost,
-  resolveAllow,
-  type AllowList,
-} from './policy';
+import { EgressError, checkAddress, checkUrl, describe, normalizeHost, resolveAllow, type AllowList } from './policy';
 
 export { EgressError, checkUrl, parseAllowList, type AllowList, type CheckUrlOptions, type EgressCode } from './policy';
 
@@ -40,8 +32,7 @@ export { EgressError, checkUrl, parseAllowList, type AllowList, type CheckUrlOpt
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** node:dns lookup (getaddrinfo, honours /etc/hosts) with all addresses, in resolver order. */
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export interface EgressInit {
   method?: string;

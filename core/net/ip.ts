@@ -84,12 +84,19 @@ export function formatIp(b: IpBytes): string {
   const g: number[] = [];
   for (let i = 0; i < 16; i += 2) g.push((b[i] << 8) | b[i + 1]);
   // Longest run of >= 2 zero groups becomes "::" (first one on ties).
-  let best = -1, bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) { i++; continue; }
+  let best = -1,
+    bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = (a: number[]) => a.map((x) => x.toString(16)).join(':');

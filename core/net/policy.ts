@@ -103,12 +103,7 @@ export function checkAddress(host: string, addrText: string, allow: AllowList, w
   if (!reason || allow.cidrs.some((c) => inCidr(bytes, c))) return addr;
   const literal = parseIp(h) !== null;
   const where = literal ? `${what} ${addr} is` : `${what} ${h} resolves to ${addr},`;
-  throw new EgressError(
-    'egress_blocked',
-    `${where} ${article(reason)} ${reason} address; allow it with SVC_EGRESS_ALLOW.`,
-    h,
-    addr,
-  );
+  throw new EgressError('egress_blocked', `${where} ${article(reason)} ${reason} address; allow it with SVC_EGRESS_ALLOW.`, h, addr);
 }
 
 export interface CheckUrlOptions {
@@ -138,7 +133,11 @@ export function checkUrl(url: string | URL, opts: CheckUrlOptions = {}): URL {
   }
   const ok = opts.httpsOnly ? ['https:'] : ['http:', 'https:'];
   if (!ok.includes(u.protocol)) {
-    throw new EgressError('egress_invalid_url', `${what} must use ${opts.httpsOnly ? 'https' : 'http or https'}, not ${u.protocol.slice(0, -1)}.`, u.hostname);
+    throw new EgressError(
+      'egress_invalid_url',
+      `${what} must use ${opts.httpsOnly ? 'https' : 'http or https'}, not ${u.protocol.slice(0, -1)}.`,
+      u.hostname,
+    );
   }
   // Credentials in the URL would be sent as Basic auth and end up in logs; ask for headers instead.
   if (u.username || u.password) {

@@ -19,7 +19,14 @@ export function readPluginConfig(plugin: PluginDef, env: Record<string, string |
     varOf[field] = name;
     const text = env[name];
     if (text === undefined || text === '') continue;
-    raw[field] = prop.type === 'integer' || prop.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text) : prop.type === 'boolean' ? text === 'true' || text === '1' : text;
+    raw[field] =
+      prop.type === 'integer' || prop.type === 'number'
+        ? /^-?\d+(\.\d+)?$/.test(text)
+          ? Number(text)
+          : text
+        : prop.type === 'boolean'
+          ? text === 'true' || text === '1'
+          : text;
   }
   const value = Value.Default(schema, raw) as Record<string, unknown>;
   const first = Value.Errors(schema, value).First();

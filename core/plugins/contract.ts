@@ -289,4 +289,3 @@ export interface Authenticator {
    */
   challenge?(request: Request): string;
 }
-

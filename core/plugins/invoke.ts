@@ -26,7 +26,13 @@ function checkerFor(schema: TSchema) {
  * (`~1` is `/`, `~0` is `~`), so a field is named as it was sent.
  */
 const pointerToParam = (path: string) =>
-  path === '' ? null : path.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+  path === ''
+    ? null
+    : path
+        .slice(1)
+        .split('/')
+        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .join('.');
 
 // PostgreSQL text and jsonb cannot hold U+0000, and a lone UTF-16 surrogate is not text at all.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -61,7 +67,11 @@ export function validateInput(schema: TSchema, input: unknown): void {
   }
   const { path, phrase } = explain(first);
   const param = pointerToParam(path);
-  const message = !param ? `Invalid request: ${phrase}.` : phrase === 'is required' ? `Missing required parameter: ${param}.` : `Invalid ${param}: ${phrase}.`;
+  const message = !param
+    ? `Invalid request: ${phrase}.`
+    : phrase === 'is required'
+      ? `Missing required parameter: ${param}.`
+      : `Invalid ${param}: ${phrase}.`;
   throw errors.validation(message, param);
 }
 
@@ -168,7 +178,8 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
     if (!nested) await runAfterCommit(queue, caller.log ?? rootLog);
     return out;
   };
-  if (action.rest?.response === 'raw') return finish(await action.handler(bind(plugin, caller, queue, streamsRecordTheirOwn)(caller.db), input as any));
+  if (action.rest?.response === 'raw')
+    return finish(await action.handler(bind(plugin, caller, queue, streamsRecordTheirOwn)(caller.db), input as any));
   // Reads change nothing, so they emit nothing: the hot path skips the event machinery.
   if (action.kind === 'read') return finish(await action.handler(bind(plugin, caller, queue, readsDoNotEmit)(caller.db), input as any));
   const subscribed = action.emits?.length ? await subscribedTypes(caller.db, caller.store.id) : NONE;

@@ -17,8 +17,7 @@ export async function page<T>(
   opts: { table: string; storeId: string; where?: string[]; params?: unknown[]; input: PageInput },
 ): Promise<{ rows: T[]; has_more: boolean }> {
   const { input } = opts;
-  if (input.starting_after && input.ending_before)
-    throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
+  if (input.starting_after && input.ending_before) throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
   const limit = input.limit ?? 10;
   const params: unknown[] = [opts.storeId, ...(opts.params ?? [])];
   const where = ['store_id = $1', ...(opts.where ?? [])];

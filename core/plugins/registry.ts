@@ -40,9 +40,21 @@ export interface Registry {
 
 /** The key scopes of SPEC 5.1: every credential may hold them, whatever is registered. */
 export const SPEC_SCOPES = [
-  'products:read', 'products:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write',
-  'inventory:read', 'inventory:write', 'ai:read', 'ai:write', 'media:read', 'media:write', 'analytics:read',
-  'webhooks:read', 'webhooks:write',
+  'products:read',
+  'products:write',
+  'orders:read',
+  'orders:write',
+  'customers:read',
+  'customers:write',
+  'inventory:read',
+  'inventory:write',
+  'ai:read',
+  'ai:write',
+  'media:read',
+  'media:write',
+  'analytics:read',
+  'webhooks:read',
+  'webhooks:write',
 ];
 
 export const flatName = (plugin: PluginDef, actionName: string) => `${plugin.name}_${actionName}`;

@@ -2,7 +2,11 @@ import { Type, type TProperties } from '@sinclair/typebox';
 
 /** Shared schema pieces for plugin inputs and outputs. */
 export const Uuid = (description?: string) =>
-  Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', errorMessage: 'must be a UUID', description });
+  Type.String({
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    errorMessage: 'must be a UUID',
+    description,
+  });
 
 export const Timestamp = () => Type.String({ description: 'ISO 8601 UTC timestamp' });
 

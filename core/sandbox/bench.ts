@@ -48,7 +48,5 @@ for (const [label, { perSecond, latencies }] of rows) {
 // At concurrency 1 the pool adds a message round trip to the worker thread; that is the overhead.
 const direct = rows[0][1].latencies;
 const pooled = rows[1][1].latencies;
-console.log(
-  `sandbox overhead (pool c=1 minus direct): p50 ${us(pct(pooled, 50) - pct(direct, 50))}, p99 ${us(pct(pooled, 99) - pct(direct, 99))}`,
-);
+console.log(`sandbox overhead (pool c=1 minus direct): p50 ${us(pct(pooled, 50) - pct(direct, 50))}, p99 ${us(pct(pooled, 99) - pct(direct, 99))}`);
 await closeSandboxPool();

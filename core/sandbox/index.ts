@@ -33,8 +33,7 @@ export interface SandboxOptions {
 }
 
 export type SandboxResult =
-  | { ok: true; result: unknown; durationMs: number }
-  | { ok: false; status: 'timeout' | 'error'; message: string; durationMs: number };
+  { ok: true; result: unknown; durationMs: number } | { ok: false; status: 'timeout' | 'error'; message: string; durationMs: number };
 
 export const SANDBOX_DEFAULTS = {
   timeoutMs: 10_000,
@@ -80,11 +79,7 @@ class SandboxFailure extends Error {}
  * `input`), so `await` works at its top level, and returns its result converted to plain JSON.
  * A returned promise is awaited.
  */
-export async function runSandboxed(
-  code: string,
-  vars: Record<string, unknown>,
-  opts: SandboxOptions = {},
-): Promise<SandboxResult> {
+export async function runSandboxed(code: string, vars: Record<string, unknown>, opts: SandboxOptions = {}): Promise<SandboxResult> {
   const start = performance.now();
   const timeoutMs = opts.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs;
   const deadline = start + timeoutMs;
@@ -170,12 +165,7 @@ export async function runSandboxed(
 type Settled = { type: 'fulfilled'; value: QuickJSHandle } | { type: 'rejected'; error: QuickJSHandle };
 
 /** Runs guest promise jobs until `value` (a promise or not) settles, the deadline passes, or it can never settle. */
-async function settle(
-  ctx: QuickJSContext,
-  value: QuickJSHandle,
-  deadline: number,
-  timedOut: () => boolean,
-): Promise<Settled | 'timeout'> {
+async function settle(ctx: QuickJSContext, value: QuickJSHandle, deadline: number, timedOut: () => boolean): Promise<Settled | 'timeout'> {
   for (;;) {
     const state = ctx.getPromiseState(value);
     if (state.type === 'fulfilled') return { type: 'fulfilled', value: state.value };
@@ -218,7 +208,8 @@ function toJson(ctx: QuickJSContext, handle: QuickJSHandle, maxBytes: number): u
     const text = call.value.consume((h) => (ctx.typeof(h) === 'string' ? ctx.getString(h) : undefined));
     if (text === undefined) throw new SandboxFailure(`result is not JSON-serializable (${ctx.typeof(handle)})`);
     const bytes = Buffer.byteLength(text);
-    if (bytes > maxBytes) throw new SandboxFailure(`the result (${size(bytes)} as JSON) is larger than the ${size(maxBytes)} limit; return less data`);
+    if (bytes > maxBytes)
+      throw new SandboxFailure(`the result (${size(bytes)} as JSON) is larger than the ${size(maxBytes)} limit; return less data`);
     return JSON.parse(text);
   } finally {
     stringify.dispose();

@@ -127,9 +127,7 @@ describe('runInSandbox (worker pool)', () => {
       ['throw', 'throw new TypeError("nope")', (r) => !r.ok && r.status === 'error' && r.message.includes('nope')],
       ['recursion', 'const f = (n) => f(n + 1); return f(0)', (r) => !r.ok && r.status === 'error'],
       ['pending', 'return new Promise(() => {})', (r) => !r.ok && r.status === 'error'],
-      ...Object.entries(MEMORY_BOMBS).map(
-        ([name, code]): [string, string, (r: SandboxResult) => boolean] => [name, code, (r) => !r.ok],
-      ),
+      ...Object.entries(MEMORY_BOMBS).map(([name, code]): [string, string, (r: SandboxResult) => boolean] => [name, code, (r) => !r.ok]),
     ];
     const rssBefore = await settledRss();
     const start = performance.now();
@@ -163,7 +161,7 @@ describe('runInSandbox (worker pool)', () => {
     for (const r of await Promise.all(runaways)) expect(r).toMatchObject({ ok: false, status: 'timeout' });
   });
 
-  test('stores share the pool: one store\'s flood of slow calls does not make another wait behind all of it', async () => {
+  test("stores share the pool: one store's flood of slow calls does not make another wait behind all of it", async () => {
     const { size } = sandboxPoolStats();
     // Store A: many calls of ~150 ms each, far more than the workers can take at once.
     const flood = Array.from({ length: size * 8 }, () =>

@@ -104,11 +104,7 @@ export function sandboxPoolSize(): number {
  * executed on a pool worker thread with a hard wall-time stop. `tenant` (a store id) shares the
  * pool fairly between stores when calls wait.
  */
-export function runInSandbox(
-  code: string,
-  vars: Record<string, unknown>,
-  opts: SandboxOptions & { tenant?: string } = {},
-): Promise<SandboxResult> {
+export function runInSandbox(code: string, vars: Record<string, unknown>, opts: SandboxOptions & { tenant?: string } = {}): Promise<SandboxResult> {
   if (queue.length >= MAX_QUEUED) {
     return Promise.resolve(failure('error', `sandbox busy: ${queue.length} calls already waiting, try again later`, 0));
   }

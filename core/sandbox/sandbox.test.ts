@@ -12,10 +12,9 @@ describe('runSandboxed', () => {
   });
 
   test('awaits a returned promise', async () => {
-    const r = await runSandboxed(
-      'const double = async (n) => { await null; return n * 2 }; return double(input).then((v) => [v, v + 1])',
-      { input: 21 },
-    );
+    const r = await runSandboxed('const double = async (n) => { await null; return n * 2 }; return double(input).then((v) => [v, v + 1])', {
+      input: 21,
+    });
     expect(r).toMatchObject({ ok: true, result: [42, 43] });
   });
 
@@ -60,11 +59,7 @@ describe('runSandboxed', () => {
   });
 
   test('an endless promise-job chain times out too', async () => {
-    const r = await runSandboxed(
-      'const spin = () => Promise.resolve().then(spin); return spin()',
-      {},
-      { timeoutMs: 200 },
-    );
+    const r = await runSandboxed('const spin = () => Promise.resolve().then(spin); return spin()', {}, { timeoutMs: 200 });
     expect(r).toMatchObject({ ok: false, status: 'timeout' });
     expect(r.durationMs).toBeLessThan(1000);
   });
@@ -106,10 +101,7 @@ describe('runSandboxed', () => {
   });
 
   test('no host objects are visible', async () => {
-    const r = await runSandboxed(
-      'return [typeof process, typeof require, typeof fetch, typeof Bun, typeof setTimeout, typeof XMLHttpRequest]',
-      {},
-    );
+    const r = await runSandboxed('return [typeof process, typeof require, typeof fetch, typeof Bun, typeof setTimeout, typeof XMLHttpRequest]', {});
     expect(r).toMatchObject({ ok: true, result: Array(6).fill('undefined') });
   });
 

@@ -22,14 +22,27 @@ type Row = Record<string, any>;
  * human decision, still inside its window; for the timeout, past it) changes. So an approve racing
  * the timeout job, or a second approve, ends in exactly one decision.
  */
-async function decide(deps: ApprovalDeps, storeId: string, id: string, set: { status: string; approval: object; output?: object }, window: 'open' | 'closed') {
+async function decide(
+  deps: ApprovalDeps,
+  storeId: string,
+  id: string,
+  set: { status: string; approval: object; output?: object },
+  window: 'open' | 'closed',
+) {
   const now = deps.clock.now();
   const [row] = await deps.db.query(
     `UPDATE tool_executions SET status = $3, approval = approval || $4::text::jsonb, output = coalesce($5::text::jsonb, output),
        completed_at = CASE WHEN $3 = 'rejected' THEN $6 ELSE completed_at END
      WHERE store_id = $1 AND id = $2 AND status = 'pending_approval' AND expires_at ${window === 'open' ? '>' : '<='} $6
      RETURNING *`,
-    [storeId, id, set.status, JSON.stringify({ ...set.approval, decided_at: now.toISOString() }), set.output ? JSON.stringify(set.output) : null, now],
+    [
+      storeId,
+      id,
+      set.status,
+      JSON.stringify({ ...set.approval, decided_at: now.toISOString() }),
+      set.output ? JSON.stringify(set.output) : null,
+      now,
+    ],
   );
   return row as Row | undefined;
 }
@@ -39,7 +52,10 @@ async function notDecidable(deps: ApprovalDeps, storeId: string, id: string): Pr
   const row = await executionRow(deps.db, storeId, id);
   if (row.status === 'pending_approval')
     throw errors.conflict(`The approval window of execution '${id}' closed at ${iso(row.expires_at)}; it is being timed out.`, 'approval_expired');
-  throw errors.conflict(`Execution '${id}' is not waiting for approval (status ${row.status}${row.approval?.decision ? `, ${row.approval.decision}` : ''}).`, 'already_decided');
+  throw errors.conflict(
+    `Execution '${id}' is not waiting for approval (status ${row.status}${row.approval?.decision ? `, ${row.approval.decision}` : ''}).`,
+    'already_decided',
+  );
 }
 
 /**
@@ -49,7 +65,13 @@ async function notDecidable(deps: ApprovalDeps, storeId: string, id: string): Pr
  * rights, in moments; the waiting agent then gets the result.
  */
 export async function approveExecution(deps: ApprovalDeps, storeId: string, id: string, by: { keyId: string; comment?: string }) {
-  const row = await decide(deps, storeId, id, { status: 'approved', approval: { decision: 'approved', decided_by: by.keyId, comment: by.comment ?? null } }, 'open');
+  const row = await decide(
+    deps,
+    storeId,
+    id,
+    { status: 'approved', approval: { decision: 'approved', decided_by: by.keyId, comment: by.comment ?? null } },
+    'open',
+  );
   if (!row) return notDecidable(deps, storeId, id);
   await enqueueRun(deps.db, storeId, id);
   return toExecution(row);
@@ -58,8 +80,16 @@ export async function approveExecution(deps: ApprovalDeps, storeId: string, id: 
 /** POST /tool-executions/:id/reject: never runs; the waiting agent gets the reason. */
 export async function rejectExecution(deps: ApprovalDeps, storeId: string, id: string, by: { keyId: string; reason?: string }) {
   const reason = by.reason?.trim() || 'no reason given';
-  const output = { error: { type: 'permission_error', code: 'approval_rejected', message: `An approver rejected this call: ${reason}`, param: null } };
-  const row = await decide(deps, storeId, id, { status: 'rejected', approval: { decision: 'rejected', decided_by: by.keyId, reason }, output }, 'open');
+  const output = {
+    error: { type: 'permission_error', code: 'approval_rejected', message: `An approver rejected this call: ${reason}`, param: null },
+  };
+  const row = await decide(
+    deps,
+    storeId,
+    id,
+    { status: 'rejected', approval: { decision: 'rejected', decided_by: by.keyId, reason }, output },
+    'open',
+  );
   if (!row) return notDecidable(deps, storeId, id);
   return toExecution(row);
 }
@@ -72,7 +102,8 @@ export async function rejectExecution(deps: ApprovalDeps, storeId: string, id: s
 export async function expireExecution(deps: ApprovalDeps, storeId: string, id: string): Promise<string> {
   const [row] = await deps.db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
   // A retry of a job that approved on timeout and died before the run finished: finish it (the run's lease keeps it single).
-  if (row?.status === 'approved' && row.approval?.decision === 'approved_on_timeout') return (await runApproved(deps, storeId, id)) ? 'approved' : 'decided';
+  if (row?.status === 'approved' && row.approval?.decision === 'approved_on_timeout')
+    return (await runApproved(deps, storeId, id)) ? 'approved' : 'decided';
   if (!row || row.status !== 'pending_approval') return 'decided';
   const left = new Date(row.expires_at).getTime() - deps.clock.now().getTime();
   if (left > 0) {
@@ -84,7 +115,13 @@ export async function expireExecution(deps: ApprovalDeps, storeId: string, id: s
   const a = row.approval;
   if (a.timeout_action === 'approve') {
     // Already in a worker: run it here, right after the decision.
-    const approved = await decide(deps, storeId, id, { status: 'approved', approval: { decision: 'approved_on_timeout', decided_by: 'timeout' } }, 'closed');
+    const approved = await decide(
+      deps,
+      storeId,
+      id,
+      { status: 'approved', approval: { decision: 'approved_on_timeout', decided_by: 'timeout' } },
+      'closed',
+    );
     if (approved) await runApproved(deps, storeId, id);
     return approved ? 'approved' : 'decided';
   }
@@ -94,7 +131,13 @@ export async function expireExecution(deps: ApprovalDeps, storeId: string, id: s
       const [r] = await tx.query(
         `UPDATE tool_executions SET approval = approval || $3::text::jsonb, expires_at = $4
          WHERE store_id = $1 AND id = $2 AND status = 'pending_approval' AND expires_at <= $5 RETURNING *`,
-        [storeId, id, JSON.stringify({ escalated: true, group: a.escalation_group ?? 'escalation' }), new Date(now.getTime() + a.timeout_minutes * 60_000), now],
+        [
+          storeId,
+          id,
+          JSON.stringify({ escalated: true, group: a.escalation_group ?? 'escalation' }),
+          new Date(now.getTime() + a.timeout_minutes * 60_000),
+          now,
+        ],
       );
       if (!r) return false;
       await scheduleTimeout(tx, storeId, id, a.timeout_minutes * 60);
@@ -105,9 +148,20 @@ export async function expireExecution(deps: ApprovalDeps, storeId: string, id: s
   }
   const minutes = a.escalated ? a.timeout_minutes * 2 : a.timeout_minutes;
   const output = {
-    error: { type: 'api_error', code: 'approval_timeout', message: `No approver decided within ${minutes} minute${minutes === 1 ? '' : 's'}; the call was not run.`, param: null },
+    error: {
+      type: 'api_error',
+      code: 'approval_timeout',
+      message: `No approver decided within ${minutes} minute${minutes === 1 ? '' : 's'}; the call was not run.`,
+      param: null,
+    },
   };
-  const rejected = await decide(deps, storeId, id, { status: 'rejected', approval: { decision: 'expired', decided_by: 'timeout' }, output }, 'closed');
+  const rejected = await decide(
+    deps,
+    storeId,
+    id,
+    { status: 'rejected', approval: { decision: 'expired', decided_by: 'timeout' }, output },
+    'closed',
+  );
   return rejected ? 'rejected' : 'decided';
 }
 
@@ -150,7 +204,10 @@ export async function runApproved(deps: ApprovalDeps, storeId: string, id: strin
  */
 async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
   const gone = (what: string): RunResult => ({ status: 'error', error: errors.notFound(what) });
-  const [key] = await deps.db.query('SELECT revoked_at, expires_at FROM api_keys WHERE id = $1 AND store_id = $2', [row.principal?.key_id, row.store_id]);
+  const [key] = await deps.db.query('SELECT revoked_at, expires_at FROM api_keys WHERE id = $1 AND store_id = $2', [
+    row.principal?.key_id,
+    row.store_id,
+  ]);
   if (!key || key.revoked_at != null || (key.expires_at != null && new Date(key.expires_at) <= deps.clock.now()))
     return {
       status: 'error',
@@ -191,7 +248,12 @@ export function outcomeOf(row: Row): ToolOutcome {
  * Waits for a gated execution to end (a decision, then the run), polling the database so the
  * decision may come from any process. `tick` runs every poll (keep-alives); an abort stops waiting.
  */
-export async function waitForOutcome(db: Db, storeId: string, id: string, opts: { signal: AbortSignal; pollMs?: number; tick?: () => void }): Promise<ToolOutcome | undefined> {
+export async function waitForOutcome(
+  db: Db,
+  storeId: string,
+  id: string,
+  opts: { signal: AbortSignal; pollMs?: number; tick?: () => void },
+): Promise<ToolOutcome | undefined> {
   for (;;) {
     const [row] = await db.query('SELECT id, status, output FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
     if (!row) return undefined;

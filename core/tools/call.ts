@@ -15,7 +15,6 @@ import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
 import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
 
-
 export interface ToolCaller {
   db: Db;
   clock: Clock;
@@ -68,7 +67,9 @@ function builtinAction(plugin: PluginDef, actionName: string | undefined): Actio
   const tool = (a: ActionDef | undefined) => a && isTool(plugin, a);
   if (!tool(found))
     throw errors.validation(
-      `Unknown action '${actionName ?? ''}' for tool ${plugin.name}. Valid actions: ${Object.keys(plugin.actions).filter((a) => tool(plugin.actions[a])).join(', ')}.`,
+      `Unknown action '${actionName ?? ''}' for tool ${plugin.name}. Valid actions: ${Object.keys(plugin.actions)
+        .filter((a) => tool(plugin.actions[a]))
+        .join(', ')}.`,
       'action',
     );
   return found!;
@@ -88,8 +89,7 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
     return;
   }
   const action = builtinAction(target.plugin, target.actionName);
-  if (caller.readOnly && action.kind !== 'read')
-    throw readOnlyRefusal(`${target.plugin.name}.${target.actionName}`, 'changes data');
+  if (caller.readOnly && action.kind !== 'read') throw readOnlyRefusal(`${target.plugin.name}.${target.actionName}`, 'changes data');
   const accepted = acceptedScopes(target.plugin, action.kind);
   if (!hasScope(caller.principal.scopes, accepted)) throw errors.scope(accepted);
 }
@@ -136,7 +136,9 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
   // Arguments from a model or an MCP client are checked for depth before anything walks them; the
   // audit record then keeps the other arguments and a note in place of the deep one.
   const deep = tooDeepInValue(target.input, MAX_JSON_DEPTH + 1);
-  const recorded = deep ? { ...target, input: { ...target.input, [deep[0]]: `[not recorded: nested more than ${MAX_JSON_DEPTH} levels deep]` } } : target;
+  const recorded = deep
+    ? { ...target, input: { ...target.input, [deep[0]]: `[not recorded: nested more than ${MAX_JSON_DEPTH} levels deep]` } }
+    : target;
   const record = { tool, action, target: recorded as ToolTarget, caller };
   const executionId = crypto.randomUUID();
   let run: RunResult;

@@ -113,7 +113,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
     inputSchema: {
       type: 'object',
-      properties: { tool_name: { type: 'string', description: 'A tool name, e.g. products, or one action\'s flat name, e.g. products_get_product.' } },
+      properties: { tool_name: { type: 'string', description: "A tool name, e.g. products, or one action's flat name, e.g. products_get_product." } },
       additionalProperties: false,
     },
     annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -137,7 +137,16 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
     return {
       tool: own.name,
       category: own.category ?? 'custom',
-      actions: [{ action: 'run', flat_name: own.name, kind: 'write', description: own.description, input_schema: own.input_schema, required_scopes: CUSTOM_TOOL_SCOPES }],
+      actions: [
+        {
+          action: 'run',
+          flat_name: own.name,
+          kind: 'write',
+          description: own.description,
+          input_schema: own.input_schema,
+          required_scopes: CUSTOM_TOOL_SCOPES,
+        },
+      ],
     };
   // A category (`products`), or one action by its flat name (`products_get_product`), whichever
   // listing mode the connection uses: clients and models use both forms.
@@ -154,15 +163,17 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
   return {
     tool: group.plugin.name,
     category: group.plugin.category,
-    actions: group.actions.filter(([name]) => !only || name === only).map(([name, a]) => ({
-      action: name,
-      flat_name: flatName(group.plugin, name),
-      kind: a.kind,
-      description: a.description,
-      input_schema: plain(a.input),
-      required_scopes: acceptedScopes(group.plugin, a.kind),
-      ...(a.errors?.length ? { error_codes: a.errors } : {}),
-    })),
+    actions: group.actions
+      .filter(([name]) => !only || name === only)
+      .map(([name, a]) => ({
+        action: name,
+        flat_name: flatName(group.plugin, name),
+        kind: a.kind,
+        description: a.description,
+        input_schema: plain(a.input),
+        required_scopes: acceptedScopes(group.plugin, a.kind),
+        ...(a.errors?.length ? { error_codes: a.errors } : {}),
+      })),
   };
 }
 

@@ -144,7 +144,7 @@ export function validateCustomInput(tool: CustomTool, input: unknown) {
   const err = validate.errors?.[0];
   const missing = err?.keyword === 'required' ? (err.params as { missingProperty: string }).missingProperty : undefined;
   const path = [...(err?.instancePath ?? '').split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
-  throw errors.validation(`Invalid ${path || 'input'}: ${err?.message ?? 'does not match the tool\'s input schema'}.`, path || null);
+  throw errors.validation(`Invalid ${path || 'input'}: ${err?.message ?? "does not match the tool's input schema"}.`, path || null);
 }
 
 /** The tool's secrets, opened (only here, only for a run). */

@@ -49,8 +49,13 @@ export const errorBody = (e: SvcError) => ({ type: e.type, code: e.code, message
 
 // The caller's rights, kept with a held call so the approved run acts as that caller did.
 const principalOf = (p: Principal) =>
-  p.kind === 'user' ? { user_id: p.userId, role: p.role, scopes: p.scopes, livemode: p.livemode } : { key_id: credentialId(p), scopes: p.scopes, livemode: p.livemode };
-export const principalFrom = (storeId: string, p: { key_id?: string; user_id?: string; role?: string; scopes: string[]; livemode: boolean }): Principal =>
+  p.kind === 'user'
+    ? { user_id: p.userId, role: p.role, scopes: p.scopes, livemode: p.livemode }
+    : { key_id: credentialId(p), scopes: p.scopes, livemode: p.livemode };
+export const principalFrom = (
+  storeId: string,
+  p: { key_id?: string; user_id?: string; role?: string; scopes: string[]; livemode: boolean },
+): Principal =>
   p.user_id
     ? { kind: 'user', userId: p.user_id, role: p.role ?? '', storeId, scopes: p.scopes, livemode: p.livemode }
     : { kind: 'api_key', keyId: p.key_id!, storeId, scopes: p.scopes, livemode: p.livemode };
@@ -87,7 +92,12 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
  * once (reads: see callTool for what a crash may lose); otherwise the caller waits until it is
  * durable.
  */
-export async function insertExecution(r: ExecutionRecord, run: RunResult, durationMs: number, opts: { wait?: boolean; id?: string } = {}): Promise<string> {
+export async function insertExecution(
+  r: ExecutionRecord,
+  run: RunResult,
+  durationMs: number,
+  opts: { wait?: boolean; id?: string } = {},
+): Promise<string> {
   const id = opts.id ?? crypto.randomUUID();
   const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs));
   if (opts.wait === false) writing.catch((e) => (r.caller.log ?? auditLog).error('audit record lost', { execution_id: id, ...errorFields(e) }));
@@ -107,9 +117,19 @@ export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<s
   const { caller, target } = r;
   await caller.db.transaction(async (tx) => {
     const [row] = await tx.query(INSERT_HELD, [
-      id, caller.store.id, r.tool, r.action, target.kind === 'custom' ? target.tool.id : null, caller.agent?.id ?? null,
-      caller.agent?.name ?? null, caller.source, storableJson(target.input ?? {}), JSON.stringify(approval), expiresAt,
-      JSON.stringify(principalOf(caller.principal)), at,
+      id,
+      caller.store.id,
+      r.tool,
+      r.action,
+      target.kind === 'custom' ? target.tool.id : null,
+      caller.agent?.id ?? null,
+      caller.agent?.name ?? null,
+      caller.source,
+      storableJson(target.input ?? {}),
+      JSON.stringify(approval),
+      expiresAt,
+      JSON.stringify(principalOf(caller.principal)),
+      at,
     ]);
     await scheduleTimeout(tx, row.store_id, id, gate.timeout_minutes * 60);
     await recordEvents(tx, row.store_id, [{ type: 'tool_execution.pending_approval', data: toExecution(row), at }]);
@@ -118,7 +138,9 @@ export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<s
 }
 
 export const scheduleTimeout = (tx: Db, storeId: string, id: string, seconds: number) =>
-  enqueue(tx, APPROVAL_QUEUE, [{ data: { execution_id: id, store_id: storeId, kind: 'timeout' }, startAfter: seconds } satisfies JobInsert<ApprovalJob>]);
+  enqueue(tx, APPROVAL_QUEUE, [
+    { data: { execution_id: id, store_id: storeId, kind: 'timeout' }, startAfter: seconds } satisfies JobInsert<ApprovalJob>,
+  ]);
 
 export const enqueueRun = (tx: Db, storeId: string, id: string) =>
   enqueue(tx, APPROVAL_QUEUE, [{ data: { execution_id: id, store_id: storeId, kind: 'run' } } satisfies JobInsert<ApprovalJob>]);

@@ -91,7 +91,11 @@ describe('runHttpTool', () => {
   });
 
   test('GET puts top-level scalars in the query, after the configured ones, with no body', async () => {
-    const out = await run({ url: `${base}/json?t={{T}}#frag`, method: 'get' }, { t: 'model', n: 3, ok: true, obj: { a: 1 }, nil: null }, { T: TOKEN });
+    const out = await run(
+      { url: `${base}/json?t={{T}}#frag`, method: 'get' },
+      { t: 'model', n: 3, ok: true, obj: { a: 1 }, nil: null },
+      { T: TOKEN },
+    );
     expect(out).toEqual({ status: 'success', result: { ok: true, got: null } });
     expect(seen!.method).toBe('GET');
     expect(seen!.query).toEqual({ t: [TOKEN, 'model'], n: ['3'], ok: ['true'] });
@@ -130,9 +134,14 @@ describe('runHttpTool', () => {
   test('a loopback address is blocked unless allowed, and the message hides a secret in the URL', async () => {
     const out = await runHttpTool({ url: `${base}/json?k={{K}}` }, {}, { K: TOKEN });
     expect(out).toEqual({ status: 'error', message: expect.stringContaining('SVC_EGRESS_ALLOW') });
-    const host = await runHttpTool({ url: 'https://{{H}}/x' }, {}, { H: 'Tenant-Secret-Host.invalid' }, {
-      resolver: async () => ['10.0.0.1'],
-    });
+    const host = await runHttpTool(
+      { url: 'https://{{H}}/x' },
+      {},
+      { H: 'Tenant-Secret-Host.invalid' },
+      {
+        resolver: async () => ['10.0.0.1'],
+      },
+    );
     expect(host.status).toBe('error');
     expect((host as { message: string }).message).toContain('[redacted]');
     expect((host as { message: string }).message.toLowerCase()).not.toContain('tenant-secret-host');

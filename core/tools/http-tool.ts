@@ -18,7 +18,6 @@ export interface HttpToolConfig {
 
 export type RunOutcome = { status: 'success'; result: unknown } | { status: 'error' | 'timeout'; message: string };
 
-
 export interface RunOptions {
   /** Replaces SVC_EGRESS_ALLOW (tests, or an operator-chosen list). */
   allow?: readonly string[] | AllowList;
@@ -63,7 +62,10 @@ export function secretRefs(template: string): string[] {
 export function fillSecrets(template: string, secrets: Record<string, string>): string {
   return template.replace(pattern(), (_, name: string) => {
     if (!Object.hasOwn(secrets, name)) {
-      throw errors.badRequest('secret_missing', `Secret '${name}' is not set for this tool; set it with PUT /v1/stores/{storeId}/tools/{toolId}/secrets.`);
+      throw errors.badRequest(
+        'secret_missing',
+        `Secret '${name}' is not set for this tool; set it with PUT /v1/stores/{storeId}/tools/{toolId}/secrets.`,
+      );
     }
     return secrets[name];
   });
@@ -86,12 +88,7 @@ function withQuery(url: string, input: unknown): string {
   return base + sep + qs;
 }
 
-export async function runHttpTool(
-  cfg: HttpToolConfig,
-  input: unknown,
-  secrets: Record<string, string>,
-  given: RunOptions = {},
-): Promise<RunOutcome> {
+export async function runHttpTool(cfg: HttpToolConfig, input: unknown, secrets: Record<string, string>, given: RunOptions = {}): Promise<RunOutcome> {
   const opts = { ...runDefaults, ...given };
   const values = Object.values(secrets).filter(Boolean);
   // URL parsing lower-cases host names, so a secret in the host appears lower-cased in egress messages.

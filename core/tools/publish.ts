@@ -58,7 +58,8 @@ export async function publishTool(db: Db, clock: Clock, id: string): Promise<Cus
     );
   return db.transaction(async (tx) => {
     const [clash] = await tx.query(`SELECT id FROM custom_tools WHERE visibility = 'public' AND name = $1 AND id <> $2 LIMIT 1`, [tool.name, id]);
-    if (clash) throw errors.conflict(`Another public tool is named '${tool.name}' (${clash.id}); public tool names are unique.`, 'duplicate_name', 'name');
+    if (clash)
+      throw errors.conflict(`Another public tool is named '${tool.name}' (${clash.id}); public tool names are unique.`, 'duplicate_name', 'name');
     const [row] = await tx.query(`UPDATE custom_tools SET visibility = 'public', updated_at = $2 WHERE id = $1 RETURNING *`, [id, clock.now()]);
     return toCustomTool(row);
   });

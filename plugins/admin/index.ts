@@ -1,11 +1,27 @@
 import { Type } from '@sinclair/typebox';
-import { action, createKey, createStore, definePlugin, errors, Input, PLANS, revokeKey, Timestamp, Uuid, validateExpiry, validateScopes } from '../../core/sdk';
+import {
+  action,
+  createKey,
+  createStore,
+  definePlugin,
+  errors,
+  Input,
+  PLANS,
+  revokeKey,
+  Timestamp,
+  Uuid,
+  validateExpiry,
+  validateScopes,
+} from '../../core/sdk';
 
 /**
  * The operator's API (bootstrap): create stores and manage their keys with the admin token
  * (SVC_ADMIN_TOKEN). REST only: an operator act is never a tool an agent or MCP client could call.
  */
-const Scopes = Type.Array(Type.String({ maxLength: 100, 'x-svc-enum': 'grantable-scopes' }), { maxItems: 100, description: 'Scopes of the key (`resource:action`, or a bare resource for both); all scopes when left out.' });
+const Scopes = Type.Array(Type.String({ maxLength: 100, 'x-svc-enum': 'grantable-scopes' }), {
+  maxItems: 100,
+  description: 'Scopes of the key (`resource:action`, or a bare resource for both); all scopes when left out.',
+});
 
 const ApiKey = Type.Object({
   object: Type.Literal('api_key'),
@@ -23,7 +39,10 @@ const StoreCreated = Type.Object({
   api_key: ApiKey,
 });
 
-const PlanName = Type.Union(PLANS.map((p) => Type.Literal(p)), { default: 'free', description: 'The store plan (SPEC 8).' });
+const PlanName = Type.Union(
+  PLANS.map((p) => Type.Literal(p)),
+  { default: 'free', description: 'The store plan (SPEC 8).' },
+);
 
 export default definePlugin({
   name: 'admin',

@@ -19,7 +19,15 @@ describe('agents CRUD', () => {
     const h = await withEnv(env);
     const created = await h.call('POST', '/agents', agent());
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ object: 'agent', name: 'Shop assistant', model: 'openai/gpt-4o-mini', tools: ['products', 'orders'], channels: ['webchat', 'api'], is_default: false, status: 'active' });
+    expect(created.body).toMatchObject({
+      object: 'agent',
+      name: 'Shop assistant',
+      model: 'openai/gpt-4o-mini',
+      tools: ['products', 'orders'],
+      channels: ['webchat', 'api'],
+      is_default: false,
+      status: 'active',
+    });
     const id = created.body.id;
     expect((await h.call('GET', `/agents/${id}`)).body.id).toBe(id);
     const list = await h.call('GET', '/agents');

@@ -26,7 +26,7 @@ test('a client that disconnects mid-answer stops the generation: the model reque
           start(c) {
             let n = 0;
             timer = setInterval(() => {
-              if (++n > 100) return clearInterval(timer), c.close();
+              if (++n > 100) return (clearInterval(timer), c.close());
               c.enqueue(enc.encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `w${n} ` } }] })}\n\n`));
             }, 50);
           },

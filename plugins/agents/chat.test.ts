@@ -5,7 +5,12 @@ import { anthropic, cutAfter, events, fakeServer, openai, type Reply } from '../
 
 const backends = [
   { name: 'openai', wire: openai, model: 'openai/gpt-test', env: (url: string) => ({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test' }) },
-  { name: 'anthropic', wire: anthropic, model: 'anthropic/claude-test', env: (url: string) => ({ ANTHROPIC_BASE_URL: `${url}/v1`, ANTHROPIC_API_KEY: 'ak-test' }) },
+  {
+    name: 'anthropic',
+    wire: anthropic,
+    model: 'anthropic/claude-test',
+    env: (url: string) => ({ ANTHROPIC_BASE_URL: `${url}/v1`, ANTHROPIC_API_KEY: 'ak-test' }),
+  },
 ];
 
 let stops: (() => void)[] = [];
@@ -39,7 +44,10 @@ for (const b of backends) {
       const convs = await h.call('GET', `/agents/${agent.id}/conversations`);
       expect(convs.body.data.map((c: any) => c.id)).toEqual([cid]);
       const conv = await h.call('GET', `/agents/${agent.id}/conversations/${cid}`);
-      expect(conv.body.messages.map((m: any) => [m.role, m.text])).toEqual([['user', 'Hi'], ['assistant', 'Hello!']]);
+      expect(conv.body.messages.map((m: any) => [m.role, m.text])).toEqual([
+        ['user', 'Hi'],
+        ['assistant', 'Hello!'],
+      ]);
     });
 
     test('a tool turn: the model lists products through the tool path, then answers with the result', async () => {
@@ -71,7 +79,7 @@ for (const b of backends) {
       expect(second).toContain(b.name === 'openai' ? '"role":"tool"' : '"is_error":true');
     });
 
-    test('tool calls honour the key\'s scopes: a denied call is a tool error, nothing is written', async () => {
+    test("tool calls honour the key's scopes: a denied call is a tool error, nothing is written", async () => {
       const { h, fake, agent } = await harness([
         b.wire.tools({ name: 'products', input: { action: 'create_product', ...product({ name: 'Sneaky' }) } }),
         b.wire.text('I may not.'),

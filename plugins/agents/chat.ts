@@ -52,10 +52,19 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
  * what the caller's key may use.
  */
 function agentTools(ctx: Ctx, opts: ToolOptions, custom: CustomTool[]): ToolDef[] {
-  return listTools(ctx.registry, ctx.principal, opts, custom).map((t) => ({ name: t.name, description: t.description ?? t.name, parameters: t.inputSchema }));
+  return listTools(ctx.registry, ctx.principal, opts, custom).map((t) => ({
+    name: t.name,
+    description: t.description ?? t.name,
+    parameters: t.inputSchema,
+  }));
 }
 
-const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({ id: call.id, name: call.name, content: JSON.stringify(content), isError });
+const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({
+  id: call.id,
+  name: call.name,
+  content: JSON.stringify(content),
+  isError,
+});
 
 /** A tool call's outcome as the model sees it: the result, or an error it can act on. */
 function toolResult(call: ToolCall, out: ToolOutcome | undefined): ToolResult {

@@ -42,7 +42,7 @@ async function harness(replies: Reply[], tools: string[]) {
   return { h, fake, agent, chat, offered, toolResults };
 }
 
-describe('custom tools named in an agent\'s tools', () => {
+describe("custom tools named in an agent's tools", () => {
   test('tools: ["double_it"]: the tool is offered, called, audited, and its result reaches the model', async () => {
     const { h, agent, chat, offered, toolResults } = await harness(
       [openai.tools({ name: 'double_it', input: { n: 21 } }), openai.text('It is 42.')],
@@ -54,7 +54,16 @@ describe('custom tools named in an agent\'s tools', () => {
     expect(toolResults(1)).toEqual([JSON.stringify({ doubled: 42 })]);
     const log = await h.call('GET', '/tool-executions?tool=double_it');
     expect(log.body.executions).toEqual([
-      expect.objectContaining({ tool: 'double_it', action: 'run', status: 'success', source: 'agent', agent_id: agent.id, agent_name: 'Helper', input: { n: 21 }, output: { doubled: 42 } }),
+      expect.objectContaining({
+        tool: 'double_it',
+        action: 'run',
+        status: 'success',
+        source: 'agent',
+        agent_id: agent.id,
+        agent_name: 'Helper',
+        input: { n: 21 },
+        output: { doubled: 42 },
+      }),
     ]);
   });
 
@@ -85,7 +94,11 @@ describe('custom tools named in an agent\'s tools', () => {
     expect(notGiven.error).toContain("Unknown tool 'not_given'");
     expect(orders.error).toContain("Unknown tool 'orders'");
     const log = await h.call('GET', '/tool-executions');
-    expect(log.body.executions.map((e: any) => [e.tool, e.status]).sort()).toEqual([['answer', 'success'], ['products', 'success'], ['products', 'success']]);
+    expect(log.body.executions.map((e: any) => [e.tool, e.status]).sort()).toEqual([
+      ['answer', 'success'],
+      ['products', 'success'],
+      ['products', 'success'],
+    ]);
   });
 
   test('tools: ["custom_tools"] offers every custom tool of the store, beside the category\'s own read actions', async () => {

@@ -3,8 +3,20 @@ import { action, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import {
-  Agent, AgentCreate, AgentDeleted, AgentId, AgentList, AgentQuery, AgentUpdate, ChatEvent, ChatInput,
-  Conversation, ConversationId, ConversationList, ConversationQuery, AgentMessage,
+  Agent,
+  AgentCreate,
+  AgentDeleted,
+  AgentId,
+  AgentList,
+  AgentQuery,
+  AgentUpdate,
+  ChatEvent,
+  ChatInput,
+  Conversation,
+  ConversationId,
+  ConversationList,
+  ConversationQuery,
+  AgentMessage,
 } from './schemas';
 import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
 import { chat } from './chat';
@@ -37,109 +49,112 @@ const deps = (ctx: Ctx): AgentDeps => ({
 });
 
 export default definePlugin({
-    name: 'agents',
-    category: 'intelligence',
-    description: 'AI agents: a model, a system prompt and the tool categories it may use; chat with them.',
-    resource: 'agent',
-    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
-    config: AgentsConfig,
-    events: { 'agent.message': AgentMessage },
-    migrations: [
-      { id: 'agents/001_agents', sql: migration001 },
-      { id: 'agents/002_tool_config', sql: migration002 },
-    ],
-    actions: {
-      list_agents: action({
-        kind: 'read',
-        description: 'List the store\'s agents, newest first. Paginate with starting_after.',
-        input: AgentQuery,
-        output: AgentList,
-        rest: { method: 'GET', path: '/agents' },
-        handler: listAgents,
+  name: 'agents',
+  category: 'intelligence',
+  description: 'AI agents: a model, a system prompt and the tool categories it may use; chat with them.',
+  resource: 'agent',
+  scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+  config: AgentsConfig,
+  events: { 'agent.message': AgentMessage },
+  migrations: [
+    { id: 'agents/001_agents', sql: migration001 },
+    { id: 'agents/002_tool_config', sql: migration002 },
+  ],
+  actions: {
+    list_agents: action({
+      kind: 'read',
+      description: "List the store's agents, newest first. Paginate with starting_after.",
+      input: AgentQuery,
+      output: AgentList,
+      rest: { method: 'GET', path: '/agents' },
+      handler: listAgents,
+    }),
+    get_agent: action({
+      kind: 'read',
+      description: 'Fetch one agent by id: model, system prompt, tools, channels.',
+      input: AgentId,
+      output: Agent,
+      rest: { method: 'GET', path: '/agents/:id' },
+      handler: async (ctx, { id }) => toAgent(await agentRow(ctx, id)),
+    }),
+    create_agent: action({
+      kind: 'write',
+      description: 'Create an agent. model is openai/<model> or anthropic/<model>; tools are tool categories such as products or orders.',
+      input: AgentCreate,
+      output: Agent,
+      rest: { method: 'POST', path: '/agents', status: 201 },
+      example: { name: 'Shop helper', model: 'openai/gpt-test', system_prompt: 'Answer briefly.', tools: ['products'], channels: ['api'] },
+      handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
+    }),
+    update_agent: action({
+      kind: 'write',
+      description: 'Change an agent; tools, when given, replace the whole list. is_default true clears it on the other agents.',
+      input: AgentUpdate,
+      output: Agent,
+      rest: { method: 'PATCH', path: '/agents/:id' },
+      handler: (ctx, input) => updateAgent(deps(ctx), ctx, input),
+    }),
+    delete_agent: action({
+      kind: 'destructive',
+      description: 'Delete an agent and its conversations.',
+      input: AgentId,
+      output: AgentDeleted,
+      rest: { method: 'DELETE', path: '/agents/:id' },
+      handler: deleteAgent,
+    }),
+    chat: action({
+      kind: 'write',
+      description: 'Send a message to an agent; the reply streams as server-sent events (text, tool_use, error, end).',
+      input: ChatInput,
+      output: ChatEvent,
+      rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream' },
+      // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
+      example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
+      emits: ['agent.message'],
+      handler: (ctx, input) => chat(deps(ctx), ctx, input) as any,
+    }),
+    get_tool_config: action({
+      kind: 'read',
+      description: "The agent's approval overrides per tool (SPEC 4.5 tool_overrides).",
+      input: AgentId,
+      output: ToolConfig,
+      rest: { method: 'GET', path: '/agents/:id/tool-config' },
+      handler: getToolConfig,
+    }),
+    update_tool_config: action({
+      kind: 'write',
+      // An agent must not be able to lift its own approval gates.
+      humanOnly: true,
+      description: 'Set which tool calls of this agent wait for human approval: requires_approval, auto_approve, approval_conditions, timeouts.',
+      input: ToolConfigPatch,
+      output: ToolConfig,
+      rest: { method: 'PATCH', path: '/agents/:id/tool-config' },
+      example: async ({ make }) => ({
+        id: (await make('agents.create_agent')).id,
+        tool_overrides: { products: { requires_approval: ['delete_product'] } },
       }),
-      get_agent: action({
-        kind: 'read',
-        description: 'Fetch one agent by id: model, system prompt, tools, channels.',
-        input: AgentId,
-        output: Agent,
-        rest: { method: 'GET', path: '/agents/:id' },
-        handler: async (ctx, { id }) => toAgent(await agentRow(ctx, id)),
-      }),
-      create_agent: action({
-        kind: 'write',
-        description: 'Create an agent. model is openai/<model> or anthropic/<model>; tools are tool categories such as products or orders.',
-        input: AgentCreate,
-        output: Agent,
-        rest: { method: 'POST', path: '/agents', status: 201 },
-        example: { name: 'Shop helper', model: 'openai/gpt-test', system_prompt: 'Answer briefly.', tools: ['products'], channels: ['api'] },
-        handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
-      }),
-      update_agent: action({
-        kind: 'write',
-        description: 'Change an agent; tools, when given, replace the whole list. is_default true clears it on the other agents.',
-        input: AgentUpdate,
-        output: Agent,
-        rest: { method: 'PATCH', path: '/agents/:id' },
-        handler: (ctx, input) => updateAgent(deps(ctx), ctx, input),
-      }),
-      delete_agent: action({
-        kind: 'destructive',
-        description: 'Delete an agent and its conversations.',
-        input: AgentId,
-        output: AgentDeleted,
-        rest: { method: 'DELETE', path: '/agents/:id' },
-        handler: deleteAgent,
-      }),
-      chat: action({
-        kind: 'write',
-        description: 'Send a message to an agent; the reply streams as server-sent events (text, tool_use, error, end).',
-        input: ChatInput,
-        output: ChatEvent,
-        rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream' },
-        // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
-        example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
-        emits: ['agent.message'],
-        handler: (ctx, input) => chat(deps(ctx), ctx, input) as any,
-      }),
-      get_tool_config: action({
-        kind: 'read',
-        description: 'The agent\'s approval overrides per tool (SPEC 4.5 tool_overrides).',
-        input: AgentId,
-        output: ToolConfig,
-        rest: { method: 'GET', path: '/agents/:id/tool-config' },
-        handler: getToolConfig,
-      }),
-      update_tool_config: action({
-        kind: 'write',
-        // An agent must not be able to lift its own approval gates.
-        humanOnly: true,
-        description: 'Set which tool calls of this agent wait for human approval: requires_approval, auto_approve, approval_conditions, timeouts.',
-        input: ToolConfigPatch,
-        output: ToolConfig,
-        rest: { method: 'PATCH', path: '/agents/:id/tool-config' },
-        example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, tool_overrides: { products: { requires_approval: ['delete_product'] } } }),
-        handler: (ctx, input) => patchToolConfig(deps(ctx), ctx, input),
-      }),
-      list_conversations: action({
-        kind: 'read',
-        description: 'List an agent\'s conversations, most recently started first.',
-        input: ConversationQuery,
-        output: ConversationList,
-        rest: { method: 'GET', path: '/agents/:id/conversations' },
-        handler: listConversations,
-      }),
-      get_conversation: action({
-        kind: 'read',
-        description: 'Fetch one conversation of an agent with its messages in order (user, assistant with tool calls, tool results).',
-        input: ConversationId,
-        output: Conversation,
-        rest: { method: 'GET', path: '/agents/:id/conversations/:conversation_id' },
-        example: async ({ make }) => {
-          const agent = await make('agents.create_agent');
-          const chat: Response = await make('agents.chat', { id: agent.id });
-          return { id: agent.id, conversation_id: chat.headers.get('x-conversation-id')! };
-        },
-        handler: getConversation,
-      }),
-    },
-  });
+      handler: (ctx, input) => patchToolConfig(deps(ctx), ctx, input),
+    }),
+    list_conversations: action({
+      kind: 'read',
+      description: "List an agent's conversations, most recently started first.",
+      input: ConversationQuery,
+      output: ConversationList,
+      rest: { method: 'GET', path: '/agents/:id/conversations' },
+      handler: listConversations,
+    }),
+    get_conversation: action({
+      kind: 'read',
+      description: 'Fetch one conversation of an agent with its messages in order (user, assistant with tool calls, tool results).',
+      input: ConversationId,
+      output: Conversation,
+      rest: { method: 'GET', path: '/agents/:id/conversations/:conversation_id' },
+      example: async ({ make }) => {
+        const agent = await make('agents.create_agent');
+        const chat: Response = await make('agents.chat', { id: agent.id });
+        return { id: agent.id, conversation_id: chat.headers.get('x-conversation-id')! };
+      },
+      handler: getConversation,
+    }),
+  },
+});

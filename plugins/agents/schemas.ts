@@ -37,7 +37,7 @@ export const AgentCreate = Input({
   system_prompt: Type.Optional(Prompt),
   tools: Type.Optional(Tools),
   channels: Type.Optional(Channels),
-  is_default: Type.Optional(Type.Boolean({ description: 'Make this the store\'s default agent (clears the flag on the others).' })),
+  is_default: Type.Optional(Type.Boolean({ description: "Make this the store's default agent (clears the flag on the others)." })),
 });
 
 export const AgentUpdate = Input({
@@ -71,7 +71,10 @@ export const ChatEvent = Type.Object(
     message: Type.Optional(Type.String()),
     execution_id: Type.Optional(Type.String({ description: 'approval_required: the held execution; approve or reject it under /tool-executions.' })),
   },
-  { description: 'text/event-stream: lines `data: <ChatEvent>`; `end` is last. While a call waits for approval, `: keep-alive` comments keep the stream open.' },
+  {
+    description:
+      'text/event-stream: lines `data: <ChatEvent>`; `end` is last. While a call waits for approval, `: keep-alive` comments keep the stream open.',
+  },
 );
 
 export const Message = Type.Object({
@@ -80,9 +83,7 @@ export const Message = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]),
   text: Type.Optional(Type.String()),
   tool_calls: Type.Optional(Type.Array(Type.Object({ id: Type.String(), tool: Type.String(), input: Type.Unknown() }))),
-  tool_results: Type.Optional(
-    Type.Array(Type.Object({ id: Type.String(), tool: Type.String(), content: Type.String(), is_error: Type.Boolean() })),
-  ),
+  tool_results: Type.Optional(Type.Array(Type.Object({ id: Type.String(), tool: Type.String(), content: Type.String(), is_error: Type.Boolean() }))),
   created_at: Timestamp(),
 });
 

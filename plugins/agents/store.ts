@@ -56,7 +56,10 @@ async function checkTools(deps: AgentDeps, ctx: Ctx, tools: string[] | undefined
   const known = await knownTools(deps, ctx);
   tools.forEach((t, i) => {
     if (!known.all.has(t))
-      throw errors.validation(`Unknown tool '${t}'. Valid tools: ${known.builtin.join(', ')}, or a custom tool's name${known.custom.length ? ` (${known.custom.join(', ')})` : ''}.`, `tools.${i}`);
+      throw errors.validation(
+        `Unknown tool '${t}'. Valid tools: ${known.builtin.join(', ')}, or a custom tool's name${known.custom.length ? ` (${known.custom.join(', ')})` : ''}.`,
+        `tools.${i}`,
+      );
   });
 }
 
@@ -79,8 +82,17 @@ export async function createAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeo
     const [row] = await ctx.db.query(
       `INSERT INTO agents (id, store_id, name, model, system_prompt, tools, channels, is_default, status, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8, 'active', $9, $9) RETURNING *`,
-      [id, ctx.store.id, input.name, input.model, input.system_prompt ?? '', JSON.stringify(dedupe(input.tools) ?? []),
-        JSON.stringify(input.channels ?? ['webchat', 'api']), input.is_default ?? false, now],
+      [
+        id,
+        ctx.store.id,
+        input.name,
+        input.model,
+        input.system_prompt ?? '',
+        JSON.stringify(dedupe(input.tools) ?? []),
+        JSON.stringify(input.channels ?? ['webchat', 'api']),
+        input.is_default ?? false,
+        now,
+      ],
     );
     return toAgent(row);
   } catch (e) {
@@ -107,13 +119,22 @@ export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeo
   if (input.is_default) await clearDefault(ctx, input.id);
   const set = setClause(
     {
-      updated_at: ctx.clock.now(), name: input.name, model: input.model, system_prompt: input.system_prompt,
-      tools: dedupe(input.tools), channels: input.channels, is_default: input.is_default,
+      updated_at: ctx.clock.now(),
+      name: input.name,
+      model: input.model,
+      system_prompt: input.system_prompt,
+      tools: dedupe(input.tools),
+      channels: input.channels,
+      is_default: input.is_default,
     },
     { json: ['tools', 'channels'], after: 2 },
   );
   try {
-    const [row] = await ctx.db.query(`UPDATE agents SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]);
+    const [row] = await ctx.db.query(`UPDATE agents SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [
+      ctx.store.id,
+      input.id,
+      ...set.params,
+    ]);
     return toAgent(row);
   } catch (e) {
     if (isUniqueViolation(e)) throw anotherDefault();

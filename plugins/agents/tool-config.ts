@@ -10,14 +10,20 @@ import { agentRow, knownTools, type AgentDeps } from './store';
 const ActionNames = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 });
 const Override = Type.Object(
   {
-    requires_approval: Type.Optional(Type.Union([Type.Boolean(), ActionNames], { description: 'true gates every action; a list gates those actions.' })),
+    requires_approval: Type.Optional(
+      Type.Union([Type.Boolean(), ActionNames], { description: 'true gates every action; a list gates those actions.' }),
+    ),
     auto_approve: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100, description: 'Actions never gated.' })),
     approval_conditions: Type.Optional(
       Type.Record(
         Type.String(),
         Type.Object(
           {
-            when: Type.String({ minLength: 1, maxLength: 1000, description: 'A JavaScript expression over `input`, e.g. `input.amount > 500`; true gates the call.' }),
+            when: Type.String({
+              minLength: 1,
+              maxLength: 1000,
+              description: 'A JavaScript expression over `input`, e.g. `input.amount > 500`; true gates the call.',
+            }),
             message: Type.Optional(Type.String({ maxLength: 500 })),
           },
           { additionalProperties: false },
@@ -35,7 +41,7 @@ const Override = Type.Object(
 export const ToolConfigPatch = Input({
   id: Uuid('Agent id'),
   tool_overrides: Type.Record(Type.String(), Type.Union([Override, Type.Null()]), {
-    description: 'Key: tool name (a category such as orders, or a custom tool). Each given tool\'s settings are replaced; null removes them.',
+    description: "Key: tool name (a category such as orders, or a custom tool). Each given tool's settings are replaced; null removes them.",
   }),
 });
 export const ToolConfig = Type.Object({
@@ -65,7 +71,8 @@ async function checkOverride(tool: string, o: Static<typeof Override>, builtinAc
   ];
   for (const [field, list] of named)
     for (const a of list)
-      if (!actions.includes(a)) throw errors.validation(`Unknown action '${a}' for tool ${tool}. Valid actions: ${actions.join(', ')}.`, `${param}.${field}`);
+      if (!actions.includes(a))
+        throw errors.validation(`Unknown action '${a}' for tool ${tool}. Valid actions: ${actions.join(', ')}.`, `${param}.${field}`);
   for (const [a, c] of Object.entries(o.approval_conditions ?? {})) await checkCondition(c.when, `${param}.approval_conditions.${a}.when`);
   if (o.timeout_action === 'escalate' && !o.escalation_group)
     throw errors.validation('Invalid escalation_group: timeout_action escalate needs an escalation_group.', `${param}.escalation_group`);

@@ -7,7 +7,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 function expectError(r: { status: number; body: any }, status: number, type: string, code: string, param: string | null) {
   expect({ status: r.status, type: r.body.error?.type, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status, type, code, param });
 }
-const expect400 = (r: { status: number; body: any }, param: string | null) => expectError(r, 400, 'invalid_request_error', 'validation_failed', param);
+const expect400 = (r: { status: number; body: any }, param: string | null) =>
+  expectError(r, 400, 'invalid_request_error', 'validation_failed', param);
 const expect404 = (r: { status: number; body: any }, param: string) => expectError(r, 404, 'not_found_error', 'resource_missing', param);
 
 /** A store whose test key also holds `catalog` (the default all-scopes key covers SPEC 5.1's list, which has no catalog scope). */
@@ -122,7 +123,7 @@ describe('listing collections', () => {
     expect((await s.call('GET', '/collections?handle=nope')).body.data).toEqual([]);
   });
 
-  test('another store\'s collections are not listed', async () => {
+  test("another store's collections are not listed", async () => {
     const other = await catalogStore();
     const theirs = await other.mkCollection({ handle: 'list-0' });
     expect((await s.all()).map((c) => c.id)).not.toContain(theirs.id);
@@ -174,7 +175,7 @@ describe('add_products', () => {
     expect([now.product_count, now.product_ids, now.updated_at]).toEqual([0, [], c.updated_at]);
   });
 
-  test('a product deleted after being added leaves the collection\'s product_ids and count', async () => {
+  test("a product deleted after being added leaves the collection's product_ids and count", async () => {
     const c = await s.mkCollection();
     const [a, b] = [await s.mkProduct(), await s.mkProduct()];
     await s.call('POST', `/collections/${c.id}/products`, { product_ids: [a, b] });
@@ -226,12 +227,30 @@ describe('scopes (SPEC 5.4: catalog, catalog:write; catalog:read for reads)', ()
     const reader = await as(['catalog:read']);
     expect((await s.h.call('GET', '/collections', undefined, reader)).status).toBe(200);
     expectError(await s.h.call('POST', '/collections', { title: 'X' }, reader), 403, 'permission_error', 'insufficient_scope', null);
-    expectError(await s.h.call('POST', `/collections/${c.id}/products`, { product_ids: [p] }, reader), 403, 'permission_error', 'insufficient_scope', null);
+    expectError(
+      await s.h.call('POST', `/collections/${c.id}/products`, { product_ids: [p] }, reader),
+      403,
+      'permission_error',
+      'insufficient_scope',
+      null,
+    );
     const writer = await as(['catalog:write']);
     expect((await s.h.call('POST', '/collections', { title: 'By writer' }, writer)).status).toBe(201);
     expect((await s.h.call('POST', `/collections/${c.id}/products`, { product_ids: [p] }, writer)).status).toBe(200);
     // A key with only SPEC 5.1 scopes (none of which is catalog) cannot read collections.
-    expectError(await s.h.call('GET', '/collections', undefined, await as(['products:read', 'orders:read'])), 403, 'permission_error', 'insufficient_scope', null);
-    expectError(await s.h.call('POST', '/collections', { title: 'X' }, await as(['customers', 'products'])), 403, 'permission_error', 'insufficient_scope', null);
+    expectError(
+      await s.h.call('GET', '/collections', undefined, await as(['products:read', 'orders:read'])),
+      403,
+      'permission_error',
+      'insufficient_scope',
+      null,
+    );
+    expectError(
+      await s.h.call('POST', '/collections', { title: 'X' }, await as(['customers', 'products'])),
+      403,
+      'permission_error',
+      'insufficient_scope',
+      null,
+    );
   });
 });

@@ -3,8 +3,17 @@ import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_collections.sql' with { type: 'text' };
 import { listCollectionProducts, removeProduct } from './members';
 import {
-  AddProducts, Collection, CollectionCreate, CollectionDeleted, CollectionId, CollectionList, CollectionProductList, CollectionProductsQuery,
-  CollectionQuery, CollectionUpdate, RemoveProduct,
+  AddProducts,
+  Collection,
+  CollectionCreate,
+  CollectionDeleted,
+  CollectionId,
+  CollectionList,
+  CollectionProductList,
+  CollectionProductsQuery,
+  CollectionQuery,
+  CollectionUpdate,
+  RemoveProduct,
 } from './schemas';
 import { addProducts, createCollection, deleteCollection, getCollection, listCollections, updateCollection } from './store';
 
@@ -23,7 +32,7 @@ export default definePlugin({
   actions: {
     list_collections: action({
       kind: 'read',
-      description: 'List the store\'s collections, newest first, each with its product_ids. Pass handle to fetch one by handle.',
+      description: "List the store's collections, newest first, each with its product_ids. Pass handle to fetch one by handle.",
       input: CollectionQuery,
       output: CollectionList,
       rest: { method: 'GET', path: '/collections' },
@@ -39,7 +48,8 @@ export default definePlugin({
     }),
     create_collection: action({
       kind: 'write',
-      description: 'Create an empty collection. title is required; handle (URL slug) is derived from the title when left out and must be unique in the store.',
+      description:
+        'Create an empty collection. title is required; handle (URL slug) is derived from the title when left out and must be unique in the store.',
       input: CollectionCreate,
       output: Collection,
       rest: { method: 'POST', path: '/collections', status: 201 },
@@ -54,12 +64,16 @@ export default definePlugin({
       input: AddProducts,
       output: Collection,
       rest: { method: 'POST', path: '/collections/:id/products' },
-      example: async ({ make }) => ({ id: (await make('collections.create_collection')).id, product_ids: [(await make('products.create_product')).id] }),
+      example: async ({ make }) => ({
+        id: (await make('collections.create_collection')).id,
+        product_ids: [(await make('products.create_product')).id],
+      }),
       handler: addProducts,
     }),
     update_collection: action({
       kind: 'write',
-      description: 'Change a collection\'s title, handle or description (null clears it); fields left out keep their value. A new title does not change the handle.',
+      description:
+        "Change a collection's title, handle or description (null clears it); fields left out keep their value. A new title does not change the handle.",
       input: CollectionUpdate,
       output: Collection,
       rest: { method: 'PATCH', path: '/collections/:id' },

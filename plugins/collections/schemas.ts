@@ -34,12 +34,21 @@ export const Collection = Type.Object({
 export const CollectionCreate = Input({
   title: Type.String({ minLength: 1, maxLength: 255, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }),
   handle: Type.Optional(Handle()),
-  description: Type.Optional(Type.String({ maxLength: 20000, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' })),
+  description: Type.Optional(
+    Type.String({ maxLength: 20000, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }),
+  ),
 });
 
 export const CollectionQuery = Input({
   ...ListParams,
-  handle: Type.Optional(Type.String({ maxLength: HANDLE_MAX, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description: 'Only the collection with this handle.' })),
+  handle: Type.Optional(
+    Type.String({
+      maxLength: HANDLE_MAX,
+      pattern: SAFE_TEXT,
+      errorMessage: 'must not contain NUL characters or unpaired surrogates',
+      description: 'Only the collection with this handle.',
+    }),
+  ),
 });
 
 export const MAX_PRODUCTS_PER_CALL = 100;
@@ -58,9 +67,16 @@ export const CollectionId = Input({ id: Uuid('Collection id') });
 
 export const CollectionUpdate = Input({
   id: Uuid('Collection id'),
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' })),
+  title: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }),
+  ),
   handle: Type.Optional(Handle('A new URL handle (slug), unique in the store. A new title does not change it.')),
-  description: Type.Optional(Type.Union([Type.String({ maxLength: 20000, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }), Type.Null()], { description: 'null clears it.' })),
+  description: Type.Optional(
+    Type.Union(
+      [Type.String({ maxLength: 20000, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates' }), Type.Null()],
+      { description: 'null clears it.' },
+    ),
+  ),
 });
 
 /** What delete_collection answers: the collection is gone; its products are not touched. */

@@ -37,7 +37,11 @@ async function membersOf(db: Db, storeId: string, collectionIds: string[]): Prom
 }
 
 export async function withMembers(db: Db, storeId: string, rows: Row[]) {
-  const members = await membersOf(db, storeId, rows.map((r) => r.id));
+  const members = await membersOf(
+    db,
+    storeId,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => toCollection(r, members.get(r.id) ?? []));
 }
 
@@ -126,10 +130,10 @@ export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
   const collection = await collectionRow(ctx, input.id, 'FOR UPDATE');
 
   const wanted = [...new Set(input.product_ids.map((p) => p.toLowerCase()))];
-  const live = await ctx.db.query<{ id: string }>(
-    'SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL',
-    [ctx.store.id, wanted],
-  );
+  const live = await ctx.db.query<{ id: string }>('SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [
+    ctx.store.id,
+    wanted,
+  ]);
   const found = new Set(live.map((r) => String(r.id).toLowerCase()));
   const missing = input.product_ids.findIndex((p) => !found.has(p.toLowerCase()));
   if (missing >= 0) throw errors.notFound(`product: '${input.product_ids[missing]}'`, `product_ids.${missing}`);
@@ -144,6 +148,10 @@ export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
   );
   let row = collection;
   if (added.length)
-    [row] = await ctx.db.query('UPDATE collections SET updated_at = $3 WHERE store_id = $1 AND id = $2 RETURNING *', [ctx.store.id, collection.id, now]);
+    [row] = await ctx.db.query('UPDATE collections SET updated_at = $3 WHERE store_id = $1 AND id = $2 RETURNING *', [
+      ctx.store.id,
+      collection.id,
+      now,
+    ]);
   return (await withMembers(ctx.db, ctx.store.id, [row]))[0];
 }

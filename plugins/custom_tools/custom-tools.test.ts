@@ -168,7 +168,7 @@ describe('validation', () => {
     expect((await h.call('GET', `/tools/${first.id}`)).status).toBe(200);
   });
 
-  test('schemas, code, url, method and unknown fields are checked, naming the field in the caller\'s form', async () => {
+  test("schemas, code, url, method and unknown fields are checked, naming the field in the caller's form", async () => {
     const h = await setup();
     expectError(await h.call('POST', '/tools', httpB({ parameters: { type: 'string' } })), 400, { param: 'parameters' });
     expectError(await h.call('POST', '/custom-tools', webhookA({ input_schema: { type: 'array' } })), 400, { param: 'input_schema' });
@@ -215,7 +215,9 @@ describe('validation', () => {
     expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'http://tools.example.com/x' } })), 400, {
       message: 'Invalid execution_config.url: tool URL must use https, not http.',
     });
-    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'https://169.254.169.254/' } })), 400, { message: /cloud metadata address; allow it with SVC_EGRESS_ALLOW/ });
+    expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: 'https://169.254.169.254/' } })), 400, {
+      message: /cloud metadata address; allow it with SVC_EGRESS_ALLOW/,
+    });
     expectError(await h.call('POST', '/tools', httpB({ execution_config: { url: '{{SCHEME}}://tools.example.com/x' } })), 400, {
       param: 'execution_config.url',
     });
@@ -226,12 +228,16 @@ describe('validation', () => {
     expect((await h.call('GET', '/tools')).body.data).toHaveLength(3);
     // On update, through either form.
     const made = await create(h, '/tools', httpB());
-    expectError(await h.call('PATCH', `/tools/${made.id}`, { execution_config: { url: 'http://tools.example.com/x' } }), 400, { param: 'execution_config.url' });
-    expectError(await h.call('PATCH', `/custom-tools/${made.id}`, { handler: { type: 'webhook', url: 'https://169.254.169.254/' } }), 400, { param: 'handler.url' });
+    expectError(await h.call('PATCH', `/tools/${made.id}`, { execution_config: { url: 'http://tools.example.com/x' } }), 400, {
+      param: 'execution_config.url',
+    });
+    expectError(await h.call('PATCH', `/custom-tools/${made.id}`, { handler: { type: 'webhook', url: 'https://169.254.169.254/' } }), 400, {
+      param: 'handler.url',
+    });
     expect((await h.call('GET', `/tools/${made.id}`)).body.execution_config.url).toBe(`${recv}/double`);
   });
 
-  test('test input is checked against the tool\'s schema', async () => {
+  test("test input is checked against the tool's schema", async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB());
     expectError(await h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 'two' } }), 400, { param: 'n' });
@@ -261,7 +267,7 @@ describe('plans and visibility across stores', () => {
   });
 
   // Published tools, which other stores may read but not change, are in public-tools.test.ts.
-  test('store B cannot read, change, test, delete, enable or set secrets of A\'s private tools (404), nor use them', async () => {
+  test("store B cannot read, change, test, delete, enable or set secrets of A's private tools (404), nor use them", async () => {
     const a = await setup();
     const b = await setup();
     const pub = await create(a, '/tools', httpB({ name: uniq('priv_x') }));

@@ -1,12 +1,27 @@
 import { action, definePlugin, noExample } from '../../core/sdk';
 
 // Enabling is for another store's tool the operator published: public-tools.test.ts covers it.
-const PUBLIC_ONLY = noExample('needs another store\'s tool published by the operator (plugins/custom_tools/public-tools.test.ts)');
+const PUBLIC_ONLY = noExample("needs another store's tool published by the operator (plugins/custom_tools/public-tools.test.ts)");
 import { conflict } from '../../core/sdk';
 import type { TSchema } from '@sinclair/typebox';
 import {
-  CustomTool, CustomToolCreate, CustomToolList, CustomToolUpdate, Empty, SecretsInput, SecretsSet, TestA, TestB, TestResult,
-  Tool, ToolCreate, ToolDeleted, ToolId, ToolList, ToolQuery, ToolUpdate,
+  CustomTool,
+  CustomToolCreate,
+  CustomToolList,
+  CustomToolUpdate,
+  Empty,
+  SecretsInput,
+  SecretsSet,
+  TestA,
+  TestB,
+  TestResult,
+  Tool,
+  ToolCreate,
+  ToolDeleted,
+  ToolId,
+  ToolList,
+  ToolQuery,
+  ToolUpdate,
 } from './schemas';
 import { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool, type View } from './store';
 import { disableTool, enableTool, readableTool } from './published';
@@ -98,7 +113,7 @@ function formActions(f: Form) {
     }),
     [`get_${noun}`]: action({
       kind: 'read',
-      description: 'Fetch one custom tool (the store\'s own, or a published one); secret values are never shown, only their names.',
+      description: "Fetch one custom tool (the store's own, or a published one); secret values are never shown, only their names.",
       input: ToolId,
       output: f.one,
       rest: { method: 'GET', path: `${path}/:id` },
@@ -130,7 +145,7 @@ function formActions(f: Form) {
     [`set_${noun}_secrets`]: action({
       kind: 'write',
       humanOnly: true,
-      description: 'Set the tool\'s secrets (replaces the whole set): name to value, stored encrypted, referenced as {{NAME}} or {{secrets.NAME}}.',
+      description: "Set the tool's secrets (replaces the whole set): name to value, stored encrypted, referenced as {{NAME}} or {{secrets.NAME}}.",
       input: SecretsInput,
       output: SecretsSet,
       rest: { method: 'PUT', path: `${path}/:id/secrets` },
@@ -142,7 +157,7 @@ function formActions(f: Form) {
       kind: 'write',
       humanOnly: true,
       atomic: true,
-      description: 'Offer a tool the operator published (owned false) to this store\'s agents and MCP clients.',
+      description: "Offer a tool the operator published (owned false) to this store's agents and MCP clients.",
       input: ToolId,
       output: f.one,
       rest: { method: 'POST', path: `${path}/:id/enable` },
@@ -156,7 +171,8 @@ function formActions(f: Form) {
       kind: 'write',
       humanOnly: true,
       atomic: true,
-      description: 'Stop offering a published tool of another store to this store\'s agents and MCP clients (agents naming it in their tools still use it).',
+      description:
+        "Stop offering a published tool of another store to this store's agents and MCP clients (agents naming it in their tools still use it).",
       input: ToolId,
       output: f.one,
       rest: { method: 'POST', path: `${path}/:id/disable` },
@@ -188,15 +204,15 @@ function formActions(f: Form) {
  * published to every store are listed to every store, read-only, and enabled per store (public.ts).
  */
 export default definePlugin({
-    name: 'custom_tools',
-    category: 'platform',
-    description: 'Register, change, test and delete the store\'s custom tools (HTTP webhooks or sandboxed JavaScript) and set their secrets.',
-    // SPEC 5.1: ai:write covers "manage tools".
-    scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
-    resource: 'tool',
-    errors: {
-      duplicate_name: conflict('Another tool of the store has this name.'),
-      tool_published: conflict('The tool is published to every store; withdraw it (visibility private) before changing it.'),
-    },
-    actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A), ...operatorActions },
-  });
+  name: 'custom_tools',
+  category: 'platform',
+  description: "Register, change, test and delete the store's custom tools (HTTP webhooks or sandboxed JavaScript) and set their secrets.",
+  // SPEC 5.1: ai:write covers "manage tools".
+  scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
+  resource: 'tool',
+  errors: {
+    duplicate_name: conflict('Another tool of the store has this name.'),
+    tool_published: conflict('The tool is published to every store; withdraw it (visibility private) before changing it.'),
+  },
+  actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A), ...operatorActions },
+});

@@ -30,7 +30,11 @@ describe('tool results that are not JSON objects', () => {
       case 'false': return false;
       case 'object': return { n: 1 };
     }`;
-    const made = await create(h, '/tools', jsB(code, { name: 'returns_any', parameters: { type: 'object', properties: { kind: { type: 'string' } } } }));
+    const made = await create(
+      h,
+      '/tools',
+      jsB(code, { name: 'returns_any', parameters: { type: 'object', properties: { kind: { type: 'string' } } } }),
+    );
     const cases: [string, unknown][] = [
       ['number', 42],
       ['string', 'forty-two'],
@@ -45,7 +49,9 @@ describe('tool results that are not JSON objects', () => {
       expect((await h.call('POST', `/tools/${made.id}/test`, { parameters: { kind } })).body).toMatchObject({ success: true, result: value });
     }
     const log = await h.call('GET', `/tool-executions?tool=${made.name}&limit=100`);
-    expect(log.body.executions.map((e: any) => [e.status, e.input.kind, e.output]).reverse()).toEqual(cases.map(([kind, value]) => ['success', kind, value]));
+    expect(log.body.executions.map((e: any) => [e.status, e.input.kind, e.output]).reverse()).toEqual(
+      cases.map(([kind, value]) => ['success', kind, value]),
+    );
     // An object stays as it is, unwrapped.
     expectMcpValue(await client.callTool({ name: made.name, arguments: { kind: 'object' } }), { n: 1 });
     await client.close();

@@ -37,7 +37,7 @@ describe('custom tools as MCP tools', () => {
     await client.close();
   });
 
-  test('another store\'s private change is not announced to this store', async () => {
+  test("another store's private change is not announced to this store", async () => {
     const h = await setup();
     const other = await setup();
     const { client } = await mcpClient(h);

@@ -23,16 +23,16 @@ const AdminTool = Type.Object({
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
-const AnyToolId = Input({ id: Uuid('Any store\'s tool id') });
+const AnyToolId = Input({ id: Uuid("Any store's tool id") });
 // A tool's config is one of two shapes (HTTP or code): documented here as an object.
 const view = (t: Parameters<typeof adminToolView>[0]) => adminToolView(t) as unknown as Static<typeof AdminTool>;
 const operator = { auth: 'admin', scope: 'global' } as const;
-const anyStoresTool = noExample('acts on any store\'s tool by id (plugins/custom_tools/public-tools.test.ts)');
+const anyStoresTool = noExample("acts on any store's tool by id (plugins/custom_tools/public-tools.test.ts)");
 
 export const operatorActions = {
   review_tool: action({
     kind: 'read',
-    description: 'Fetch any store\'s custom tool for review: its definition (URL, headers with secret references, code) and the owning store.',
+    description: "Fetch any store's custom tool for review: its definition (URL, headers with secret references, code) and the owning store.",
     input: AnyToolId,
     output: AdminTool,
     rest: { method: 'GET', path: '/v1/admin/tools/:id', ...operator },

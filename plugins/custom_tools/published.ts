@@ -44,22 +44,38 @@ export async function readableTool(ctx: Pick<Ctx, 'db' | 'store'>, id: string) {
 export async function ownTool(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<CustomTool> {
   const { tool, access } = await readableTool(ctx, id);
   if (!access.owned)
-    throw fail('insufficient_scope', `The tool '${tool.name}' belongs to another store and is published to all stores: it is read-only here. Enable or disable it for this store with POST .../${tool.id}/enable or .../disable.`,
+    throw fail(
+      'insufficient_scope',
+      `The tool '${tool.name}' belongs to another store and is published to all stores: it is read-only here. Enable or disable it for this store with POST .../${tool.id}/enable or .../disable.`,
       'id',
     );
   return tool;
 }
 
 /** The definition fields a change compares (everything a store can set). */
-const FIELDS = ['name', 'description', 'category', 'input_schema', 'kind', 'config', 'requires_plan', 'requires_approval',
-  'approval_timeout_minutes', 'timeout_action', 'escalation_group'] as const;
+const FIELDS = [
+  'name',
+  'description',
+  'category',
+  'input_schema',
+  'kind',
+  'config',
+  'requires_plan',
+  'requires_approval',
+  'approval_timeout_minutes',
+  'timeout_action',
+  'escalation_group',
+] as const;
 
 /** JSON with object keys sorted: stored jsonb does not keep the key order a request used. */
 const canonical = (v: unknown): string =>
   Array.isArray(v)
     ? `[${v.map(canonical).join(',')}]`
     : v && typeof v === 'object'
-      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
       : JSON.stringify(v ?? null);
 
 /**
@@ -70,7 +86,9 @@ const canonical = (v: unknown): string =>
  */
 export function checkPublishing(current: Record<string, any> | undefined, next: Record<string, any>, privateName: 'private' | 'store') {
   if (next.visibility === 'public' && current?.visibility !== 'public')
-    throw fail('insufficient_scope', `Publishing a tool to every store is the operator's decision: save it with visibility ${privateName}, then ask the operator to publish it (POST /v1/admin/tools/{id}/publish).`,
+    throw fail(
+      'insufficient_scope',
+      `Publishing a tool to every store is the operator's decision: save it with visibility ${privateName}, then ask the operator to publish it (POST /v1/admin/tools/{id}/publish).`,
       'visibility',
     );
   if (current?.visibility === 'public' && next.visibility === 'public') {
@@ -114,7 +132,12 @@ export async function enableTool(ctx: Ctx, id: string) {
       'id',
     );
   const [clash] = await ctx.db.query('SELECT id FROM custom_tools WHERE store_id = $1 AND name = $2', [ctx.store.id, tool.name]);
-  if (clash) throw errors.conflict(`This store has its own tool named '${tool.name}' (${clash.id}); rename it to enable the public one.`, 'duplicate_name', 'name');
+  if (clash)
+    throw errors.conflict(
+      `This store has its own tool named '${tool.name}' (${clash.id}); rename it to enable the public one.`,
+      'duplicate_name',
+      'name',
+    );
   // Only while it is public: a tool unpublished meanwhile is not enabled (a later publish starts afresh).
   await ctx.db.query(
     `INSERT INTO custom_tool_enablements (store_id, tool_id, created_at)
@@ -128,8 +151,7 @@ export async function enableTool(ctx: Ctx, id: string) {
 /** POST .../disable: no longer offered here (idempotent). */
 export async function disableTool(ctx: Ctx, id: string) {
   const { tool, access } = await readableTool(ctx, id);
-  if (access.owned)
-    throw errors.validation(`The tool '${tool.name}' is this store's own: to stop offering it, delete it.`, 'id');
+  if (access.owned) throw errors.validation(`The tool '${tool.name}' is this store's own: to stop offering it, delete it.`, 'id');
   await ctx.db.query('DELETE FROM custom_tool_enablements WHERE store_id = $1 AND tool_id = $2', [ctx.store.id, tool.id]);
   announce(ctx, ctx.store.id, 'private');
   return { tool, access: { owned: false, enabled: false } };

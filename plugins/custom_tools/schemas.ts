@@ -11,9 +11,19 @@ const Name = Type.String({
 const Description = Type.String({ minLength: 1, maxLength: 2000, description: 'Shown to the model to decide when to use the tool.' });
 const Category = Type.String({ minLength: 1, maxLength: 64 });
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the input: type object with properties and required.' });
-const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)), { description: 'Minimum store plan that may run the tool.' });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL (a private address only if SVC_EGRESS_ALLOW allows it); may contain secret references.' });
-const Method = Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)), { description: 'Default POST.' });
+const Plan = Type.Union(
+  PLANS.map((p) => Type.Literal(p)),
+  { description: 'Minimum store plan that may run the tool.' },
+);
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'https URL (a private address only if SVC_EGRESS_ALLOW allows it); may contain secret references.',
+});
+const Method = Type.Union(
+  ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)),
+  { description: 'Default POST.' },
+);
 const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 }), {
   maxProperties: 50,
   description: 'Header name to value; values may contain secret references.',
@@ -25,7 +35,9 @@ const Code = Type.String({ minLength: 1, maxLength: 100_000, description: 'A fun
 const approvalSettings = {
   requires_approval: Type.Optional(Type.Boolean({ description: 'Every call waits for a human decision (default false).' })),
   approval_timeout_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'Default 30.' })),
-  timeout_action: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('approve'), Type.Literal('escalate')], { description: 'Default reject.' })),
+  timeout_action: Type.Optional(
+    Type.Union([Type.Literal('reject'), Type.Literal('approve'), Type.Literal('escalate')], { description: 'Default reject.' }),
+  ),
   escalation_group: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 };
 
@@ -33,8 +45,17 @@ const optional = <T extends TProperties>(props: T) => Type.Partial(Type.Object(p
 
 // Shape B (STORE/tools).
 const ExecutionConfig = Type.Object(
-  { url: Type.Optional(Url), method: Type.Optional(Method), headers: Type.Optional(Headers), timeout_ms: Type.Optional(TimeoutMs), code: Type.Optional(Code) },
-  { additionalProperties: false, description: 'http: url, method, headers (secret references `{{NAME}}`), timeout_ms; javascript: code (the input is `params`).' },
+  {
+    url: Type.Optional(Url),
+    method: Type.Optional(Method),
+    headers: Type.Optional(Headers),
+    timeout_ms: Type.Optional(TimeoutMs),
+    code: Type.Optional(Code),
+  },
+  {
+    additionalProperties: false,
+    description: 'http: url, method, headers (secret references `{{NAME}}`), timeout_ms; javascript: code (the input is `params`).',
+  },
 );
 const shapeB = {
   name: Name,
@@ -48,7 +69,14 @@ const shapeB = {
   requires_plan: Plan,
   category: Category,
 };
-export const ToolCreate = Input({ ...shapeB, parameters: Type.Optional(JsonSchema), visibility: Type.Optional(shapeB.visibility), requires_plan: Type.Optional(Plan), category: Type.Optional(Category), ...approvalSettings });
+export const ToolCreate = Input({
+  ...shapeB,
+  parameters: Type.Optional(JsonSchema),
+  visibility: Type.Optional(shapeB.visibility),
+  requires_plan: Type.Optional(Plan),
+  category: Type.Optional(Category),
+  ...approvalSettings,
+});
 export const ToolUpdate = Input({ id: Uuid('Tool id'), ...optional(shapeB), ...approvalSettings });
 
 // Shape A (/custom-tools).
@@ -61,7 +89,10 @@ const Handler = Type.Object(
     timeout_ms: Type.Optional(TimeoutMs),
     code: Type.Optional(Code),
   },
-  { additionalProperties: false, description: 'webhook: url, method, headers (secret references `{{secrets.NAME}}`), timeout_ms; javascript: code (the input is `input`).' },
+  {
+    additionalProperties: false,
+    description: 'webhook: url, method, headers (secret references `{{secrets.NAME}}`), timeout_ms; javascript: code (the input is `input`).',
+  },
 );
 const shapeA = {
   name: Name,
@@ -105,7 +136,7 @@ export const TestB = Input({ id: Uuid('Tool id'), parameters: Type.Optional(Type
 export const TestA = Input({ id: Uuid('Tool id'), input: Type.Optional(Type.Record(Type.String(), Type.Unknown())) });
 export const TestResult = Type.Object({
   success: Type.Boolean(),
-  result: Type.Unknown({ description: 'The tool\'s result (null when it failed).' }),
+  result: Type.Unknown({ description: "The tool's result (null when it failed)." }),
   execution_time_ms: Type.Integer(),
   error: Type.Optional(Type.Object({ status: Type.Union([Type.Literal('error'), Type.Literal('timeout')]), message: Type.String() })),
 });
@@ -121,8 +152,10 @@ const common = {
   timeout_action: Type.String(),
   escalation_group: Type.Union([Type.String(), Type.Null()]),
   secret_names: Type.Array(Type.String(), { description: 'Names of the secrets set; values are never returned.' }),
-  owned: Type.Boolean({ description: 'false: another store\'s tool the operator published to every store; read-only here.' }),
-  enabled: Type.Boolean({ description: 'Offered to this store\'s agents and MCP clients: always for its own tools; for a published one, after POST .../enable.' }),
+  owned: Type.Boolean({ description: "false: another store's tool the operator published to every store; read-only here." }),
+  enabled: Type.Boolean({
+    description: "Offered to this store's agents and MCP clients: always for its own tools; for a published one, after POST .../enable.",
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 };

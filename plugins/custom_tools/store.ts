@@ -81,7 +81,14 @@ export function render(t: CustomTool, view: View, access: Access): any {
     updated_at: t.updated_at,
   };
   if (view === 'tool')
-    return { object: 'tool' as const, ...common, parameters: t.input_schema, execution_type: t.kind, execution_config: t.config, visibility: t.visibility };
+    return {
+      object: 'tool' as const,
+      ...common,
+      parameters: t.input_schema,
+      execution_type: t.kind,
+      execution_config: t.config,
+      visibility: t.visibility,
+    };
   return {
     object: 'custom_tool' as const,
     ...common,
@@ -118,8 +125,7 @@ function checkToolUrl(template: string, param: string) {
 /** Checks a whole definition (after a patch is applied): 400 naming the field in the caller's form. */
 async function validate(plugins: readonly PluginDef[], d: Definition, view: View, previous?: Definition) {
   const n = names(view);
-  if (builtinNames(plugins).has(d.name))
-    throw errors.validation(`Invalid name: '${d.name}' is a built-in tool name; choose another.`, 'name');
+  if (builtinNames(plugins).has(d.name)) throw errors.validation(`Invalid name: '${d.name}' is a built-in tool name; choose another.`, 'name');
   if (d.input_schema.type !== 'object') throw errors.validation(`Invalid ${n.schema}: the schema must have type "object".`, n.schema);
   compileSchema(d.input_schema, n.schema);
   if (d.kind === 'http') {
@@ -166,9 +172,24 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
          requires_approval, approval_timeout_minutes, timeout_action, escalation_group, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9::text::jsonb, $10, $11, $12, $13, $14, $15, $16, $16)
        ON CONFLICT (store_id, name) DO NOTHING RETURNING *`,
-      [crypto.randomUUID(), ctx.store.id, d.name, view === 'tool' ? 'store' : 'gateway', d.description, d.category, JSON.stringify(d.input_schema),
-        d.kind, JSON.stringify(d.config), d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action,
-        d.escalation_group, now],
+      [
+        crypto.randomUUID(),
+        ctx.store.id,
+        d.name,
+        view === 'tool' ? 'store' : 'gateway',
+        d.description,
+        d.category,
+        JSON.stringify(d.input_schema),
+        d.kind,
+        JSON.stringify(d.config),
+        d.visibility,
+        d.requires_plan,
+        d.requires_approval,
+        d.approval_timeout_minutes,
+        d.timeout_action,
+        d.escalation_group,
+        now,
+      ],
     );
     if (!row) throw duplicate(d.name);
     announce(ctx, ctx.store.id, d.visibility);
@@ -181,7 +202,10 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
 
 export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: View, input: Record<string, any>) {
   // xmin: the row version (it changes with every write), for the guarded UPDATE below.
-  const [found] = await ctx.db.query('SELECT *, xmin::text AS row_version FROM custom_tools WHERE store_id = $1 AND id = $2', [ctx.store.id, input.id]);
+  const [found] = await ctx.db.query('SELECT *, xmin::text AS row_version FROM custom_tools WHERE store_id = $1 AND id = $2', [
+    ctx.store.id,
+    input.id,
+  ]);
   if (!found) {
     await ownTool(ctx, input.id); // another store's public tool: 403, read-only here
     throw errors.notFound(`tool: '${input.id}'`, 'id');
@@ -202,9 +226,24 @@ export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
            visibility = $9, requires_plan = $10, requires_approval = $11, approval_timeout_minutes = $12, timeout_action = $13,
            escalation_group = $14, updated_at = $15
          WHERE store_id = $1 AND id = $2 AND xmin::text = $16 RETURNING *`,
-        [ctx.store.id, current.id, d.name, d.description, d.category, JSON.stringify(d.input_schema), d.kind, JSON.stringify(d.config),
-          d.visibility, d.requires_plan, d.requires_approval, d.approval_timeout_minutes, d.timeout_action, d.escalation_group, ctx.clock.now(),
-          version],
+        [
+          ctx.store.id,
+          current.id,
+          d.name,
+          d.description,
+          d.category,
+          JSON.stringify(d.input_schema),
+          d.kind,
+          JSON.stringify(d.config),
+          d.visibility,
+          d.requires_plan,
+          d.requires_approval,
+          d.approval_timeout_minutes,
+          d.timeout_action,
+          d.escalation_group,
+          ctx.clock.now(),
+          version,
+        ],
       );
       // Withdrawn by its owner: every store that had enabled it loses it (publishing again starts afresh).
       if (updated && withdrawn) await tx.query('DELETE FROM custom_tool_enablements WHERE tool_id = $1', [current.id]);

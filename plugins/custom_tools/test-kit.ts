@@ -80,7 +80,7 @@ export const expectError = (
 };
 
 /** The JSON a tool result carries over MCP (structuredContent, or the text mirror of an error). */
-export const mcpJson = (r: any) => (r.structuredContent ?? JSON.parse(r.content[0].text));
+export const mcpJson = (r: any) => r.structuredContent ?? JSON.parse(r.content[0].text);
 
 /** Waits until `check` holds (polling), or fails after `ms`. */
 export async function eventually(check: () => boolean | Promise<boolean>, ms = 2000) {
@@ -105,7 +105,10 @@ export function useToolKit() {
     resetSecretBox();
   });
   afterAll(() => {
-    for (const [name, value] of [['SVC_SECRET_KEY', savedEnv.key], ['SVC_EGRESS_ALLOW', savedEnv.allow]] as const)
+    for (const [name, value] of [
+      ['SVC_SECRET_KEY', savedEnv.key],
+      ['SVC_EGRESS_ALLOW', savedEnv.allow],
+    ] as const)
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     resetSecretBox();

@@ -81,7 +81,10 @@ describe('HTTP tool test runs against a real receiver', () => {
   test('a tool saved with a plain http URL before the https rule is refused when it runs, and sends nothing', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB());
-    await h.db.query('UPDATE custom_tools SET config = $2::text::jsonb WHERE id = $1', [made.id, JSON.stringify({ url: recv.replace('https:', 'http:') + '/double' })]);
+    await h.db.query('UPDATE custom_tools SET config = $2::text::jsonb WHERE id = $1', [
+      made.id,
+      JSON.stringify({ url: recv.replace('https:', 'http:') + '/double' }),
+    ]);
     seen.length = 0;
     const r = await h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } });
     expect(r.body).toMatchObject({ success: false, error: { status: 'error', message: 'tool URL must use https, not http.' } });
@@ -146,7 +149,9 @@ describe('JavaScript tool test runs', () => {
     expect(res.isError).toBe(true);
     expect(JSON.parse(res.content[0].text).error.message).toMatch(limit);
     const log = await h.call('GET', `/tool-executions?tool=${made.name}`);
-    expect(log.body.executions).toEqual([expect.objectContaining({ status: 'error', output: { error: expect.objectContaining({ message: expect.stringMatching(limit) }) } })]);
+    expect(log.body.executions).toEqual([
+      expect.objectContaining({ status: 'error', output: { error: expect.objectContaining({ message: expect.stringMatching(limit) }) } }),
+    ]);
     expect(JSON.stringify(log.body).length).toBeLessThan(10_000);
   });
 

@@ -7,7 +7,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 function expectError(r: { status: number; body: any }, status: number, type: string, code: string, param: string | null) {
   expect({ status: r.status, type: r.body.error?.type, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status, type, code, param });
 }
-const expect400 = (r: { status: number; body: any }, param: string | null) => expectError(r, 400, 'invalid_request_error', 'validation_failed', param);
+const expect400 = (r: { status: number; body: any }, param: string | null) =>
+  expectError(r, 400, 'invalid_request_error', 'validation_failed', param);
 
 let n = 0;
 const email = () => `shopper${++n}.${crypto.randomUUID().slice(0, 6)}@example.com`;
@@ -71,7 +72,16 @@ describe('creating and reading a customer', () => {
 
   test('only email is required: the rest defaults to null, false or empty', async () => {
     const c = await create(h);
-    expect(c).toMatchObject({ first_name: null, last_name: null, phone: null, accepts_marketing: false, tags: [], metadata: {}, addresses: [], enrichment: null });
+    expect(c).toMatchObject({
+      first_name: null,
+      last_name: null,
+      phone: null,
+      accepts_marketing: false,
+      tags: [],
+      metadata: {},
+      addresses: [],
+      enrichment: null,
+    });
   });
 
   test('a missing or malformed email is 400 with param email, and nothing is created', async () => {
@@ -174,7 +184,7 @@ describe('updating a customer', () => {
     expect((await h.call('PATCH', `/customers/${c.id}`, { metadata: { a: null } })).body.metadata).toEqual({ c: '3' });
   });
 
-  test('PATCH onto another customer\'s email (any case) is 409 duplicate_email; changing the case of one\'s own is fine', async () => {
+  test("PATCH onto another customer's email (any case) is 409 duplicate_email; changing the case of one's own is fine", async () => {
     const taken = await create(h, { email: 'taken@example.com' });
     const c = await create(h, { email: 'mine@example.com' });
     expectError(await h.call('PATCH', `/customers/${c.id}`, { email: 'TAKEN@example.com' }), 409, 'conflict_error', 'duplicate_email', 'email');
@@ -232,7 +242,7 @@ describe('listing customers', () => {
     expect((await h.call('GET', '/customers?email=list%25%40example.com')).body.data).toEqual([]);
   });
 
-  test('another store\'s customers are invisible: not listed, and 404 by id for get, update and enrich', async () => {
+  test("another store's customers are invisible: not listed, and 404 by id for get, update and enrich", async () => {
     const other = await setup();
     const theirs = await create(other, { email: 'list0@example.com' });
     expect((await allCustomers(h)).map((c) => c.id)).not.toContain(theirs.id);

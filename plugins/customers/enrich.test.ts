@@ -56,7 +56,7 @@ describe('enrich_customer', () => {
     });
   });
 
-  test('count, total, average and first/last order come exactly from the orders; cancelled and other customers\' orders are left out', async () => {
+  test("count, total, average and first/last order come exactly from the orders; cancelled and other customers' orders are left out", async () => {
     const id = await mkCustomer(h);
     const other = await mkCustomer(h);
     const o1 = await order(h, '2026-01-05T10:00:00.000Z', id, dime, 1); // 0.10
@@ -121,7 +121,11 @@ describe('enrich_customer', () => {
 
     const frequent = await mkCustomer(h);
     for (let i = 0; i < 10; i++) await order(h, `2026-01-${String(10 + i).padStart(2, '0')}T00:00:00.000Z`, frequent, dime, 1);
-    expect((await enrich(h, frequent, '2026-05-01T00:00:00.000Z')).enrichment).toMatchObject({ orders_count: 10, total_spent: 1, segments: ['repeat', 'vip'] });
+    expect((await enrich(h, frequent, '2026-05-01T00:00:00.000Z')).enrichment).toMatchObject({
+      orders_count: 10,
+      total_spent: 1,
+      segments: ['repeat', 'vip'],
+    });
   });
 
   test('several currencies are never summed: figures are per currency, headed by the one most orders use', async () => {
@@ -143,7 +147,7 @@ describe('enrich_customer', () => {
     expect((await enrich(h, id, '2026-03-02T00:00:00.000Z')).enrichment.orders_count).toBe(1);
   });
 
-  test('another store cannot place orders for this store\'s customer, so none count', async () => {
+  test("another store cannot place orders for this store's customer, so none count", async () => {
     const id = await mkCustomer(h);
     const other = await setup({ now: '2026-03-01T00:00:00.000Z' });
     const theirs = await mkProduct(other, 5);

@@ -34,7 +34,6 @@ interface CurrencyStats {
 /** Minor units of `currency` to the API's decimal number; exact while the sum fits 2^53 minor units (orders cap each total there). */
 const toDecimal = (minor: bigint, currency: string) => fromMinor(minor, currency);
 
-
 /** Integer mean rounded half up (amounts are never negative), so the figure is exact to the cent. */
 const meanMinor = (total: bigint, n: number) => (n === 0 ? 0n : (2n * total + BigInt(n)) / (2n * BigInt(n)));
 
@@ -119,10 +118,12 @@ export async function enrichCustomer(ctx: Ctx, id: string) {
   const cur = await customerRow(ctx, id, true);
   const now = ctx.clock.now();
   const enrichment = computeEnrichment(await orderStats(ctx, cur.id), now);
-  const [row] = await ctx.db.query(
-    'UPDATE customers SET enrichment = $3::text::jsonb, updated_at = $4 WHERE store_id = $1 AND id = $2 RETURNING *',
-    [ctx.store.id, cur.id, JSON.stringify(enrichment), now],
-  );
+  const [row] = await ctx.db.query('UPDATE customers SET enrichment = $3::text::jsonb, updated_at = $4 WHERE store_id = $1 AND id = $2 RETURNING *', [
+    ctx.store.id,
+    cur.id,
+    JSON.stringify(enrichment),
+    now,
+  ]);
   const customer = toCustomer(row);
   ctx.emit('customer.updated', customer);
   return customer;

@@ -24,7 +24,7 @@ export default definePlugin({
     list_customers: action({
       kind: 'read',
       description:
-        'List the store\'s customers, newest first. Search with q (part of a name or email, ignoring case); email finds one address ' +
+        "List the store's customers, newest first. Search with q (part of a name or email, ignoring case); email finds one address " +
         '(case-insensitive); metadata (key-value pairs that must all match) and created (gt, gte, lt, lte) narrow further. Paginate with starting_after.',
       input: CustomerQuery,
       output: CustomerList,
@@ -52,7 +52,7 @@ export default definePlugin({
     }),
     update_customer: action({
       kind: 'write',
-      description: 'Change a customer\'s fields; fields left out keep their value, null clears a name or phone, metadata keys merge.',
+      description: "Change a customer's fields; fields left out keep their value, null clears a name or phone, metadata keys merge.",
       input: CustomerUpdate,
       output: Customer,
       rest: { method: 'PATCH', path: '/customers/:id' },
@@ -75,8 +75,8 @@ export default definePlugin({
     enrich_customer: action({
       kind: 'write',
       description:
-        'Recompute a customer\'s order statistics (count, total spent, average order value, first and last order; cancelled orders excluded) ' +
-        'and segment hints (prospect, new, repeat, vip, lapsed) from this store\'s orders, store them on the customer and return it. ' +
+        "Recompute a customer's order statistics (count, total spent, average order value, first and last order; cancelled orders excluded) " +
+        "and segment hints (prospect, new, repeat, vip, lapsed) from this store's orders, store them on the customer and return it. " +
         'Uses no outside data provider.',
       input: CustomerId,
       output: Customer,

@@ -7,12 +7,18 @@ import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, Metadat
  * input a 400 naming the field instead of a 500 from the database. Matched per UTF-16 code unit.
  */
 const SAFE_TEXT = '^(?:[^\\u0000\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$';
-const Text = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description });
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description });
 
 /** The WHATWG form-validation address syntax, plus a dot in the domain (no bare `user@localhost`). */
 const EMAIL =
   "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
-export const Email = Type.String({ maxLength: 254, pattern: EMAIL, errorMessage: 'must be an email address', description: 'Email address; unique in the store, compared case-insensitively.' });
+export const Email = Type.String({
+  maxLength: 254,
+  pattern: EMAIL,
+  errorMessage: 'must be an email address',
+  description: 'Email address; unique in the store, compared case-insensitively.',
+});
 
 /**
  * E.164-ish: a leading +, a country code not starting with 0, 7 to 15 digits in all, with the
@@ -35,7 +41,13 @@ const AddressInput = Input({
   city: Type.Optional(Text(100)),
   state: Type.Optional(Text(100)),
   postal_code: Type.Optional(Text(20)),
-  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US', description: 'ISO 3166-1 alpha-2 code, e.g. US' })),
+  country: Type.Optional(
+    Type.String({
+      pattern: '^[A-Z]{2}$',
+      errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US',
+      description: 'ISO 3166-1 alpha-2 code, e.g. US',
+    }),
+  ),
 });
 const Addresses = Type.Array(AddressInput, { maxItems: 10, description: 'Up to 10 addresses; the first is the default.' });
 
@@ -50,13 +62,17 @@ const SpendInCurrency = Type.Object({
 
 export const Enrichment = Type.Object({
   orders_count: Type.Integer({ description: 'Orders of this customer that were not cancelled.' }),
-  total_spent: Type.Number({ description: 'Sum of those orders\' totals in `currency`, exact to the cent.' }),
+  total_spent: Type.Number({ description: "Sum of those orders' totals in `currency`, exact to the cent." }),
   average_order_value: Type.Number({ description: 'total_spent / orders in `currency`, rounded half up to the cent.' }),
-  currency: Type.Union([Type.String(), Type.Null()], { description: 'Currency of the money figures: the one most of the orders use; null without orders.' }),
+  currency: Type.Union([Type.String(), Type.Null()], {
+    description: 'Currency of the money figures: the one most of the orders use; null without orders.',
+  }),
   by_currency: Type.Array(SpendInCurrency, { description: 'The same figures for every currency the customer ordered in.' }),
   first_order_at: Type.Union([Timestamp(), Type.Null()]),
   last_order_at: Type.Union([Timestamp(), Type.Null()]),
-  segments: Type.Array(Type.String(), { description: 'Segment hints: prospect, new, repeat, vip, lapsed (thresholds in plugins/customers/README.md).' }),
+  segments: Type.Array(Type.String(), {
+    description: 'Segment hints: prospect, new, repeat, vip, lapsed (thresholds in plugins/customers/README.md).',
+  }),
   enriched_at: Timestamp(),
 });
 
@@ -112,14 +128,23 @@ export const CustomerUpdate = Input({
 
 export const CustomerQuery = Input({
   ...ListParams,
-  email: Type.Optional(Type.String({ maxLength: 254, pattern: SAFE_TEXT, errorMessage: 'must not contain NUL characters or unpaired surrogates', description: 'Only the customer with this email (case-insensitive).' })),
-  q: Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 200,
-    pattern: SAFE_TEXT,
-    errorMessage: 'must not contain NUL characters or unpaired surrogates',
-    description: 'Search: customers whose name (first, last, or "first last") or email contains this text, ignoring case.',
-  })),
+  email: Type.Optional(
+    Type.String({
+      maxLength: 254,
+      pattern: SAFE_TEXT,
+      errorMessage: 'must not contain NUL characters or unpaired surrogates',
+      description: 'Only the customer with this email (case-insensitive).',
+    }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: SAFE_TEXT,
+      errorMessage: 'must not contain NUL characters or unpaired surrogates',
+      description: 'Search: customers whose name (first, last, or "first last") or email contains this text, ignoring case.',
+    }),
+  ),
   metadata: Type.Optional(MetadataFilter()),
   created: Type.Optional(DateRange('Only customers created in this range: created[gte]=2026-04-01, created[lt]=... (any of gt, gte, lt, lte).')),
 });

@@ -1,7 +1,19 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { checkMetadata, dateRangeFilters, jsonParam, listPage, mergeMetadata, metadataFilter, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import {
+  checkMetadata,
+  dateRangeFilters,
+  jsonParam,
+  listPage,
+  mergeMetadata,
+  metadataFilter,
+  rowOr404,
+  setClause,
+  stamps,
+  unique,
+  type Row,
+} from '../../core/sdk';
 import type { Customer, CustomerCreate, CustomerQuery, CustomerUpdate } from './schemas';
 
 export function toCustomer(r: Row): Static<typeof Customer> {
@@ -41,8 +53,16 @@ export async function createCustomer(ctx: Ctx, input: Static<typeof CustomerCrea
       `INSERT INTO customers (id, store_id, email, first_name, last_name, phone, accepts_marketing, tags, metadata, addresses, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::text::jsonb, $8::text::jsonb, $9::text::jsonb, $10, $10) RETURNING *`,
       [
-        ctx.store.id, input.email, input.first_name ?? null, input.last_name ?? null, normalizePhone(input.phone) ?? null,
-        input.accepts_marketing ?? false, jsonParam(uniqueTags(input.tags ?? [])), jsonParam(metadata), jsonParam(input.addresses ?? []), now,
+        ctx.store.id,
+        input.email,
+        input.first_name ?? null,
+        input.last_name ?? null,
+        normalizePhone(input.phone) ?? null,
+        input.accepts_marketing ?? false,
+        jsonParam(uniqueTags(input.tags ?? [])),
+        jsonParam(metadata),
+        jsonParam(input.addresses ?? []),
+        now,
       ],
     ),
     duplicateEmail(input.email),
@@ -54,7 +74,14 @@ export async function createCustomer(ctx: Ctx, input: Static<typeof CustomerCrea
 
 /** Erased customers (delete_customer) are gone from every lookup, as deleted resources are (SPEC 7). */
 export const customerRow = (ctx: Ctx, id: string, forUpdate = false) =>
-  rowOr404(ctx.db, { table: 'customers', storeId: ctx.store.id, id, noun: 'customer', where: 'erased_at IS NULL', lock: forUpdate ? 'FOR UPDATE' : undefined });
+  rowOr404(ctx.db, {
+    table: 'customers',
+    storeId: ctx.store.id,
+    id,
+    noun: 'customer',
+    where: 'erased_at IS NULL',
+    lock: forUpdate ? 'FOR UPDATE' : undefined,
+  });
 
 /** The text q searches: the expression of the trigram index customers_search (migration 002), exactly. */
 const SEARCH_TEXT = "lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, ''))";
@@ -87,8 +114,14 @@ export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpda
   const metadata = mergeMetadata(cur.metadata, input.metadata);
   const set = setClause(
     {
-      email: input.email, first_name: input.first_name, last_name: input.last_name, phone: normalizePhone(input.phone),
-      accepts_marketing: input.accepts_marketing, tags: input.tags && uniqueTags(input.tags), metadata, addresses: input.addresses,
+      email: input.email,
+      first_name: input.first_name,
+      last_name: input.last_name,
+      phone: normalizePhone(input.phone),
+      accepts_marketing: input.accepts_marketing,
+      tags: input.tags && uniqueTags(input.tags),
+      metadata,
+      addresses: input.addresses,
       updated_at: ctx.clock.now(),
     },
     { json: ['tags', 'metadata', 'addresses'], after: 2 },

@@ -37,7 +37,7 @@ export default definePlugin({
     list_inventory: action({
       kind: 'read',
       description:
-        'List stock for the store\'s products (newest product first): each item has the total and the quantity at each location. ' +
+        "List stock for the store's products (newest product first): each item has the total and the quantity at each location. " +
         'Filter by product_id or location_id (what is stocked at one location). Paginate with starting_after (a product id).',
       input: InventoryQuery,
       output: InventoryList,
@@ -47,7 +47,7 @@ export default definePlugin({
     get_inventory: action({
       kind: 'read',
       description:
-        'Fetch one product\'s stock: the total and the quantity at each location. ' +
+        "Fetch one product's stock: the total and the quantity at each location. " +
         'Set include_adjustments to see the recent manual adjustments and transfers (why stock changed).',
       input: InventoryGet,
       output: InventoryItem,
@@ -71,7 +71,7 @@ export default definePlugin({
     transfer_stock: action({
       kind: 'write',
       description:
-        'Move units of a product from one location to another; the product\'s total does not change. ' +
+        "Move units of a product from one location to another; the product's total does not change. " +
         'Fails with insufficient_stock, moving nothing, when the source holds fewer units than asked.',
       input: StockTransfer,
       output: InventoryItem,

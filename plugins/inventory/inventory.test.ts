@@ -11,7 +11,7 @@ describe('adjusting stock', () => {
     home = await defaultLocationId(h);
   });
 
-  test('a product\'s initial stock sits at the default location', async () => {
+  test("a product's initial stock sits at the default location", async () => {
     const p = await mkProduct(h, { stock_quantity: 7 });
     const inv = await item(h, p.id);
     expect(inv).toMatchObject({ object: 'inventory_item', product_id: p.id, sku: p.sku, name: p.name, total: 7 });
@@ -38,7 +38,10 @@ describe('adjusting stock', () => {
     const shop = await mkLocation(h, 'Corner shop');
     const r = await adjust(h, { product_id: p.id, location_id: shop, delta: 3 });
     expect(r.body.total).toBe(5);
-    expect(r.body.levels.map((l: Level) => [l.location_name, l.quantity])).toEqual([['Default', 2], ['Corner shop', 3]]);
+    expect(r.body.levels.map((l: Level) => [l.location_name, l.quantity])).toEqual([
+      ['Default', 2],
+      ['Corner shop', 3],
+    ]);
     await expectConsistent(h, p.id, 5);
   });
 
@@ -64,12 +67,20 @@ describe('adjusting stock', () => {
     expect((await item(h, p.id)).adjustments).toBeUndefined();
     const r = await h.call('GET', `/inventory/${p.id}?include_adjustments=true`);
     expect(r.body.adjustments).toEqual([
-      expect.objectContaining({ object: 'inventory_adjustment', type: 'adjustment', location_id: home, delta: -2, quantity_after: 10, reason: 'shrinkage', transfer_id: null }),
+      expect.objectContaining({
+        object: 'inventory_adjustment',
+        type: 'adjustment',
+        location_id: home,
+        delta: -2,
+        quantity_after: 10,
+        reason: 'shrinkage',
+        transfer_id: null,
+      }),
       expect.objectContaining({ delta: 12, quantity_after: 12, reason: 'received', created_at: '2026-04-01T00:00:00.000Z' }),
     ]);
   });
 
-  test('an inactive location cannot receive stock; a cancelled order\'s units from it go to the default location', async () => {
+  test("an inactive location cannot receive stock; a cancelled order's units from it go to the default location", async () => {
     const p = await mkProduct(h, { stock_quantity: 0 });
     const closed = await mkLocation(h, 'Closed store');
     await adjust(h, { product_id: p.id, location_id: closed, delta: 3 });
@@ -104,7 +115,12 @@ describe('adjusting stock', () => {
     ];
     for (const [body, param] of cases) {
       const r = await adjust(h, body);
-      expect({ body, status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({ body, status: 400, type: 'invalid_request_error', param });
+      expect({ body, status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({
+        body,
+        status: 400,
+        type: 'invalid_request_error',
+        param,
+      });
     }
     await expectConsistent(h, p.id, 10);
   });
@@ -209,7 +225,10 @@ describe('listing inventory', () => {
     expect(back.body.data.map((i: any) => i.product_id)).toEqual([ids[4], ids[3]]);
     const all = (await h.call('GET', '/inventory?limit=100')).body;
     expect(all.has_more).toBe(false);
-    expect(all.data.find((i: any) => i.product_id === ids[1])).toMatchObject({ total: 10, levels: [{ quantity: 1 }, { location_id: shop, quantity: 9 }] });
+    expect(all.data.find((i: any) => i.product_id === ids[1])).toMatchObject({
+      total: 10,
+      levels: [{ quantity: 1 }, { location_id: shop, quantity: 9 }],
+    });
     expect(all.data.find((i: any) => i.product_id === ids[0])).toMatchObject({ total: 0 });
   });
 
@@ -270,7 +289,7 @@ describe('access', () => {
     await expectConsistent(h, p.id, 11);
   });
 
-  test('another store\'s products and locations are 404', async () => {
+  test("another store's products and locations are 404", async () => {
     const theirs = await mkProduct(other, { stock_quantity: 5 });
     const theirLoc = await mkLocation(other, 'Theirs');
     const mine = await mkProduct(h, { stock_quantity: 5 });

@@ -23,7 +23,7 @@ export const InventoryAdjustment = Type.Object({
   location_id: Uuid(),
   type: Type.Union([Type.Literal('adjustment'), Type.Literal('transfer')]),
   delta: Type.Integer({ description: 'Units added (positive) or removed (negative) at the location.' }),
-  quantity_after: Type.Integer({ description: 'The location\'s level right after this change.' }),
+  quantity_after: Type.Integer({ description: "The location's level right after this change." }),
   reason: Type.Union([Type.String(), Type.Null()]),
   transfer_id: Type.Union([Uuid(), Type.Null()], { description: 'Shared by the two rows (out and in) of one transfer.' }),
   created_at: Timestamp(),
@@ -35,7 +35,7 @@ export const InventoryItem = Type.Object({
   product_id: Uuid(),
   sku: Type.Union([Type.String(), Type.Null()]),
   name: Type.String(),
-  total: Type.Integer({ description: 'Units across all locations; always equals the product\'s stock_quantity.' }),
+  total: Type.Integer({ description: "Units across all locations; always equals the product's stock_quantity." }),
   levels: Type.Array(InventoryLevel, {
     description: 'Locations where the product is stocked, default location first. A location_id filter narrows this to that location.',
   }),
@@ -45,7 +45,7 @@ export const InventoryItem = Type.Object({
 export const InventoryQuery = Input({
   ...ListParams,
   product_id: Type.Optional(Uuid('Only this product.')),
-  location_id: Type.Optional(Uuid('Only products stocked at this location, with only that location\'s level.')),
+  location_id: Type.Optional(Uuid("Only products stocked at this location, with only that location's level.")),
 });
 
 export const InventoryGet = Input({
@@ -58,19 +58,21 @@ const VariantId = Type.Optional(Uuid('Required when the product has variants (ty
 export const StockAdjust = Input({
   product_id: Uuid('The product whose stock changes.'),
   variant_id: VariantId,
-  location_id: Type.Optional(Uuid('Where the stock changes; the store\'s default location when left out.')),
+  location_id: Type.Optional(Uuid("Where the stock changes; the store's default location when left out.")),
   delta: Type.Integer({
     minimum: -MAX_STOCK,
     maximum: MAX_STOCK,
     description: 'Units to add (positive) or remove (negative); not zero. Stock never goes below zero.',
   }),
-  reason: Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 200,
-    pattern: NO_NUL,
-    errorMessage: 'must not contain NUL characters',
-    description: 'Why, kept in the history: e.g. received, correction, damaged, shrinkage, cycle_count, restock.',
-  })),
+  reason: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: NO_NUL,
+      errorMessage: 'must not contain NUL characters',
+      description: 'Why, kept in the history: e.g. received, correction, damaged, shrinkage, cycle_count, restock.',
+    }),
+  ),
 });
 
 export const StockTransfer = Input({

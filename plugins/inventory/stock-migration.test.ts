@@ -59,7 +59,10 @@ describe('the stock tables belong to inventory', () => {
       );
       const productId = crypto.randomUUID();
       await db.query('INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at) VALUES ($1, $2, $3, 7, $4)', [
-        store.id, productId, home.id, clock.now(),
+        store.id,
+        productId,
+        home.id,
+        clock.now(),
       ]);
 
       expect(await migrate(db, allMigrations(plugins))).toEqual(['inventory/000_stock']);

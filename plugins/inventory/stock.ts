@@ -36,7 +36,10 @@ async function addAt(tx: Db, storeId: string, productId: string, locationId: str
   // The CHECK (quantity >= 0) applies to an upsert's proposed row too, so removals are plain updates.
   if (delta < 0) {
     await tx.query('UPDATE inventory_levels SET quantity = quantity + $3, updated_at = $4 WHERE variant_id = $1 AND location_id = $2', [
-      variantId, locationId, delta, now,
+      variantId,
+      locationId,
+      delta,
+      now,
     ]);
     return;
   }
@@ -85,7 +88,15 @@ export async function setTotal(tx: Db, storeId: string, productId: string, total
  * Takes `quantity` units, default location first, then the others in creation order.
  * Short stock is 409 insufficient_stock and takes nothing. Returns where the units came from.
  */
-export async function take(tx: Db, storeId: string, productId: string, quantity: number, now: Date, param: string, variantId = productId): Promise<Allocation[]> {
+export async function take(
+  tx: Db,
+  storeId: string,
+  productId: string,
+  quantity: number,
+  now: Date,
+  param: string,
+  variantId = productId,
+): Promise<Allocation[]> {
   const levels = await tx.query<{ location_id: string; quantity: number }>(
     `SELECT l.location_id, l.quantity FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id
      WHERE l.variant_id = $1 AND l.store_id = $2 AND l.quantity > 0 AND loc.active
@@ -120,10 +131,12 @@ export async function take(tx: Db, storeId: string, productId: string, quantity:
  */
 export async function putBack(tx: Db, storeId: string, productId: string, allocations: Allocation[], now: Date, variantId = productId) {
   const active = new Set(
-    (await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[]) ORDER BY id FOR SHARE', [
-      storeId,
-      allocations.map((a) => a.location_id),
-    ])).map((r) => r.id),
+    (
+      await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[]) ORDER BY id FOR SHARE', [
+        storeId,
+        allocations.map((a) => a.location_id),
+      ])
+    ).map((r) => r.id),
   );
   for (const a of allocations) {
     const to = active.has(a.location_id) ? a.location_id : await defaultLocation(tx, storeId, now);
@@ -143,14 +156,22 @@ export async function lockProduct(tx: Db, storeId: string, productId: string, pa
 }
 
 /** Changes one location's level by delta; it may not go below zero (409 insufficient_stock). Lock the product first. */
-export async function adjust(tx: Db, storeId: string, productId: string, locationId: string, delta: number, now: Date, param = 'delta', variantId = productId) {
+export async function adjust(
+  tx: Db,
+  storeId: string,
+  productId: string,
+  locationId: string,
+  delta: number,
+  now: Date,
+  param = 'delta',
+  variantId = productId,
+) {
   const [level] = await tx.query<{ quantity: number }>(
     'SELECT quantity FROM inventory_levels WHERE variant_id = $1 AND location_id = $2 FOR UPDATE',
     [variantId, locationId],
   );
   const current = Number(level?.quantity ?? 0);
-  if (current + delta < 0)
-    throw errors.conflict(`Only ${current} units at this location; cannot remove ${-delta}.`, 'insufficient_stock', param);
+  if (current + delta < 0) throw errors.conflict(`Only ${current} units at this location; cannot remove ${-delta}.`, 'insufficient_stock', param);
   await addAt(tx, storeId, productId, locationId, delta, now, variantId);
   return { location_quantity: current + delta, total: await syncTotal(tx, storeId, productId, variantId) };
 }
@@ -168,10 +189,11 @@ export async function variantOf(tx: Db, storeId: string, product: Record<string,
     return null;
   }
   if (variantId === undefined) throw errors.validation(`Missing ${param}: product '${product.id}' has variants; say which one.`, param);
-  const [variant] = await tx.query(
-    'SELECT * FROM product_variants WHERE store_id = $1 AND product_id = $2 AND id = $3 AND archived_at IS NULL',
-    [storeId, product.id, variantId],
-  );
+  const [variant] = await tx.query('SELECT * FROM product_variants WHERE store_id = $1 AND product_id = $2 AND id = $3 AND archived_at IS NULL', [
+    storeId,
+    product.id,
+    variantId,
+  ]);
   if (!variant) throw errors.notFound(`variant: '${variantId}'`, param);
   return variant as Record<string, any>;
 }

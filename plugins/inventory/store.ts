@@ -93,10 +93,11 @@ async function liveProduct(db: Db, storeId: string, id: string, param: string): 
 async function itemOf(db: Db, storeId: string, productId: string, withAdjustments = false): Promise<Item> {
   const [item] = await itemsFor(db, storeId, [await liveProduct(db, storeId, productId, 'product_id')]);
   if (!withAdjustments) return item;
-  const rows = await db.query(
-    'SELECT * FROM inventory_adjustments WHERE store_id = $1 AND product_id = $2 ORDER BY seq DESC LIMIT $3',
-    [storeId, productId, RECENT_ADJUSTMENTS],
-  );
+  const rows = await db.query('SELECT * FROM inventory_adjustments WHERE store_id = $1 AND product_id = $2 ORDER BY seq DESC LIMIT $3', [
+    storeId,
+    productId,
+    RECENT_ADJUSTMENTS,
+  ]);
   return { ...item, adjustments: rows.map(toAdjustment) };
 }
 
@@ -149,12 +150,33 @@ async function stockLocation(tx: Db, storeId: string, id: string, param: string,
 async function record(
   tx: Db,
   ctx: Ctx,
-  r: { productId: string; variantId?: string | null; locationId: string; type: 'adjustment' | 'transfer'; delta: number; after: number; reason?: string; transferId?: string },
+  r: {
+    productId: string;
+    variantId?: string | null;
+    locationId: string;
+    type: 'adjustment' | 'transfer';
+    delta: number;
+    after: number;
+    reason?: string;
+    transferId?: string;
+  },
 ) {
   const [row] = await tx.query(
     `INSERT INTO inventory_adjustments (id, store_id, product_id, variant_id, location_id, type, delta, quantity_after, reason, transfer_id, api_key_id, created_at)
      VALUES (gen_random_uuid(), $1, $2, $11, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [ctx.store.id, r.productId, r.locationId, r.type, r.delta, r.after, r.reason ?? null, r.transferId ?? null, actorOf(ctx.principal).id, ctx.clock.now(), r.variantId ?? null],
+    [
+      ctx.store.id,
+      r.productId,
+      r.locationId,
+      r.type,
+      r.delta,
+      r.after,
+      r.reason ?? null,
+      r.transferId ?? null,
+      actorOf(ctx.principal).id,
+      ctx.clock.now(),
+      r.variantId ?? null,
+    ],
   );
   return toAdjustment(row);
 }
@@ -174,7 +196,13 @@ export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
   await stockLocation(tx, storeId, locationId, 'location_id', input.delta > 0);
   const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta', variant?.id);
   const adjustment = await record(tx, ctx, {
-    productId: product.id, variantId: variant?.id, locationId, type: 'adjustment', delta: input.delta, after: location_quantity, reason: input.reason,
+    productId: product.id,
+    variantId: variant?.id,
+    locationId,
+    type: 'adjustment',
+    delta: input.delta,
+    after: location_quantity,
+    reason: input.reason,
   });
   const item = await itemOf(tx, storeId, product.id);
   // The adjustment is the resource this event is about (it has the id); `total` is the product's new total.

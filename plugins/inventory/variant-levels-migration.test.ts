@@ -35,7 +35,10 @@ test('levels written before variants keep their quantities, get variant_id = pro
     const all = allMigrations(plugins);
     // The database as it was before variants: every migration but the ones that brought them.
     const variants = ['inventory/003_variant_levels', 'products/003_variants_metadata_search', 'products/004_sku_space', 'orders/003_line_variant'];
-    await migrate(db, all.filter((m) => !variants.includes(m.id)));
+    await migrate(
+      db,
+      all.filter((m) => !variants.includes(m.id)),
+    );
     const clock = manualClock('2026-04-01T00:00:00Z');
     const store = await createStore(db, clock, { name: 'Old store', plan: 'pro' });
     const [home] = await db.query(
@@ -47,10 +50,17 @@ test('levels written before variants keep their quantities, get variant_id = pro
        VALUES (gen_random_uuid(), $1, 'Old', 'OLD-1', 'simple', 'active', 100, 'USD', 7, $2, $2) RETURNING id`,
       [store.id, clock.now()],
     );
-    await db.query('INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at) VALUES ($1, $2, $3, 7, $4)', [store.id, p.id, home.id, clock.now()]);
+    await db.query('INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at) VALUES ($1, $2, $3, 7, $4)', [
+      store.id,
+      p.id,
+      home.id,
+      clock.now(),
+    ]);
 
     expect(await migrate(db, all)).toEqual(variants);
-    expect(await db.query('SELECT product_id, variant_id, quantity FROM inventory_levels')).toEqual([{ product_id: p.id, variant_id: p.id, quantity: 7 }]);
+    expect(await db.query('SELECT product_id, variant_id, quantity FROM inventory_levels')).toEqual([
+      { product_id: p.id, variant_id: p.id, quantity: 7 },
+    ]);
     await lockProduct(db, store.id, p.id);
     expect(await take(db, store.id, p.id, 3, clock.now(), 'quantity')).toEqual([{ location_id: home.id, quantity: 3 }]);
     await setTotal(db, store.id, p.id, 10, clock.now());

@@ -22,7 +22,7 @@ export default definePlugin({
     list_locations: action({
       kind: 'read',
       description:
-        'List the store\'s stock locations, newest first; the default location (created with the store\'s first stock) is always there. ' +
+        "List the store's stock locations, newest first; the default location (created with the store's first stock) is always there. " +
         'Filter with active. Use a location id with inventory adjust_stock and transfer_stock.',
       input: LocationQuery,
       output: LocationList,

@@ -25,14 +25,22 @@ describe('the default location', () => {
     const r = await h.call('GET', '/locations');
     expect(r.body).toMatchObject({ object: 'list', has_more: false, url: `${h.base}/locations` });
     expect(r.body.data).toEqual([
-      { object: 'location', id: expect.any(String), name: 'Default', is_default: true, active: true, address: null,
-        created_at: expect.stringMatching(ISO_UTC), updated_at: expect.stringMatching(ISO_UTC) },
+      {
+        object: 'location',
+        id: expect.any(String),
+        name: 'Default',
+        is_default: true,
+        active: true,
+        address: null,
+        created_at: expect.stringMatching(ISO_UTC),
+        updated_at: expect.stringMatching(ISO_UTC),
+      },
     ]);
     // Listing again does not make another one.
     expect((await listAll(h)).length).toBe(1);
   });
 
-  test('the default is the location that holds a product\'s first stock', async () => {
+  test("the default is the location that holds a product's first stock", async () => {
     const h = await setup();
     const p = (await h.call('POST', '/products', product({ stock_quantity: 4 }))).body;
     const home = await defaultOf(h);
@@ -45,7 +53,10 @@ describe('the default location', () => {
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({ type: 'conflict_error', param: 'name' });
     await mkLocation(h, { name: 'Warehouse' });
-    expect((await listAll(h)).map((l) => [l.name, l.is_default])).toEqual([['Warehouse', false], ['Default', true]]);
+    expect((await listAll(h)).map((l) => [l.name, l.is_default])).toEqual([
+      ['Warehouse', false],
+      ['Default', true],
+    ]);
   });
 
   test('the default location cannot be deactivated (409 naming active) but can be renamed', async () => {
@@ -82,7 +93,12 @@ describe('creating and updating locations', () => {
     await mkLocation(h, { name: 'Warehouse' });
     for (const name of ['warehouse', 'WAREHOUSE', '  Warehouse ']) {
       const r = await h.call('POST', '/locations', { name });
-      expect({ name, status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({ name, status: 409, type: 'conflict_error', param: 'name' });
+      expect({ name, status: r.status, type: r.body.error?.type, param: r.body.error?.param }).toEqual({
+        name,
+        status: 409,
+        type: 'conflict_error',
+        param: 'name',
+      });
     }
     const other = await mkLocation(h, { name: 'Outlet' });
     const r = await h.call('PATCH', `/locations/${other.id}`, { name: 'WareHouse' });
@@ -121,7 +137,7 @@ describe('creating and updating locations', () => {
     expect({ status: bad.status, param: bad.body.error.param }).toEqual({ status: 400, param: 'name' });
   });
 
-  test('unknown and other stores\' locations are 404 naming id', async () => {
+  test("unknown and other stores' locations are 404 naming id", async () => {
     const theirs = await mkLocation(await setup(), { name: 'Theirs' });
     for (const id of [theirs.id, crypto.randomUUID()]) {
       const r = await h.call('PATCH', `/locations/${id}`, { name: 'Mine now' });
@@ -156,7 +172,7 @@ describe('deactivating locations', () => {
     expect((await h.call('GET', `/products/${p.id}`)).body.stock_quantity).toBe(5);
   });
 
-  test('a cancelled order\'s units return to the default location when theirs has closed, and sell again', async () => {
+  test("a cancelled order's units return to the default location when theirs has closed, and sell again", async () => {
     const p = (await h.call('POST', '/products', product({ stock_quantity: 0 }))).body;
     const loc = await mkLocation(h, { name: 'Back room' });
     await h.call('POST', '/inventory/adjust', { product_id: p.id, location_id: loc.id, delta: 1 });
@@ -209,7 +225,10 @@ describe('listing and access', () => {
     const home = await defaultOf(h);
     const reader = { 'x-api-key': await h.newKey(['inventory:read']) };
     expect((await h.call('GET', '/locations', undefined, reader)).status).toBe(200);
-    for (const [method, path] of [['POST', '/locations'], ['PATCH', `/locations/${home.id}`]]) {
+    for (const [method, path] of [
+      ['POST', '/locations'],
+      ['PATCH', `/locations/${home.id}`],
+    ]) {
       const r = await h.call(method, path, { name: 'Nope' }, reader);
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });

@@ -3,7 +3,8 @@ import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 /** PostgreSQL text cannot hold U+0000: refuse it here (400) instead of failing in the database (500). */
 const NO_NUL = '^[^\\u0000]*$';
-const Text = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: NO_NUL, errorMessage: 'must not contain NUL characters', description });
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: NO_NUL, errorMessage: 'must not contain NUL characters', description });
 const Name = Text(200, 'Unique in the store, ignoring case; surrounding spaces are trimmed.');
 
 /** Shopify's location address: only the country is required, so a warehouse can be named before it is fully described. */
@@ -13,7 +14,11 @@ export const AddressInput = Input({
   city: Type.Optional(Text(100)),
   region: Type.Optional(Text(100, 'State, province or region.')),
   postal_code: Type.Optional(Text(20)),
-  country: Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US', description: 'ISO 3166-1 alpha-2 code, e.g. US.' }),
+  country: Type.String({
+    pattern: '^[A-Z]{2}$',
+    errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US',
+    description: 'ISO 3166-1 alpha-2 code, e.g. US.',
+  }),
 });
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -52,9 +57,11 @@ export const LocationUpdate = Input({
   id: Uuid('Location id'),
   name: Type.Optional(Name),
   address: Type.Optional(Type.Union([AddressInput, Type.Null()], { description: 'Replaces the whole address; null clears it.' })),
-  active: Type.Optional(Type.Boolean({
-    description: 'false deactivates: refused for the default location and for a location still holding stock.',
-  })),
+  active: Type.Optional(
+    Type.Boolean({
+      description: 'false deactivates: refused for the default location and for a location still holding stock.',
+    }),
+  ),
 });
 
 export const LocationList = ListOf(Location);

@@ -42,8 +42,10 @@ const duplicateName = (name: string) => ({
 export async function listLocations(ctx: Ctx, input: Static<typeof LocationQuery>) {
   // A store always has its default location: make it on first look, so a new store lists one.
   await defaultLocation(ctx.db, ctx.store.id, ctx.clock.now());
-  return listPage(ctx, { table: 'locations', path: '/locations', input, where: ['deleted_at IS NULL'], filters: { 'active = $': input.active } }, (rows) =>
-    rows.map(toLocation),
+  return listPage(
+    ctx,
+    { table: 'locations', path: '/locations', input, where: ['deleted_at IS NULL'], filters: { 'active = $': input.active } },
+    (rows) => rows.map(toLocation),
   );
 }
 
@@ -80,8 +82,7 @@ export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpda
   const name = input.name === undefined ? cur.name : cleanName(input.name);
   const active = input.active ?? cur.active;
   if (cur.active && !active) {
-    if (cur.is_default)
-      throw errors.conflict('The default location cannot be deactivated.', 'conflict_error', 'active');
+    if (cur.is_default) throw errors.conflict('The default location cannot be deactivated.', 'conflict_error', 'active');
     // Archived products' units do not count: they can no longer be moved, and nothing sells them.
     const [{ held }] = await ctx.db.query<{ held: number }>(
       `SELECT coalesce(sum(l.quantity), 0)::bigint AS held FROM inventory_levels l

@@ -29,9 +29,17 @@ export const AddressInput = Input({
   city: Text(100),
   region: Type.Optional(Text(100, 'State, province or county.')),
   postal_code: Type.Optional(
-    Type.String({ maxLength: 16, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 -]*[A-Za-z0-9])?$', errorMessage: 'must be a postal code (letters, digits, spaces and hyphens)' }),
+    Type.String({
+      maxLength: 16,
+      pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 -]*[A-Za-z0-9])?$',
+      errorMessage: 'must be a postal code (letters, digits, spaces and hyphens)',
+    }),
   ),
-  country: Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US', description: 'ISO 3166-1 alpha-2, e.g. US, DE, JP.' }),
+  country: Type.String({
+    pattern: '^[A-Z]{2}$',
+    errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US',
+    description: 'ISO 3166-1 alpha-2, e.g. US, DE, JP.',
+  }),
   phone: Type.Optional(
     Type.String({
       maxLength: 40,
@@ -58,6 +66,9 @@ type AddressValue = { country: string } & Record<string, string>;
 /** The address as it will be stored, or a 400 naming `<param>.country` for a code no country has. */
 export function checkAddress<T extends AddressValue | null | undefined>(address: T, param: string): T {
   if (address && !COUNTRIES.has(address.country))
-    throw errors.validation(`Invalid ${param}.country: '${address.country}' is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, JP).`, `${param}.country`);
+    throw errors.validation(
+      `Invalid ${param}.country: '${address.country}' is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, JP).`,
+      `${param}.country`,
+    );
   return address;
 }

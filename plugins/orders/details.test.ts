@@ -2,7 +2,16 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { product, setup, type Harness } from '../../test/kit/setup';
 
-const ADDRESS = { name: 'Ada Lovelace', line1: '1 Main St', line2: 'Apt 2', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US', phone: '+1 217 555 0100' };
+const ADDRESS = {
+  name: 'Ada Lovelace',
+  line1: '1 Main St',
+  line2: 'Apt 2',
+  city: 'Springfield',
+  region: 'IL',
+  postal_code: '62701',
+  country: 'US',
+  phone: '+1 217 555 0100',
+};
 
 let h: Harness;
 let productId: string;
@@ -21,16 +30,37 @@ describe('addresses and notes', () => {
   test('shipping and billing addresses, customer and merchant notes are kept as given and shown', async () => {
     const billing = { line1: '9 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FR' };
     const o = await place({ shipping_address: ADDRESS, billing_address: billing, customer_note: 'Leave at the door', merchant_note: 'VIP' });
-    expect(o).toMatchObject({ shipping_address: ADDRESS, billing_address: billing, customer_note: 'Leave at the door', merchant_note: 'VIP', cancel_reason: null });
+    expect(o).toMatchObject({
+      shipping_address: ADDRESS,
+      billing_address: billing,
+      customer_note: 'Leave at the door',
+      merchant_note: 'VIP',
+      cancel_reason: null,
+    });
     expect((await h.call('GET', `/orders/${o.id}`)).body).toEqual(o);
     const bare = await place();
-    expect(bare).toMatchObject({ shipping_address: null, billing_address: null, customer_note: null, merchant_note: null, metadata: {}, amount_refunded: 0, refunds: [] });
+    expect(bare).toMatchObject({
+      shipping_address: null,
+      billing_address: null,
+      customer_note: null,
+      merchant_note: null,
+      metadata: {},
+      amount_refunded: 0,
+      refunds: [],
+    });
   });
 
   test('a snapshot: the customer changing (or erasing) their address later leaves the order as it was', async () => {
-    const c = (await h.call('POST', '/customers', { email: `snap-${crypto.randomUUID()}@example.com`, addresses: [{ line1: '1 Main St', city: 'Springfield', country: 'US' }] })).body;
+    const c = (
+      await h.call('POST', '/customers', {
+        email: `snap-${crypto.randomUUID()}@example.com`,
+        addresses: [{ line1: '1 Main St', city: 'Springfield', country: 'US' }],
+      })
+    ).body;
     const o = await place({ customer_id: c.id, shipping_address: ADDRESS });
-    expect((await h.call('PATCH', `/customers/${c.id}`, { addresses: [{ line1: '5 Elm St', city: 'Shelbyville', country: 'US' }] })).status).toBe(200);
+    expect((await h.call('PATCH', `/customers/${c.id}`, { addresses: [{ line1: '5 Elm St', city: 'Shelbyville', country: 'US' }] })).status).toBe(
+      200,
+    );
     expect((await h.call('GET', `/orders/${o.id}`)).body.shipping_address).toEqual(ADDRESS);
     expect((await h.call('DELETE', `/customers/${c.id}`)).status).toBe(200);
     expect((await h.call('GET', `/orders/${o.id}`)).body.shipping_address).toEqual(ADDRESS);
@@ -60,9 +90,17 @@ describe('addresses and notes', () => {
   test('PATCH sets, keeps and clears addresses and notes, and emits order.updated', async () => {
     expect((await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/svc', events: ['order.updated'] })).status).toBe(201);
     const o = await place({ shipping_address: ADDRESS, customer_note: 'ring twice' });
-    const r = await h.call('PATCH', `/orders/${o.id}`, { merchant_note: 'called the customer', billing_address: { line1: '2 Side St', city: 'Berlin', country: 'DE' } });
+    const r = await h.call('PATCH', `/orders/${o.id}`, {
+      merchant_note: 'called the customer',
+      billing_address: { line1: '2 Side St', city: 'Berlin', country: 'DE' },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ shipping_address: ADDRESS, customer_note: 'ring twice', merchant_note: 'called the customer', billing_address: { country: 'DE' } });
+    expect(r.body).toMatchObject({
+      shipping_address: ADDRESS,
+      customer_note: 'ring twice',
+      merchant_note: 'called the customer',
+      billing_address: { country: 'DE' },
+    });
     const cleared = await h.call('PATCH', `/orders/${o.id}`, { shipping_address: null, customer_note: null });
     expect(cleared.body).toMatchObject({ shipping_address: null, customer_note: null, merchant_note: 'called the customer' });
     const bad = await h.call('PATCH', `/orders/${o.id}`, { billing_address: { line1: 'x', city: 'y', country: 'ZZ' } });
@@ -91,7 +129,9 @@ describe('metadata', () => {
     const r = await h.call('PATCH', `/orders/${o.id}`, { metadata: { till: '', clerk: 'ann' } });
     expect(r.body.metadata).toEqual({ channel: 'pos', clerk: 'ann' });
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
-    expect((await h.call('POST', '/orders', { line_items: [{ product_id: productId, quantity: 1 }], metadata: tooMany })).body.error.param).toBe('metadata');
+    expect((await h.call('POST', '/orders', { line_items: [{ product_id: productId, quantity: 1 }], metadata: tooMany })).body.error.param).toBe(
+      'metadata',
+    );
     expect((await h.call('PATCH', `/orders/${o.id}`, { metadata: { ['k'.repeat(41)]: 'v' } })).body.error.param).toBe('metadata');
     expect((await h.call('PATCH', `/orders/${o.id}`, { metadata: { k: 'v'.repeat(501) } })).body.error).toMatchObject({ code: 'validation_failed' });
   });

@@ -11,7 +11,7 @@ import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './s
 export default definePlugin({
   name: 'orders',
   category: 'commerce',
-  description: "Customer orders: placing them, their lifecycle, cancellation and refunds.",
+  description: 'Customer orders: placing them, their lifecycle, cancellation and refunds.',
   resource: 'order',
   catalog: true,
   scopes: { read: ['orders', 'orders:read'], write: ['orders', 'orders:write'] },
@@ -61,14 +61,18 @@ export default definePlugin({
       input: OrderCreate,
       output: Order,
       rest: { method: 'POST', path: '/orders', status: 201 },
-      example: async ({ make }) => ({ line_items: [{ product_id: (await make('products.create_product')).id, quantity: 2 }], payment_method: 'card' }),
+      example: async ({ make }) => ({
+        line_items: [{ product_id: (await make('products.create_product')).id, quantity: 2 }],
+        payment_method: 'card',
+      }),
       emits: ['order.created'],
       errors: ['insufficient_stock'],
       handler: createOrder,
     }),
     update_order: action({
       kind: 'write',
-      description: 'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed), change its payment method, addresses, notes or metadata.',
+      description:
+        'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed), change its payment method, addresses, notes or metadata.',
       input: OrderUpdate,
       output: Order,
       rest: { method: 'PATCH', path: '/orders/:id' },

@@ -37,7 +37,9 @@ export const RefundCreate = Input({
       { minItems: 1, maxItems: 100, description: 'The units refunded; `amount` defaults to what they were sold for.' },
     ),
   ),
-  restock: Type.Optional(Type.Boolean({ description: 'Put the refunded units back in stock where they were taken from (default false). Needs `lines` or a full refund.' })),
+  restock: Type.Optional(
+    Type.Boolean({ description: 'Put the refunded units back in stock where they were taken from (default false). Needs `lines` or a full refund.' }),
+  ),
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the books (e.g. damaged in transit).' })),
 });
 

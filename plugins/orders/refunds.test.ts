@@ -59,12 +59,20 @@ describe('refunds', () => {
   test('by lines: the amount is what the units sold for; units refunded per line are shown and capped (409 refund_exceeds_quantity)', async () => {
     const a = await mkProduct(h, { pricing_data: { retail: 3.5 } });
     const b = await mkProduct(h, { pricing_data: { retail: 10 } });
-    const o = await paidOrder(h, [[a.id, 4], [b.id, 1]]);
+    const o = await paidOrder(h, [
+      [a.id, 4],
+      [b.id, 1],
+    ]);
     const [la, lb] = o.line_items;
     const r = await h.call('POST', `/orders/${o.id}/refunds`, { lines: [{ line_item_id: la.id, quantity: 3 }] });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ amount: 10.5, lines: [{ line_item_id: la.id, quantity: 3, amount: 10.5 }] });
-    const over = await h.call('POST', `/orders/${o.id}/refunds`, { lines: [{ line_item_id: lb.id, quantity: 1 }, { line_item_id: la.id, quantity: 2 }] });
+    const over = await h.call('POST', `/orders/${o.id}/refunds`, {
+      lines: [
+        { line_item_id: lb.id, quantity: 1 },
+        { line_item_id: la.id, quantity: 2 },
+      ],
+    });
     expect(over.status).toBe(409);
     expect(over.body.error).toMatchObject({ code: 'refund_exceeds_quantity', param: 'lines.1.quantity' });
     const order = (await h.call('GET', `/orders/${o.id}`)).body;
@@ -160,7 +168,7 @@ describe('refunds', () => {
     expect((await h.call('POST', `/orders/${o.id}/refunds`, { amount: 0.01 })).status).toBe(409);
   });
 
-  test('an unknown or another store\'s order is 404', async () => {
+  test("an unknown or another store's order is 404", async () => {
     const other = await setup();
     const p = await mkProduct(other);
     const o = await paidOrder(other, [[p.id, 1]]);
@@ -221,7 +229,9 @@ describe('refunds', () => {
   });
 
   test('refund.created and order.updated are written with the refund', async () => {
-    expect((await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/svc', events: ['refund.created', 'order.updated'] })).status).toBe(201);
+    expect((await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/svc', events: ['refund.created', 'order.updated'] })).status).toBe(
+      201,
+    );
     const p = await mkProduct(h, { pricing_data: { retail: 10 } });
     const o = await paidOrder(h, [[p.id, 1]]);
     const r = await h.call('POST', `/orders/${o.id}/refunds`, { amount: 2 });

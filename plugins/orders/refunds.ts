@@ -41,7 +41,11 @@ function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: b
     entry.quantity += line.quantity;
     const left = Number(item.quantity) - Number(item.quantity_refunded);
     if (entry.quantity > left)
-      throw fail('refund_exceeds_quantity', `Line '${item.id}' (${item.name}) has ${left} of ${item.quantity} units left to refund; ${entry.quantity} asked.`, `lines.${n}.quantity`);
+      throw fail(
+        'refund_exceeds_quantity',
+        `Line '${item.id}' (${item.name}) has ${left} of ${item.quantity} units left to refund; ${entry.quantity} asked.`,
+        `lines.${n}.quantity`,
+      );
     entry.amount_minor = Number(item.unit_price_minor) * entry.quantity;
     wanted.set(item.id, entry);
   }
@@ -79,17 +83,22 @@ async function settleLines(tx: Db, ctx: Ctx, lines: RefundedLine[], restock: boo
         allocations = kept;
       }
     }
-    await tx.query(
-      'UPDATE order_line_items SET quantity_refunded = quantity_refunded + $2, allocations = $3::text::jsonb WHERE id = $1',
-      [item.id, quantity, jsonParam(allocations)],
-    );
+    await tx.query('UPDATE order_line_items SET quantity_refunded = quantity_refunded + $2, allocations = $3::text::jsonb WHERE id = $1', [
+      item.id,
+      quantity,
+      jsonParam(allocations),
+    ]);
   }
 }
 
 export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>) {
   const order = await orderRow(ctx.db, ctx.store.id, input.id, true);
   if (!REFUNDABLE.includes(order.status))
-    throw fail('order_not_refundable', `Order ${order.order_number} is ${order.status}; only paid, fulfilled or completed orders can be refunded.`, 'id');
+    throw fail(
+      'order_not_refundable',
+      `Order ${order.order_number} is ${order.status}; only paid, fulfilled or completed orders can be refunded.`,
+      'id',
+    );
   const currency: string = order.currency;
   const left = Number(order.total_minor) - Number(order.amount_refunded_minor);
   const full = input.amount === undefined && input.lines === undefined;
@@ -97,10 +106,8 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
     throw errors.validation('Invalid restock: say which units come back with `lines` (or leave out amount for a full refund).', 'restock');
   const items = await ctx.db.query('SELECT * FROM order_line_items WHERE order_id = $1 ORDER BY position', [order.id]);
   const lines = refundedLines(items, input, full);
-  const amount =
-    input.amount !== undefined ? toMinor(input.amount, currency, 'amount') : full ? left : lines.reduce((s, l) => s + l.amount_minor, 0);
-  if (amount === 0 && left > 0)
-    throw errors.validation('These lines were sold for nothing; give an amount to refund, or leave them out.', 'lines');
+  const amount = input.amount !== undefined ? toMinor(input.amount, currency, 'amount') : full ? left : lines.reduce((s, l) => s + l.amount_minor, 0);
+  if (amount === 0 && left > 0) throw errors.validation('These lines were sold for nothing; give an amount to refund, or leave them out.', 'lines');
   if (amount > left || amount === 0)
     throw fail(
       'refund_exceeds_paid',
@@ -112,11 +119,22 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
   const [row] = await ctx.db.query(
     `INSERT INTO order_refunds (id, store_id, order_id, amount_minor, currency, reason, restock, lines, created_at)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::text::jsonb, $8) RETURNING *`,
-    [ctx.store.id, order.id, amount, currency, input.reason ?? null, input.restock ?? false,
-      jsonParam(lines.map((l) => ({ line_item_id: l.item.id, quantity: l.quantity, amount_minor: l.amount_minor }))), now],
+    [
+      ctx.store.id,
+      order.id,
+      amount,
+      currency,
+      input.reason ?? null,
+      input.restock ?? false,
+      jsonParam(lines.map((l) => ({ line_item_id: l.item.id, quantity: l.quantity, amount_minor: l.amount_minor }))),
+      now,
+    ],
   );
   await ctx.db.query('UPDATE orders SET amount_refunded_minor = amount_refunded_minor + $3, updated_at = $4 WHERE store_id = $1 AND id = $2', [
-    ctx.store.id, order.id, amount, now,
+    ctx.store.id,
+    order.id,
+    amount,
+    now,
   ]);
   const refund = toRefund(row);
   ctx.emit('refund.created', refund);
@@ -126,9 +144,7 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
 
 export async function listRefunds(ctx: Ctx, input: Static<typeof RefundQuery>) {
   const order = await orderRow(ctx.db, ctx.store.id, input.id);
-  return listPage(
-    ctx,
-    { table: 'order_refunds', path: `/orders/${order.id}/refunds`, input, filters: { 'order_id = $': order.id } },
-    (rows) => rows.map(toRefund),
+  return listPage(ctx, { table: 'order_refunds', path: `/orders/${order.id}/refunds`, input, filters: { 'order_id = $': order.id } }, (rows) =>
+    rows.map(toRefund),
   );
 }

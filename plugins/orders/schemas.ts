@@ -49,12 +49,18 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => T
 const details = {
   shipping_address: AddressInput,
   billing_address: AddressInput,
-  customer_note: Note('The customer\'s note on the order (e.g. leave at the door).'),
-  merchant_note: Note('The merchant\'s own note; not meant for the customer.'),
+  customer_note: Note("The customer's note on the order (e.g. leave at the door)."),
+  merchant_note: Note("The merchant's own note; not meant for the customer."),
 };
 
 export const OrderCreate = Input({
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Id of one of this store\'s customers; another id is 404 resource_missing naming customer_id.' })),
+  customer_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Id of one of this store's customers; another id is 404 resource_missing naming customer_id.",
+    }),
+  ),
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'e.g. card' })),
   line_items: Type.Array(
     Input({
@@ -97,7 +103,7 @@ export const OrderQuery = Input({
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Search by order number: 1001 or #1001 (exact).' })),
   created: Type.Optional(DateRange('Only orders placed in this range: created[gte]=2026-04-01, created[lt]=... (any of gt, gte, lt, lte).')),
   metadata: Type.Optional(MetadataFilter()),
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this customer\'s orders.' })),
+  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Only this customer's orders." })),
 });
 export const OrderId = Input({ id: Uuid('Order id') });
 export const OrderCancel = Input({

@@ -22,7 +22,6 @@ export const TRANSITIONS: Record<string, string[]> = {
   cancelled: [],
 };
 
-
 function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds']): Static<typeof Order> {
   return {
     object: 'order',
@@ -58,8 +57,17 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
 async function withItems(db: Db, orders: Row[]) {
   if (!orders.length) return [];
   const items = await db.query('SELECT * FROM order_line_items WHERE order_id = ANY($1::uuid[]) ORDER BY position', [orders.map((o) => o.id)]);
-  const refunds = await refundsByOrder(db, orders.map((o) => o.id));
-  return orders.map((o) => toOrder(o, items.filter((i) => i.order_id === o.id), refunds.get(o.id) ?? []));
+  const refunds = await refundsByOrder(
+    db,
+    orders.map((o) => o.id),
+  );
+  return orders.map((o) =>
+    toOrder(
+      o,
+      items.filter((i) => i.order_id === o.id),
+      refunds.get(o.id) ?? [],
+    ),
+  );
 }
 
 export async function orderRow(db: Db, storeId: string, id: string, forUpdate = false) {
@@ -134,7 +142,8 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       if (product.status !== 'active') throw errors.validation(`Product '${productId}' is not active and cannot be ordered.`, param);
       const variantParam = `line_items.${position}.variant_id`;
       const variant = await variantOf(tx, ctx.store.id, product, line.variant_id?.toLowerCase(), variantParam);
-      if (variant && variant.status !== 'active') throw errors.validation(`Variant '${variant.id}' is not active and cannot be ordered.`, variantParam);
+      if (variant && variant.status !== 'active')
+        throw errors.validation(`Variant '${variant.id}' is not active and cannot be ordered.`, variantParam);
       const allocations = await take(tx, ctx.store.id, productId, quantity, now, variant ? variantParam : param, variant?.id);
       taken.push({ product, variant, position, quantity, allocations });
     }
@@ -153,9 +162,20 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
          shipping_address, billing_address, customer_note, merchant_note, metadata)
        VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb) RETURNING *`,
-      [ctx.store.id, String(n), [...currencies][0], total, customerId, input.payment_method ?? null, now,
-        jsonParam(details.shipping_address), jsonParam(details.billing_address), details.customer_note ?? null, details.merchant_note ?? null,
-        jsonParam(details.metadata ?? {})],
+      [
+        ctx.store.id,
+        String(n),
+        [...currencies][0],
+        total,
+        customerId,
+        input.payment_method ?? null,
+        now,
+        jsonParam(details.shipping_address),
+        jsonParam(details.billing_address),
+        details.customer_note ?? null,
+        details.merchant_note ?? null,
+        jsonParam(details.metadata ?? {}),
+      ],
     );
     const ordered = [...taken].sort((a, b) => a.position - b.position);
     for (const [position, t] of ordered.entries()) {
@@ -164,8 +184,19 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       await tx.query(
         `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, variant_id, name, sku, quantity, unit_price_minor, total_minor, allocations)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $11, $5, $6, $7, $8, $9, $10::text::jsonb)`,
-        [order.id, ctx.store.id, position, t.product.id, name, (t.variant ?? t.product).sku, t.quantity, unitPrice(t),
-          unitPrice(t) * t.quantity, JSON.stringify(t.allocations), t.variant?.id ?? null],
+        [
+          order.id,
+          ctx.store.id,
+          position,
+          t.product.id,
+          name,
+          (t.variant ?? t.product).sku,
+          t.quantity,
+          unitPrice(t),
+          unitPrice(t) * t.quantity,
+          JSON.stringify(t.allocations),
+          t.variant?.id ?? null,
+        ],
       );
     }
     const created = (await withItems(tx, [order]))[0];

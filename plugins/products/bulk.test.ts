@@ -12,7 +12,10 @@ describe('bulk product operations', () => {
   // The first setup of a run opens and migrates the database: slow on a busy machine.
   beforeAll(async () => {
     h = await setup();
-    expect((await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/svc', events: ['product.created', 'product.updated', 'product.deleted'] })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/svc', events: ['product.created', 'product.updated', 'product.deleted'] }))
+        .status,
+    ).toBe(201);
   }, 60_000);
 
   test('creates, updates price, status and stock, and archives in one request, in order; one event per product', async () => {
@@ -34,7 +37,12 @@ describe('bulk product operations', () => {
     expect((await h.call('GET', `/products/${b.id}`)).status).toBe(404);
     expect((await h.call('GET', `/inventory/${a.id}`)).body.total).toBe(9);
     const after = await h.db.query<{ type: string }>('SELECT type FROM events WHERE store_id = $1', [h.store.id]);
-    expect(after.slice(before.length).map((e) => e.type).sort()).toEqual(['product.created', 'product.deleted', 'product.updated']);
+    expect(
+      after
+        .slice(before.length)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['product.created', 'product.deleted', 'product.updated']);
   });
 
   test('one failing item leaves nothing behind and is named: items.N.field', async () => {
@@ -42,9 +50,32 @@ describe('bulk product operations', () => {
     const keep = (await h.call('POST', '/products', product({ stock_quantity: 4 }))).body;
     const n = await countProducts(h);
     const cases: [unknown[], number, string, string?][] = [
-      [[{ action: 'create', name: 'ok', sku: sku() }, { action: 'update', id: keep.id, stock_quantity: 1 }, { action: 'create', name: 'dup', sku: taken.sku }], 409, 'items.2.sku', 'duplicate_sku'],
-      [[{ action: 'update', id: keep.id, stock_quantity: 1 }, { action: 'create', sku: sku() }], 400, 'items.1.name'],
-      [[{ action: 'archive', id: keep.id }, { action: 'update', id: crypto.randomUUID(), status: 'draft' }], 404, 'items.1.id'],
+      [
+        [
+          { action: 'create', name: 'ok', sku: sku() },
+          { action: 'update', id: keep.id, stock_quantity: 1 },
+          { action: 'create', name: 'dup', sku: taken.sku },
+        ],
+        409,
+        'items.2.sku',
+        'duplicate_sku',
+      ],
+      [
+        [
+          { action: 'update', id: keep.id, stock_quantity: 1 },
+          { action: 'create', sku: sku() },
+        ],
+        400,
+        'items.1.name',
+      ],
+      [
+        [
+          { action: 'archive', id: keep.id },
+          { action: 'update', id: crypto.randomUUID(), status: 'draft' },
+        ],
+        404,
+        'items.1.id',
+      ],
       [[{ action: 'update', id: keep.id, pricing_data: { retail: -1 } }], 400, 'items.0.pricing_data.retail'],
       [[{ action: 'update', id: keep.id, status: 'draft' }, { action: 'update' }], 400, 'items.1.id'],
       [[{ action: 'create', name: 'x', id: keep.id }], 400, 'items.0.id'],
@@ -79,14 +110,24 @@ describe('bulk product operations', () => {
     const n = await countProducts(h);
     const dup = sku();
     const good = Array.from({ length: 30 }, (_, i) => ({ action: 'create', name: `Good ${i}`, sku: i === 29 ? dup : sku() }));
-    const bad = [...Array.from({ length: 30 }, (_, i) => ({ action: 'create', name: `Bad ${i}`, sku: sku() })), { action: 'create', name: 'clash', sku: sku(), pricing_data: { retail: 1.234 } }];
+    const bad = [
+      ...Array.from({ length: 30 }, (_, i) => ({ action: 'create', name: `Bad ${i}`, sku: sku() })),
+      { action: 'create', name: 'clash', sku: sku(), pricing_data: { retail: 1.234 } },
+    ];
     const [g, b] = await Promise.all([bulk(h, good), bulk(h, bad)]);
     expect(g.status).toBe(200);
     expect({ status: b.status, param: b.body.error?.param }).toEqual({ status: 400, param: 'items.30.pricing_data.retail' });
     expect(await countProducts(h)).toBe(n + 30);
     // Two bulks racing for one SKU: exactly one lands, the other changes nothing.
     const race = sku();
-    const both = await Promise.all([0, 1].map((k) => bulk(h, [{ action: 'create', name: `R${k}a`, sku: sku() }, { action: 'create', name: `R${k}`, sku: race }])));
+    const both = await Promise.all(
+      [0, 1].map((k) =>
+        bulk(h, [
+          { action: 'create', name: `R${k}a`, sku: sku() },
+          { action: 'create', name: `R${k}`, sku: race },
+        ]),
+      ),
+    );
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(both.find((r) => r.status === 409)!.body.error.param).toBe('items.1.sku');
     expect(await countProducts(h)).toBe(n + 32);

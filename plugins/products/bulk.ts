@@ -30,7 +30,11 @@ const BulkItem = Input({
 });
 
 export const BulkInput = Input({
-  items: Type.Array(BulkItem, { minItems: 1, maxItems: MAX_BULK_ITEMS, description: `Up to ${MAX_BULK_ITEMS} operations, applied in order, all or nothing.` }),
+  items: Type.Array(BulkItem, {
+    minItems: 1,
+    maxItems: MAX_BULK_ITEMS,
+    description: `Up to ${MAX_BULK_ITEMS} operations, applied in order, all or nothing.`,
+  }),
 });
 
 export const BulkResult = Type.Object({

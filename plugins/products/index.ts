@@ -6,7 +6,18 @@ import migration003 from './migrations/003_variants_metadata_search.sql' with { 
 import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
 import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
 import {
-  Product, ProductCreate, ProductDeleted, ProductId, ProductList, ProductQuery, ProductUpdate, Variant, VariantCreate, VariantDeleted, VariantId, VariantList,
+  Product,
+  ProductCreate,
+  ProductDeleted,
+  ProductId,
+  ProductList,
+  ProductQuery,
+  ProductUpdate,
+  Variant,
+  VariantCreate,
+  VariantDeleted,
+  VariantId,
+  VariantList,
   VariantUpdate,
 } from './schemas';
 import { archiveProduct, createProduct, getProductRow, listProducts, productOut, updateProduct } from './store';
@@ -37,7 +48,7 @@ export default definePlugin({
     list_products: action({
       kind: 'read',
       description:
-        'List the store\'s products, newest first. Filter by q (name or SKU contains, ignoring case), sku, status, type, collection_id, ' +
+        "List the store's products, newest first. Filter by q (name or SKU contains, ignoring case), sku, status, type, collection_id, " +
         'created range and metadata pairs. Paginate with starting_after.',
       input: ProductQuery,
       output: ProductList,
@@ -68,7 +79,7 @@ export default definePlugin({
     }),
     update_product: action({
       kind: 'write',
-      description: 'Change a product\'s fields; fields left out keep their value.',
+      description: "Change a product's fields; fields left out keep their value.",
       input: ProductUpdate,
       output: Product,
       rest: { method: 'PATCH', path: '/products/:id' },
@@ -100,7 +111,7 @@ export default definePlugin({
     }),
     list_variants: action({
       kind: 'read',
-      description: 'List a variable product\'s live variants, oldest first (all of them: a product has at most 100).',
+      description: "List a variable product's live variants, oldest first (all of them: a product has at most 100).",
       input: ProductId,
       output: VariantList,
       rest: { method: 'GET', path: '/products/:id/variants' },
@@ -131,7 +142,7 @@ export default definePlugin({
     }),
     update_variant: action({
       kind: 'write',
-      description: 'Change a variant\'s sku, price, status, stock_quantity or metadata; fields left out keep their value.',
+      description: "Change a variant's sku, price, status, stock_quantity or metadata; fields left out keep their value.",
       input: VariantUpdate,
       output: Variant,
       rest: { method: 'PATCH', path: '/products/:id/variants/:variant_id' },
@@ -142,7 +153,7 @@ export default definePlugin({
     }),
     delete_variant: action({
       kind: 'destructive',
-      description: 'Delete (archive) a variant: its SKU is free again, its stock leaves the product\'s total; orders keep naming it.',
+      description: "Delete (archive) a variant: its SKU is free again, its stock leaves the product's total; orders keep naming it.",
       input: VariantId,
       output: VariantDeleted,
       rest: { method: 'DELETE', path: '/products/:id/variants/:variant_id' },

@@ -4,9 +4,11 @@ import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, Metadat
 const Money = (description: string) => Type.Number({ minimum: 0, description });
 
 const PricingInput = Input({
-  retail: Money('Selling price in the currency\'s major unit, with at most its decimals (USD 2, JPY 0, KWD 3).'),
+  retail: Money("Selling price in the currency's major unit, with at most its decimals (USD 2, JPY 0, KWD 3)."),
   compare_at: Type.Optional(Money('Former price, shown struck through.')),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' })),
+  currency: Type.Optional(
+    Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' }),
+  ),
 });
 
 export const ProductStatus = Type.Union([Type.Literal('draft'), Type.Literal('active')]);
@@ -25,7 +27,10 @@ export const MAX_VARIANTS = 100;
 const OptionValue = PlainText(100, 'One value of an option, e.g. M or red.');
 export const ProductOption = Type.Object({ name: Type.String(), values: Type.Array(Type.String()) });
 const OptionsInput = Type.Array(
-  Input({ name: PlainText(50, 'Option name, e.g. size or colour; unique in the product, ignoring case.'), values: Type.Array(OptionValue, { minItems: 1, maxItems: MAX_VARIANTS }) }),
+  Input({
+    name: PlainText(50, 'Option name, e.g. size or colour; unique in the product, ignoring case.'),
+    values: Type.Array(OptionValue, { minItems: 1, maxItems: MAX_VARIANTS }),
+  }),
   { minItems: 1, maxItems: MAX_OPTIONS, description: `Up to ${MAX_OPTIONS} options of a variable product, each with its values.` },
 );
 const VariantOptions = Type.Record(Type.String(), OptionValue, {
@@ -40,7 +45,7 @@ export const Variant = Type.Object({
   product_id: Uuid(),
   sku: Type.Union([Type.String(), Type.Null()]),
   options: Type.Record(Type.String(), Type.String()),
-  price: Type.Number({ description: 'In the product\'s currency.' }),
+  price: Type.Number({ description: "In the product's currency." }),
   status: Type.String({ description: 'draft or active; only active variants can be ordered.' }),
   stock_quantity: Type.Integer({ description: 'Units across all locations (inventory ledger).' }),
   stock_status: Type.Union([Type.Literal('in_stock'), Type.Literal('out_of_stock')]),
@@ -65,8 +70,10 @@ export const Product = Type.Object({
   stock_quantity: Type.Integer(),
   stock_status: Type.Union([Type.Literal('in_stock'), Type.Literal('out_of_stock')]),
   metadata: Type.Record(Type.String(), Type.String()),
-  options: Type.Array(ProductOption, { description: 'A variable product\'s options; empty for other types.' }),
-  variants: Type.Array(Variant, { description: 'A variable product\'s live variants, oldest first; empty for other types. stock_quantity adds them up.' }),
+  options: Type.Array(ProductOption, { description: "A variable product's options; empty for other types." }),
+  variants: Type.Array(Variant, {
+    description: "A variable product's live variants, oldest first; empty for other types. stock_quantity adds them up.",
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
@@ -77,8 +84,8 @@ const Description = Type.String({ maxLength: 20000 });
 const Stock = Type.Integer({ minimum: 0, maximum: 2_000_000_000 });
 
 const VariantFields = {
-  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Unique among the store\'s live products and variants.' })),
-  price: Type.Optional(Money('Price in the product\'s currency; the product\'s retail price when left out.')),
+  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Unique among the store's live products and variants." })),
+  price: Type.Optional(Money("Price in the product's currency; the product's retail price when left out.")),
   status: Type.Optional(ProductStatus),
   stock_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Initial units, at the default location.' })),
   metadata: Type.Optional(Metadata()),
@@ -96,10 +103,12 @@ export const ProductCreate = Input({
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(Metadata()),
   options: Type.Optional(OptionsInput),
-  variants: Type.Optional(Type.Array(VariantInput, {
-    maxItems: MAX_VARIANTS,
-    description: `A variable product\'s variants (up to ${MAX_VARIANTS}); left out, one per combination of the options is made.`,
-  })),
+  variants: Type.Optional(
+    Type.Array(VariantInput, {
+      maxItems: MAX_VARIANTS,
+      description: `A variable product\'s variants (up to ${MAX_VARIANTS}); left out, one per combination of the options is made.`,
+    }),
+  ),
 });
 
 export const ProductUpdate = Input({
@@ -109,24 +118,28 @@ export const ProductUpdate = Input({
   description: Type.Optional(Type.Union([Description, Type.Null()])),
   type: Type.Optional(ProductType),
   status: Type.Optional(ProductStatus),
-  pricing_data: Type.Optional(Input({
-    retail: Type.Optional(Money('New selling price.')),
-    compare_at: Type.Optional(Type.Union([Money('New former price.'), Type.Null()])),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD' })),
-  })),
+  pricing_data: Type.Optional(
+    Input({
+      retail: Type.Optional(Money('New selling price.')),
+      compare_at: Type.Optional(Type.Union([Money('New former price.'), Type.Null()])),
+      currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD' })),
+    }),
+  ),
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(MetadataPatch()),
 });
 
 export const ProductQuery = Input({
   ...ListParams,
-  q: Type.Optional(PlainText(200, 'Search: products whose name or SKU (or a variant\'s SKU) contains this text, ignoring case.')),
+  q: Type.Optional(PlainText(200, "Search: products whose name or SKU (or a variant's SKU) contains this text, ignoring case.")),
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the product with this SKU, or whose variant has it (exact).' })),
   type: Type.Optional(ProductType),
   collection_id: Type.Optional(Uuid('Only products in this collection.')),
   created: Type.Optional(DateRange('Only products created in this range: created[gte]=2026-04-01, created[lt]=... (any of gt, gte, lt, lte).')),
   metadata: Type.Optional(MetadataFilter()),
-  status: Type.Optional(Type.Union([ProductStatus, Type.Literal('archived')], { description: 'Filter by status; archived products are listed only when asked for.' })),
+  status: Type.Optional(
+    Type.Union([ProductStatus, Type.Literal('archived')], { description: 'Filter by status; archived products are listed only when asked for.' }),
+  ),
 });
 
 export const ProductId = Input({ id: Uuid('Product id') });
@@ -141,7 +154,9 @@ export const VariantUpdate = Input({
   sku: Type.Optional(Type.Union([Sku, Type.Null()])),
   price: Type.Optional(Money('New price.')),
   status: Type.Optional(ProductStatus),
-  stock_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'New total; the default location\'s level changes.' })),
+  stock_quantity: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: "New total; the default location's level changes." }),
+  ),
   metadata: Type.Optional(MetadataPatch()),
 });
 export const VariantList = ListOf(Variant);

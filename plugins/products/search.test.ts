@@ -20,13 +20,18 @@ describe('filtering the product list', () => {
     await make({ name: 'Red Mug', sku: 'MUG-RED', status: 'draft', metadata: { supplier: 'acme', colour: 'red' } });
     h.clock.advance(86_400_000);
     await make({ name: 'E-book', sku: 'EBOOK-1', type: 'digital' });
-    await make({ name: 'Tee', type: 'variable', options: [{ name: 'size', values: ['S'] }], variants: [{ options: { size: 'S' }, sku: 'TEE-S-100%' }] });
+    await make({
+      name: 'Tee',
+      type: 'variable',
+      options: [{ name: 'size', values: ['S'] }],
+      variants: [{ options: { size: 'S' }, sku: 'TEE-S-100%' }],
+    });
     await make({ name: 'Gone Mug', sku: 'MUG-GONE' });
     expect((await h.call('DELETE', `/products/${ids['Gone Mug']}`)).status).toBe(200);
   }, 60_000);
   const list = (query: string) => h.call('GET', `/products?${query}`);
 
-  test('q matches part of the name or SKU, or a variant\'s SKU, ignoring case; % and _ are plain', async () => {
+  test("q matches part of the name or SKU, or a variant's SKU, ignoring case; % and _ are plain", async () => {
     expect(names(await list('q=mug'))).toEqual(['Red Mug', 'Blue Mug']);
     expect(names(await list('q=mug-b'))).toEqual(['Blue Mug']);
     expect(names(await list('q=BOOK'))).toEqual(['E-book']);
@@ -36,7 +41,7 @@ describe('filtering the product list', () => {
     expect((await list('q=zebra')).body).toMatchObject({ object: 'list', data: [], has_more: false });
   });
 
-  test('sku is exact (a variant\'s SKU finds its product); status, type; archived only when asked for', async () => {
+  test("sku is exact (a variant's SKU finds its product); status, type; archived only when asked for", async () => {
     expect(names(await list('sku=MUG-RED'))).toEqual(['Red Mug']);
     expect(names(await list('sku=mug-red'))).toEqual([]);
     expect(names(await list(`sku=${encodeURIComponent('TEE-S-100%')}`))).toEqual(['Tee']);
@@ -56,7 +61,7 @@ describe('filtering the product list', () => {
     expect({ status: bad.status, param: bad.body.error?.param }).toEqual({ status: 400, param: 'created.gte' });
   });
 
-  test('collection_id lists the collection\'s products', async () => {
+  test("collection_id lists the collection's products", async () => {
     const c = await h.call('POST', '/collections', { title: `Mugs ${crypto.randomUUID().slice(0, 6)}` });
     expect(c.status).toBe(201);
     expect((await h.call('POST', `/collections/${c.body.id}/products`, { product_ids: [ids['Blue Mug'], ids['E-book']] })).status).toBe(200);
@@ -89,8 +94,19 @@ describe('filtering the product list', () => {
   });
 
   test('the indexes exist and the planner uses them for q, sku and metadata', async () => {
-    const indexes = (await h.db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('products', 'product_variants')")).map((r) => r.indexname);
-    expect(indexes).toEqual(expect.arrayContaining(['products_search', 'product_variants_search', 'products_metadata', 'products_store_created', 'products_store_type_seq', 'product_variants_store_sku']));
+    const indexes = (
+      await h.db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('products', 'product_variants')")
+    ).map((r) => r.indexname);
+    expect(indexes).toEqual(
+      expect.arrayContaining([
+        'products_search',
+        'product_variants_search',
+        'products_metadata',
+        'products_store_created',
+        'products_store_type_seq',
+        'product_variants_store_sku',
+      ]),
+    );
     const plan = (sql: string, params: unknown[]) =>
       h.db.transaction(async (tx) => {
         // Few rows in a test database: tell the planner scans are dear, as they are at scale.
@@ -98,7 +114,9 @@ describe('filtering the product list', () => {
         return (await tx.query<Record<string, string>>(`EXPLAIN ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
       });
     expect(await plan("SELECT id FROM products WHERE lower(name || ' ' || coalesce(sku, '')) LIKE $1", ['%mug%'])).toContain('products_search');
-    expect(await plan("SELECT product_id FROM product_variants WHERE lower(coalesce(sku, '')) LIKE $1", ['%tee%'])).toContain('product_variants_search');
+    expect(await plan("SELECT product_id FROM product_variants WHERE lower(coalesce(sku, '')) LIKE $1", ['%tee%'])).toContain(
+      'product_variants_search',
+    );
     expect(await plan('SELECT id FROM products WHERE metadata @> $1::text::jsonb', ['{"supplier":"acme"}'])).toContain('products_metadata');
   });
 });

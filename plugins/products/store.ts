@@ -1,7 +1,24 @@
 import type { Static } from '@sinclair/typebox';
 import {
-  checkCurrency, checkMetadata, dateRangeFilters, DEFAULT_CURRENCY, errors, fromMinor, jsonParam, listPage, mergeMetadata, metadataFilter, rowOr404,
-  setClause, sqlState, stamps, toMinor, unique, type Ctx, type Db, type Row,
+  checkCurrency,
+  checkMetadata,
+  dateRangeFilters,
+  DEFAULT_CURRENCY,
+  errors,
+  fromMinor,
+  jsonParam,
+  listPage,
+  mergeMetadata,
+  metadataFilter,
+  rowOr404,
+  setClause,
+  sqlState,
+  stamps,
+  toMinor,
+  unique,
+  type Ctx,
+  type Db,
+  type Row,
 } from '../../core/sdk';
 import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
@@ -33,7 +50,11 @@ export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> 
 
 /** Products with their variants, fetched for the whole list in one query. */
 export async function productsOut(db: Db, storeId: string, rows: Row[]) {
-  const variants = await variantRowsOf(db, storeId, rows.filter((r) => r.type === 'variable').map((r) => r.id));
+  const variants = await variantRowsOf(
+    db,
+    storeId,
+    rows.filter((r) => r.type === 'variable').map((r) => r.id),
+  );
   return rows.map((r) => toProduct(r, variants.get(r.id)));
 }
 
@@ -42,9 +63,16 @@ export const productOut = async (db: Db, storeId: string, row: Row) => (await pr
 /** What only a variable product has (options, variants) and what it does not (its own stock). */
 function checkShape(input: Static<typeof ProductCreate>) {
   if (input.type === 'variable') {
-    if (!input.options) throw errors.validation('Missing options: a variable product needs at least one option, e.g. [{"name": "size", "values": ["S", "M"]}].', 'options');
+    if (!input.options)
+      throw errors.validation(
+        'Missing options: a variable product needs at least one option, e.g. [{"name": "size", "values": ["S", "M"]}].',
+        'options',
+      );
     if (input.stock_quantity !== undefined)
-      throw errors.validation('Invalid stock_quantity: a variable product\'s stock is its variants\'; give each variant its stock_quantity.', 'stock_quantity');
+      throw errors.validation(
+        "Invalid stock_quantity: a variable product's stock is its variants'; give each variant its stock_quantity.",
+        'stock_quantity',
+      );
     checkOptions(input.options);
   } else {
     if (input.options !== undefined) throw errors.validation('Invalid options: only a product of type variable has options.', 'options');
@@ -88,8 +116,9 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
   // level (creating that location if the store has none yet), keeping the stock ledger's rule
   // that stock_quantity is the sum of the levels (the level's variant_id is the product's own id,
   // filled in by inventory's trigger). The SKU claim (migration 004) is a trigger of this insert.
-  const [created] = await unique(ctx.db.query(
-    `WITH p AS (
+  const [created] = await unique(
+    ctx.db.query(
+      `WITH p AS (
        INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, metadata, options, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
      ), made AS (
@@ -104,19 +133,37 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
        SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), p.stock_quantity, p.created_at FROM p WHERE p.stock_quantity > 0
      )
      SELECT * FROM p`,
-    [
-      ctx.store.id, input.name, input.description ?? null, input.sku ?? null, input.type ?? 'simple', input.status ?? 'active',
-      p ? toMinor(p.retail, currency, 'pricing_data.retail') : 0,
-      p?.compare_at == null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
-      currency, input.stock_quantity ?? 0, now, jsonParam(metadata), jsonParam(input.options ?? []),
-    ],
-  ), { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) });
+      [
+        ctx.store.id,
+        input.name,
+        input.description ?? null,
+        input.sku ?? null,
+        input.type ?? 'simple',
+        input.status ?? 'active',
+        p ? toMinor(p.retail, currency, 'pricing_data.retail') : 0,
+        p?.compare_at == null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+        currency,
+        input.stock_quantity ?? 0,
+        now,
+        jsonParam(metadata),
+        jsonParam(input.options ?? []),
+      ],
+    ),
+    { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) },
+  );
   return created;
 }
 
 /** Archived (deleted) products are gone from every lookup. */
 export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
-  rowOr404(ctx.db, { table: 'products', storeId: ctx.store.id, id, noun: 'product', where: 'archived_at IS NULL', lock: forUpdate ? 'FOR UPDATE' : undefined });
+  rowOr404(ctx.db, {
+    table: 'products',
+    storeId: ctx.store.id,
+    id,
+    noun: 'product',
+    where: 'archived_at IS NULL',
+    lock: forUpdate ? 'FOR UPDATE' : undefined,
+  });
 
 /** The text q searches: the expression of the trigram index products_search (migration 003), exactly. */
 const SEARCH_TEXT = "lower(name || ' ' || coalesce(sku, ''))";
@@ -130,23 +177,29 @@ const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, '\\$&')
  * SKU indexes of both tables before walking the page in seq order.
  */
 export const listProducts = (ctx: Ctx, input: Static<typeof ProductQuery>) =>
-  listPage(ctx, {
-    table: 'products', path: '/products', input,
-    where: [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'],
-    filters: {
-      'status = $': input.status === 'archived' ? undefined : input.status,
-      'type = $': input.type,
-      [`id IN (SELECT id FROM products WHERE store_id = $1 AND ${SEARCH_TEXT} LIKE $
+  listPage(
+    ctx,
+    {
+      table: 'products',
+      path: '/products',
+      input,
+      where: [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'],
+      filters: {
+        'status = $': input.status === 'archived' ? undefined : input.status,
+        'type = $': input.type,
+        [`id IN (SELECT id FROM products WHERE store_id = $1 AND ${SEARCH_TEXT} LIKE $
                UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND lower(coalesce(sku, '')) LIKE $)`]:
-        input.q === undefined ? undefined : containing(input.q),
-      [`id IN (SELECT id FROM products WHERE store_id = $1 AND sku = $
+          input.q === undefined ? undefined : containing(input.q),
+        [`id IN (SELECT id FROM products WHERE store_id = $1 AND sku = $
                UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND sku = $)`]: input.sku,
-      // collection_products belongs to plugins/collections; its primary key (collection_id, product_id) serves this.
-      'id IN (SELECT product_id FROM collection_products WHERE collection_id = $)': input.collection_id,
-      ...metadataFilter(input.metadata),
-      ...dateRangeFilters('created_at', input.created),
+        // collection_products belongs to plugins/collections; its primary key (collection_id, product_id) serves this.
+        'id IN (SELECT product_id FROM collection_products WHERE collection_id = $)': input.collection_id,
+        ...metadataFilter(input.metadata),
+        ...dateRangeFilters('created_at', input.created),
+      },
     },
-  }, (rows) => productsOut(ctx.db, ctx.store.id, rows));
+    (rows) => productsOut(ctx.db, ctx.store.id, rows),
+  );
 
 /**
  * A stored amount the update keeps, in the product's (maybe new) currency: the same decimal amount,
@@ -171,25 +224,33 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
     if (input.type !== undefined && input.type !== cur.type && (input.type === 'variable' || cur.type === 'variable'))
       throw errors.validation('Invalid type: a product cannot become or stop being variable; create a new product instead.', 'type');
     if (cur.type === 'variable' && input.stock_quantity !== undefined)
-      throw errors.validation('Invalid stock_quantity: a variable product\'s stock is its variants\'; change a variant\'s stock_quantity.', 'stock_quantity');
+      throw errors.validation(
+        "Invalid stock_quantity: a variable product's stock is its variants'; change a variant's stock_quantity.",
+        'stock_quantity',
+      );
     const metadata = input.metadata === undefined ? undefined : mergeMetadata(cur.metadata, input.metadata);
     const p = input.pricing_data ?? {};
     const currency = p.currency !== undefined ? checkCurrency(p.currency, 'pricing_data.currency') : cur.currency;
-    const set = setClause({
-      name: input.name,
-      description: input.description,
-      sku: input.sku,
-      type: input.type,
-      status: input.status,
-      price_minor: p.retail !== undefined ? toMinor(p.retail, currency, 'pricing_data.retail') : inCurrency(cur, 'price_minor', currency),
-      compare_at_minor:
-        p.compare_at === undefined
-          ? inCurrency(cur, 'compare_at_minor', currency)
-          : p.compare_at === null ? null : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
-      currency: p.currency === undefined ? undefined : currency,
-      metadata,
-      updated_at: ctx.clock.now(),
-    }, { json: ['metadata'], after: 2 });
+    const set = setClause(
+      {
+        name: input.name,
+        description: input.description,
+        sku: input.sku,
+        type: input.type,
+        status: input.status,
+        price_minor: p.retail !== undefined ? toMinor(p.retail, currency, 'pricing_data.retail') : inCurrency(cur, 'price_minor', currency),
+        compare_at_minor:
+          p.compare_at === undefined
+            ? inCurrency(cur, 'compare_at_minor', currency)
+            : p.compare_at === null
+              ? null
+              : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
+        currency: p.currency === undefined ? undefined : currency,
+        metadata,
+        updated_at: ctx.clock.now(),
+      },
+      { json: ['metadata'], after: 2 },
+    );
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
     const [updated] = await unique(
       tx.query(`UPDATE products SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]),
@@ -211,9 +272,10 @@ export async function archiveProduct(ctx: Ctx, id: string) {
   );
   if (!rows.length) throw errors.notFound(`product: '${id}'`, 'id');
   // Its variants go with it: their SKUs are free again, as the product's is.
-  await ctx.db.query('UPDATE product_variants SET archived_at = $3, updated_at = $3 WHERE store_id = $1 AND product_id = $2 AND archived_at IS NULL', [
-    ctx.store.id, id, now,
-  ]);
+  await ctx.db.query(
+    'UPDATE product_variants SET archived_at = $3, updated_at = $3 WHERE store_id = $1 AND product_id = $2 AND archived_at IS NULL',
+    [ctx.store.id, id, now],
+  );
   const deleted = { object: 'product' as const, id, deleted: true, status: 'archived' };
   ctx.emit('product.deleted', deleted);
   return deleted;

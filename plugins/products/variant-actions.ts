@@ -22,7 +22,12 @@ async function changing<T>(ctx: Ctx, productId: string, fn: (product: Record<str
 export async function listVariants(ctx: Ctx, { id }: { id: string }) {
   const product = await getProductRow(ctx, id);
   const rows = (await variantRowsOf(ctx.db, ctx.store.id, [product.id])).get(product.id) ?? [];
-  return { object: 'list' as const, data: rows.map((r) => toVariant(r, product.currency)), has_more: false, url: `${ctx.storePath}/products/${product.id}/variants` };
+  return {
+    object: 'list' as const,
+    data: rows.map((r) => toVariant(r, product.currency)),
+    has_more: false,
+    url: `${ctx.storePath}/products/${product.id}/variants`,
+  };
 }
 
 export async function getVariant(ctx: Ctx, input: Static<typeof VariantId>) {

@@ -8,7 +8,10 @@ const tee = (over: Record<string, unknown> = {}) => ({
   type: 'variable',
   status: 'active',
   pricing_data: { retail: 20 },
-  options: [{ name: 'size', values: ['S', 'M'] }, { name: 'colour', values: ['red', 'blue'] }],
+  options: [
+    { name: 'size', values: ['S', 'M'] },
+    { name: 'colour', values: ['red', 'blue'] },
+  ],
   ...over,
 });
 const sku = () => `V-${crypto.randomUUID().slice(0, 8)}`;
@@ -36,10 +39,29 @@ describe('variable products', () => {
       ],
     });
     expect(p).toMatchObject({ type: 'variable', stock_quantity: 7, stock_status: 'in_stock', metadata: { season: 'ss26' } });
-    expect(p.options).toEqual([{ name: 'size', values: ['S', 'M'] }, { name: 'colour', values: ['red', 'blue'] }]);
+    expect(p.options).toEqual([
+      { name: 'size', values: ['S', 'M'] },
+      { name: 'colour', values: ['red', 'blue'] },
+    ]);
     expect(p.variants).toEqual([
-      expect.objectContaining({ object: 'product_variant', product_id: p.id, sku: a, options: { size: 'S', colour: 'red' }, price: 18.5, status: 'active', stock_quantity: 3, metadata: { ean: '123' } }),
-      expect.objectContaining({ sku: b, options: { size: 'M', colour: 'blue' }, price: 20, status: 'draft', stock_quantity: 4, stock_status: 'in_stock' }),
+      expect.objectContaining({
+        object: 'product_variant',
+        product_id: p.id,
+        sku: a,
+        options: { size: 'S', colour: 'red' },
+        price: 18.5,
+        status: 'active',
+        stock_quantity: 3,
+        metadata: { ean: '123' },
+      }),
+      expect.objectContaining({
+        sku: b,
+        options: { size: 'M', colour: 'blue' },
+        price: 20,
+        status: 'draft',
+        stock_quantity: 4,
+        stock_status: 'in_stock',
+      }),
     ]);
     const listed = await h.call('GET', `/products/${p.id}/variants`);
     expect(listed.body.data.map((v: any) => v.sku)).toEqual([a, b]);
@@ -51,7 +73,10 @@ describe('variable products', () => {
   test('without variants, one per combination is made', async () => {
     const p = await mkTee(h);
     expect(p.variants.map((v: any) => v.options)).toEqual([
-      { size: 'S', colour: 'red' }, { size: 'S', colour: 'blue' }, { size: 'M', colour: 'red' }, { size: 'M', colour: 'blue' },
+      { size: 'S', colour: 'red' },
+      { size: 'S', colour: 'blue' },
+      { size: 'M', colour: 'red' },
+      { size: 'M', colour: 'blue' },
     ]);
     expect(p).toMatchObject({ stock_quantity: 0, stock_status: 'out_of_stock' });
   });
@@ -60,10 +85,36 @@ describe('variable products', () => {
     const cases: [Record<string, unknown>, string][] = [
       [tee({ options: undefined }), 'options'],
       [tee({ stock_quantity: 3 }), 'stock_quantity'],
-      [tee({ options: [{ name: 'a', values: ['1'] }, { name: 'b', values: ['1'] }, { name: 'c', values: ['1'] }, { name: 'd', values: ['1'] }] }), 'options'],
-      [tee({ options: [{ name: 'size', values: ['S'] }, { name: 'Size', values: ['M'] }] }), 'options.1.name'],
+      [
+        tee({
+          options: [
+            { name: 'a', values: ['1'] },
+            { name: 'b', values: ['1'] },
+            { name: 'c', values: ['1'] },
+            { name: 'd', values: ['1'] },
+          ],
+        }),
+        'options',
+      ],
+      [
+        tee({
+          options: [
+            { name: 'size', values: ['S'] },
+            { name: 'Size', values: ['M'] },
+          ],
+        }),
+        'options.1.name',
+      ],
       [tee({ options: [{ name: 'size', values: ['S', 'S'] }] }), 'options.0.values'],
-      [tee({ options: [{ name: 'a', values: Array.from({ length: 11 }, (_, i) => `${i}`) }, { name: 'b', values: Array.from({ length: 10 }, (_, i) => `${i}`) }] }), 'options'],
+      [
+        tee({
+          options: [
+            { name: 'a', values: Array.from({ length: 11 }, (_, i) => `${i}`) },
+            { name: 'b', values: Array.from({ length: 10 }, (_, i) => `${i}`) },
+          ],
+        }),
+        'options',
+      ],
       [tee({ variants: [{ options: { size: 'S' } }] }), 'variants.0.options'],
       [tee({ variants: [{ options: { size: 'S', colour: 'green' } }] }), 'variants.0.options'],
       [tee({ variants: [{ options: { size: 'S', colour: 'red', fit: 'slim' } }] }), 'variants.0.options'],
@@ -79,7 +130,7 @@ describe('variable products', () => {
     }
   });
 
-  test('SKUs are unique across the store\'s live products and variants; deleting frees them', async () => {
+  test("SKUs are unique across the store's live products and variants; deleting frees them", async () => {
     const taken = sku();
     const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' }, sku: taken }] });
     const dupes: [string, string, Record<string, unknown>, string][] = [
@@ -118,7 +169,13 @@ describe('variable products', () => {
 
   test('variant routes: add (a new value extends the option), get, update, delete; product.updated each time', async () => {
     const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' }, stock_quantity: 2 }] });
-    const added = await h.call('POST', `/products/${p.id}/variants`, { options: { size: 'XL', colour: 'red' }, sku: sku(), price: 25, stock_quantity: 5, metadata: { a: '1' } });
+    const added = await h.call('POST', `/products/${p.id}/variants`, {
+      options: { size: 'XL', colour: 'red' },
+      sku: sku(),
+      price: 25,
+      stock_quantity: 5,
+      metadata: { a: '1' },
+    });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ options: { size: 'XL', colour: 'red' }, price: 25, stock_quantity: 5 });
     let product = (await h.call('GET', `/products/${p.id}`)).body;
@@ -129,7 +186,12 @@ describe('variable products', () => {
 
     const vid = added.body.id;
     expect((await h.call('GET', `/products/${p.id}/variants/${vid}`)).body).toEqual(added.body);
-    const upd = await h.call('PATCH', `/products/${p.id}/variants/${vid}`, { price: 30, status: 'draft', stock_quantity: 1, metadata: { a: '', b: '2' } });
+    const upd = await h.call('PATCH', `/products/${p.id}/variants/${vid}`, {
+      price: 30,
+      status: 'draft',
+      stock_quantity: 1,
+      metadata: { a: '', b: '2' },
+    });
     expect(upd.status).toBe(200);
     expect(upd.body).toMatchObject({ price: 30, status: 'draft', stock_quantity: 1, metadata: { b: '2' } });
     expect((await h.call('GET', `/products/${p.id}`)).body.stock_quantity).toBe(3);
@@ -159,10 +221,16 @@ describe('variable products', () => {
 
   test('over MCP: create a variable product, add and update a variant, search by q', async () => {
     const { client } = await mcpClient(h);
-    const made: any = await client.callTool({ name: 'products', arguments: { action: 'create_product', ...tee({ name: 'Mcp Tee', options: [{ name: 'size', values: ['S'] }] }) } });
+    const made: any = await client.callTool({
+      name: 'products',
+      arguments: { action: 'create_product', ...tee({ name: 'Mcp Tee', options: [{ name: 'size', values: ['S'] }] }) },
+    });
     expect(made.isError).toBeFalsy();
     const id = made.structuredContent.id;
-    const v: any = await client.callTool({ name: 'products_create_variant', arguments: { id, options: { size: 'L' }, sku: 'MCP-TEE-L', stock_quantity: 2 } });
+    const v: any = await client.callTool({
+      name: 'products_create_variant',
+      arguments: { id, options: { size: 'L' }, sku: 'MCP-TEE-L', stock_quantity: 2 },
+    });
     expect(v.structuredContent).toMatchObject({ options: { size: 'L' }, stock_quantity: 2 });
     const u: any = await client.callTool({ name: 'products_update_variant', arguments: { id, variant_id: v.structuredContent.id, price: 9 } });
     expect(u.structuredContent.price).toBe(9);
@@ -190,15 +258,30 @@ describe('variable products', () => {
 
     const shop = (await h.call('POST', '/locations', { name: `Shop ${crypto.randomUUID().slice(0, 6)}` })).body.id;
     const home = (await h.call('GET', '/locations?limit=100')).body.data.find((l: any) => l.is_default).id;
-    const moved = await h.call('POST', '/inventory/transfer', { product_id: p.id, variant_id: m.id, from_location_id: home, to_location_id: shop, quantity: 4 });
+    const moved = await h.call('POST', '/inventory/transfer', {
+      product_id: p.id,
+      variant_id: m.id,
+      from_location_id: home,
+      to_location_id: shop,
+      quantity: 4,
+    });
     expect(moved.status).toBe(200);
-    expect(moved.body.levels.map((l: any) => [l.location_id, l.quantity])).toEqual([[home, 4], [shop, 4]]);
+    expect(moved.body.levels.map((l: any) => [l.location_id, l.quantity])).toEqual([
+      [home, 4],
+      [shop, 4],
+    ]);
     const variants = (await h.call('GET', `/products/${p.id}/variants`)).body.data;
     expect(variants.map((v: any) => v.stock_quantity)).toEqual([2, 6]);
     const history = (await h.call('GET', `/inventory/${p.id}?include_adjustments=true`)).body.adjustments;
     expect(history.every((a: any) => a.variant_id === m.id)).toBe(true);
     // Only the variant's own units at the source count: S has none at the shop.
-    const none2 = await h.call('POST', '/inventory/transfer', { product_id: p.id, variant_id: s.id, from_location_id: shop, to_location_id: home, quantity: 1 });
+    const none2 = await h.call('POST', '/inventory/transfer', {
+      product_id: p.id,
+      variant_id: s.id,
+      from_location_id: shop,
+      to_location_id: home,
+      quantity: 1,
+    });
     expect(none2.status).toBe(409);
   });
 });
@@ -210,11 +293,21 @@ describe('ordering variants', () => {
     h = await setup();
   }, 60_000);
 
-  test('a line for a variable product needs variant_id (400 line_items.N.variant_id); it takes the variant\'s stock and price, cancel puts it back', async () => {
-    const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' }, sku: sku(), price: 12.5, stock_quantity: 5 }, { options: { size: 'M', colour: 'red' }, stock_quantity: 5 }] });
+  test("a line for a variable product needs variant_id (400 line_items.N.variant_id); it takes the variant's stock and price, cancel puts it back", async () => {
+    const p = await mkTee(h, {
+      variants: [
+        { options: { size: 'S', colour: 'red' }, sku: sku(), price: 12.5, stock_quantity: 5 },
+        { options: { size: 'M', colour: 'red' }, stock_quantity: 5 },
+      ],
+    });
     const [s, m] = p.variants;
     const plain = (await h.call('POST', '/products', { name: 'Plain', stock_quantity: 5, pricing_data: { retail: 1 } })).body;
-    const missing = await h.call('POST', '/orders', { line_items: [{ product_id: plain.id, quantity: 1 }, { product_id: p.id, quantity: 1 }] });
+    const missing = await h.call('POST', '/orders', {
+      line_items: [
+        { product_id: plain.id, quantity: 1 },
+        { product_id: p.id, quantity: 1 },
+      ],
+    });
     expect(missing.body.error).toMatchObject({ type: 'invalid_request_error', param: 'line_items.1.variant_id' });
     const wrong = await h.call('POST', '/orders', { line_items: [{ product_id: plain.id, variant_id: s.id, quantity: 1 }] });
     expect(wrong.body.error?.param).toBe('line_items.0.variant_id');
@@ -222,7 +315,11 @@ describe('ordering variants', () => {
     expect({ status: other.status, param: other.body.error?.param }).toEqual({ status: 404, param: 'line_items.0.variant_id' });
 
     const o = await h.call('POST', '/orders', {
-      line_items: [{ product_id: p.id, variant_id: s.id, quantity: 2 }, { product_id: p.id, variant_id: m.id, quantity: 1 }, { product_id: p.id, variant_id: s.id, quantity: 1 }],
+      line_items: [
+        { product_id: p.id, variant_id: s.id, quantity: 2 },
+        { product_id: p.id, variant_id: m.id, quantity: 1 },
+        { product_id: p.id, variant_id: s.id, quantity: 1 },
+      ],
     });
     expect(o.status).toBe(201);
     expect(o.body.total).toBe(57.5);
@@ -249,11 +346,18 @@ describe('ordering variants', () => {
   });
 
   test('parallel orders for the last units of one variant never oversell; other variants are untouched', async () => {
-    const p = await mkTee(h, { variants: [{ options: { size: 'S', colour: 'red' }, stock_quantity: 3 }, { options: { size: 'M', colour: 'red' }, stock_quantity: 4 }] });
+    const p = await mkTee(h, {
+      variants: [
+        { options: { size: 'S', colour: 'red' }, stock_quantity: 3 },
+        { options: { size: 'M', colour: 'red' }, stock_quantity: 4 },
+      ],
+    });
     const [s, m] = p.variants;
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        h.call('POST', '/orders', { line_items: i % 5 === 4 ? [{ product_id: p.id, variant_id: m.id, quantity: 1 }] : [{ product_id: p.id, variant_id: s.id, quantity: 1 }] }),
+        h.call('POST', '/orders', {
+          line_items: i % 5 === 4 ? [{ product_id: p.id, variant_id: m.id, quantity: 1 }] : [{ product_id: p.id, variant_id: s.id, quantity: 1 }],
+        }),
       ),
     );
     const sOrders = results.filter((_, i) => i % 5 !== 4).map((r) => r.status);

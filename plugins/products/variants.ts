@@ -1,5 +1,18 @@
 import type { Static } from '@sinclair/typebox';
-import { errors, fromMinor, jsonParam, mergeMetadata, checkMetadata, setClause, stamps, toMinor, unique, type Ctx, type Db, type Row } from '../../core/sdk';
+import {
+  errors,
+  fromMinor,
+  jsonParam,
+  mergeMetadata,
+  checkMetadata,
+  setClause,
+  stamps,
+  toMinor,
+  unique,
+  type Ctx,
+  type Db,
+  type Row,
+} from '../../core/sdk';
 import { dropVariant, setTotal } from '../inventory/public';
 import { MAX_VARIANTS, type Variant, type VariantCreate, type VariantInput, type VariantUpdate } from './schemas';
 
@@ -49,7 +62,8 @@ export function checkOptions(options: Option[]) {
   options.forEach((o, i) => {
     if (names.has(o.name.toLowerCase())) throw errors.validation(`Invalid options.${i}.name: '${o.name}' is given twice.`, `options.${i}.name`);
     names.add(o.name.toLowerCase());
-    if (new Set(o.values).size !== o.values.length) throw errors.validation(`Invalid options.${i}.values: a value is given twice.`, `options.${i}.values`);
+    if (new Set(o.values).size !== o.values.length)
+      throw errors.validation(`Invalid options.${i}.values: a value is given twice.`, `options.${i}.values`);
   });
   const combinations = options.reduce((n, o) => n * o.values.length, 1);
   if (combinations > MAX_VARIANTS)
@@ -89,14 +103,7 @@ function placeCombination(options: Option[], given: Record<string, string>, para
 const sameCombination = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).every((k) => a[k] === b[k]);
 
 /** Inserts one variant and its first stock. Runs in the caller's transaction, the product locked. */
-async function insertVariant(
-  tx: Db,
-  ctx: Ctx,
-  product: Row,
-  input: Static<typeof VariantInput>,
-  combination: Record<string, string>,
-  param: string,
-) {
+async function insertVariant(tx: Db, ctx: Ctx, product: Row, input: Static<typeof VariantInput>, combination: Record<string, string>, param: string) {
   const metadata = input.metadata ?? {};
   checkMetadata(metadata, `${param}metadata`);
   const now = ctx.clock.now();
@@ -105,16 +112,22 @@ async function insertVariant(
       `INSERT INTO product_variants (id, store_id, product_id, sku, options, price_minor, status, metadata, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6, $7::text::jsonb, $8, $8) RETURNING *`,
       [
-        ctx.store.id, product.id, input.sku ?? null, jsonParam(combination),
+        ctx.store.id,
+        product.id,
+        input.sku ?? null,
+        jsonParam(combination),
         input.price === undefined ? product.price_minor : toMinor(input.price, product.currency, `${param}price`),
-        input.status ?? 'active', jsonParam(metadata), now,
+        input.status ?? 'active',
+        jsonParam(metadata),
+        now,
       ],
     ),
     {
       product_variants_store_sku: () => duplicateSku(input.sku, `${param}sku`),
       // the SKU space shared with products (migration 004)
       product_skus_pkey: () => duplicateSku(input.sku, `${param}sku`),
-      product_variants_combination: () => errors.conflict(`A variant ${JSON.stringify(combination)} already exists.`, 'conflict_error', `${param}options`),
+      product_variants_combination: () =>
+        errors.conflict(`A variant ${JSON.stringify(combination)} already exists.`, 'conflict_error', `${param}options`),
     },
   );
   if (input.stock_quantity) await setTotal(tx, ctx.store.id, product.id, input.stock_quantity, now, row.id);
@@ -127,7 +140,8 @@ export async function createVariants(tx: Db, ctx: Ctx, product: Row, options: Op
   const list: Static<typeof VariantInput>[] = variants ?? combinations(options).map((c) => ({ options: c }));
   const placed = list.map((v, i) => placeCombination(options, v.options, `variants.${i}.options`, false));
   placed.forEach((c, i) => {
-    if (placed.findIndex((d) => sameCombination(c, d)) !== i) throw errors.validation(`Invalid variants.${i}.options: the combination is given twice.`, `variants.${i}.options`);
+    if (placed.findIndex((d) => sameCombination(c, d)) !== i)
+      throw errors.validation(`Invalid variants.${i}.options: the combination is given twice.`, `variants.${i}.options`);
   });
   const skus = list.map((v) => v.sku);
   skus.forEach((s, i) => {
@@ -138,7 +152,8 @@ export async function createVariants(tx: Db, ctx: Ctx, product: Row, options: Op
 }
 
 export function requireVariable(product: Row) {
-  if (product.type !== 'variable') throw errors.validation(`Product '${product.id}' has no variants: only a product of type variable has them.`, 'id');
+  if (product.type !== 'variable')
+    throw errors.validation(`Product '${product.id}' has no variants: only a product of type variable has them.`, 'id');
 }
 
 export async function variantRow(db: Db, storeId: string, productId: string, variantId: string, lock = false) {

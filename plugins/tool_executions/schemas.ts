@@ -5,10 +5,14 @@ import { EXECUTION_STATUSES } from '../../core/sdk';
 const Status = Type.Union(EXECUTION_STATUSES.map((s) => Type.Literal(s)));
 // Validated as text here; the handler refuses an impossible date with a 400 naming the field.
 const Instant = (description: string) =>
-  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$', errorMessage: 'must be an ISO 8601 timestamp', description });
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+    errorMessage: 'must be an ISO 8601 timestamp',
+    description,
+  });
 
 export const ExecutionQuery = Input({
-  tool: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Tool name, e.g. products or a custom tool\'s name.' })),
+  tool: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Tool name, e.g. products or a custom tool's name." })),
   agent_id: Type.Optional(Uuid('Only calls made by this agent.')),
   status: Type.Optional(Status),
   from: Type.Optional(Instant('Created at or after this ISO 8601 timestamp.')),

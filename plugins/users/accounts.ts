@@ -26,12 +26,17 @@ export function checkNewPassword(password: unknown): string {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export function checkEmail(email: unknown): string {
-  if (typeof email !== 'string' || !EMAIL.test(email.trim()) || email.length > 320) throw errors.validation('email must be a valid email address.', 'email');
+  if (typeof email !== 'string' || !EMAIL.test(email.trim()) || email.length > 320)
+    throw errors.validation('email must be a valid email address.', 'email');
   return email.trim();
 }
 
 /** The user with this email, creating it (with this password) when there is none. */
-export async function findOrCreateUser(db: Db, clock: Clock, input: { email: string; name?: string; password?: string }): Promise<{ id: string; created: boolean }> {
+export async function findOrCreateUser(
+  db: Db,
+  clock: Clock,
+  input: { email: string; name?: string; password?: string },
+): Promise<{ id: string; created: boolean }> {
   const [have] = await db.query('SELECT id FROM users WHERE lower(email) = lower($1)', [input.email]);
   if (have) return { id: have.id, created: false };
   if (input.password === undefined) throw errors.validation('password is required to create a new user.', 'password');

@@ -65,13 +65,15 @@ export function userAuthenticator(deps: JobDeps): Authenticator {
       const aud = [claims.aud ?? []].flat();
       if (!aud.some((a) => audiencesOf(base).includes(a))) throw errors.auth('This access token is for another resource.');
       const { sub, store, scope, gid } = claims as Record<string, any>;
-      const m = typeof sub === 'string' && typeof store === 'string' && typeof gid === 'string' ? await membership(deps.db, sub, store, gid) : undefined;
+      const m =
+        typeof sub === 'string' && typeof store === 'string' && typeof gid === 'string' ? await membership(deps.db, sub, store, gid) : undefined;
       if (!m || m.revoked || !isRole(m.role)) throw errors.auth('This access token was revoked, or its user is no longer a member of the store.');
       const allowed = roleScopes(deps.registry, m.role);
-      const scopes = String(scope ?? '').split(' ').filter((s) => allowed.includes(s));
+      const scopes = String(scope ?? '')
+        .split(' ')
+        .filter((s) => allowed.includes(s));
       const principal: Principal = { kind: 'user', userId: sub!, storeId: m.store.id, scopes, livemode: true, role: m.role };
       return { principal, store: m.store };
     },
   };
 }
-

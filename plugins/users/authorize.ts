@@ -14,7 +14,16 @@ type Params = Record<string, string | undefined>;
 type Parsed =
   | { kind: 'fatal'; message: string }
   | { kind: 'redirect'; location: string }
-  | { kind: 'ok'; client: Client; redirectUri: string; scopes: string[]; state?: string; challenge: string | null; resource: string; error: (code: string, description: string) => string };
+  | {
+      kind: 'ok';
+      client: Client;
+      redirectUri: string;
+      scopes: string[];
+      state?: string;
+      challenge: string | null;
+      resource: string;
+      error: (code: string, description: string) => string;
+    };
 
 const FIELDS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource'];
 
@@ -28,7 +37,8 @@ async function parse(ctx: Ctx, p: Params): Promise<Parsed> {
   if (!client) return { kind: 'fatal', message: 'This application is not registered with this server (unknown client_id).' };
   const redirectUri = p.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
   if (!redirectUri) return { kind: 'fatal', message: 'The request names no redirect_uri.' };
-  if (!redirectMatches(client.redirect_uris, redirectUri)) return { kind: 'fatal', message: 'The redirect_uri is not one this application registered.' };
+  if (!redirectMatches(client.redirect_uris, redirectUri))
+    return { kind: 'fatal', message: 'The redirect_uri is not one this application registered.' };
   const issuer = baseUrl(ctx);
   const error = (code: string, description: string) => {
     const url = new URL(redirectUri);
@@ -43,29 +53,44 @@ async function parse(ctx: Ctx, p: Params): Promise<Parsed> {
   const challenge = p.code_challenge ?? null;
   if (challenge !== null && (p.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge)))
     return bad('invalid_request', 'PKCE needs code_challenge_method=S256 and a 43-character code_challenge.');
-  if (challenge === null && !client.confidential) return bad('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (challenge === null && !client.confidential)
+    return bad('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
   const scopes = (p.scope ?? '').split(' ').filter(Boolean);
   const universe = scopeUniverse(ctx.registry);
   const unknown = scopes.find((s) => !universe.includes(s));
   if (unknown) return bad('invalid_scope', `Unknown scope: ${unknown}.`);
   const resource = p.resource ?? issuer;
-  if (!audiencesOf(issuer).includes(resource)) return bad('invalid_target', `resource must be this server (${issuer}) or its MCP endpoint (${issuer}/agent/mcp).`);
+  if (!audiencesOf(issuer).includes(resource))
+    return bad('invalid_target', `resource must be this server (${issuer}) or its MCP endpoint (${issuer}/agent/mcp).`);
   return { kind: 'ok', client, redirectUri, scopes, state: p.state, challenge, resource, error };
 }
 
-const pick = (input: Record<string, unknown>): Params => Object.fromEntries(FIELDS.filter((f) => typeof input[f] === 'string').map((f) => [f, input[f] as string]));
-const errorPage = (message: string, status = 400) => html(status, page('Cannot continue', `<p class="error" role="alert">${escapeHtml(message)}</p>`));
+const pick = (input: Record<string, unknown>): Params =>
+  Object.fromEntries(FIELDS.filter((f) => typeof input[f] === 'string').map((f) => [f, input[f] as string]));
+const errorPage = (message: string, status = 400) =>
+  html(status, page('Cannot continue', `<p class="error" role="alert">${escapeHtml(message)}</p>`));
 
 async function storesOf(ctx: Ctx, userId: string): Promise<{ id: string; name: string; role: string }[]> {
-  return ctx.db.query('SELECT s.id, s.name, m.role FROM store_memberships m JOIN stores s ON s.id = m.store_id WHERE m.user_id = $1 ORDER BY s.name, s.id', [userId]);
+  return ctx.db.query(
+    'SELECT s.id, s.name, m.role FROM store_memberships m JOIN stores s ON s.id = m.store_id WHERE m.user_id = $1 ORDER BY s.name, s.id',
+    [userId],
+  );
 }
 
-function consentPage(ctx: Ctx, params: Params, req: Extract<Parsed, { kind: 'ok' }>, stores: { id: string; name: string; role: string }[], email: string) {
+function consentPage(
+  ctx: Ctx,
+  params: Params,
+  req: Extract<Parsed, { kind: 'ok' }>,
+  stores: { id: string; name: string; role: string }[],
+  email: string,
+) {
   const csrf = csrfFor(ctx);
   const hidden = Object.entries(params)
     .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v!)}">`)
     .join('');
-  const scopes = req.scopes.length ? req.scopes.map((s) => `<li>${escapeHtml(describeScope(s))} <small>(${escapeHtml(s)})</small></li>`).join('') : '<li>everything your role in the store allows</li>';
+  const scopes = req.scopes.length
+    ? req.scopes.map((s) => `<li>${escapeHtml(describeScope(s))} <small>(${escapeHtml(s)})</small></li>`).join('')
+    : '<li>everything your role in the store allows</li>';
   const picker =
     stores.length === 1
       ? `<p>Store: <strong>${escapeHtml(stores[0].name)}</strong> (you are ${stores[0].role})</p><input type="hidden" name="store_id" value="${stores[0].id}">`
@@ -95,7 +120,8 @@ export const authorizeActions = {
       if (req.kind === 'fatal') return errorPage(req.message);
       if (req.kind === 'redirect') return redirect(req.location);
       const user = await currentUser(ctx);
-      if (!user) return redirect(`/auth/login?return_to=${encodeURIComponent(`/auth/authorize?${new URLSearchParams(params as Record<string, string>)}`)}`);
+      if (!user)
+        return redirect(`/auth/login?return_to=${encodeURIComponent(`/auth/authorize?${new URLSearchParams(params as Record<string, string>)}`)}`);
       const stores = await storesOf(ctx, user.userId);
       if (!stores.length) return errorPage(`${user.email} is not a member of any store. Ask a store owner for an invitation.`, 403);
       return consentPage(ctx, params, req, stores, user.email);
@@ -103,7 +129,7 @@ export const authorizeActions = {
   }),
   authorize_decision: action({
     kind: 'write',
-    description: 'The consent form\'s answer: allow (redirects with a code) or deny (redirects with error=access_denied).',
+    description: "The consent form's answer: allow (redirects with a code) or deny (redirects with error=access_denied).",
     input: Form,
     output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'POST', path: '/auth/authorize', auth: 'public', scope: 'global', body: 'form', response: 'raw', contentType: 'text/html' },
@@ -122,7 +148,7 @@ export const authorizeActions = {
         : [];
       if (!m || !isRole(m.role)) return redirect(req.error('access_denied', 'The user is not a member of that store.'));
       const scopes = grantable(ctx.registry, m.role, req.scopes);
-      if (!scopes.length) return redirect(req.error('invalid_scope', 'The user\'s role in this store allows none of the requested scopes.'));
+      if (!scopes.length) return redirect(req.error('invalid_scope', "The user's role in this store allows none of the requested scopes."));
       const code = await createGrantWithCode(
         ctx,
         { client_id: req.client.client_id, user_id: user.userId, store_id: storeId, scopes, resource: req.resource },

@@ -19,7 +19,11 @@ async function svc(args: string[], env: Record<string, string | undefined>, stdi
 test('svc users create makes the first owner, the password read from stdin', async () => {
   const env = { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-users-')) };
   const store = JSON.parse((await svc(['stores', 'create', '--name', 'Shop', '--json'], env)).stdout).store;
-  const r = await svc(['users', 'create', '--email', 'boss@example.com', '--store', store.id, '--role', 'owner', '--json'], env, 'a long enough password\n');
+  const r = await svc(
+    ['users', 'create', '--email', 'boss@example.com', '--store', store.id, '--role', 'owner', '--json'],
+    env,
+    'a long enough password\n',
+  );
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ object: 'member', email: 'boss@example.com', role: 'owner' });
   expect(r.stdout + r.stderr).not.toContain('a long enough password');

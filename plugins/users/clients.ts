@@ -12,7 +12,10 @@ export interface Client {
 }
 
 export class ClientMetadataError extends Error {
-  constructor(readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata', message: string) {
+  constructor(
+    readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -33,9 +36,15 @@ export function checkRedirectUri(uri: unknown): string {
   }
   if (u.hash) throw new ClientMetadataError('invalid_redirect_uri', 'A redirect URI must not have a fragment.');
   const scheme = u.protocol.slice(0, -1);
-  if (['javascript', 'data', 'file', 'vbscript', 'blob'].includes(scheme)) throw new ClientMetadataError('invalid_redirect_uri', `The ${scheme}: scheme is not allowed.`);
-  if (scheme === 'http' && !isLoopback(u)) throw new ClientMetadataError('invalid_redirect_uri', 'http redirect URIs must be on a loopback address (127.0.0.1 or [::1]); use https otherwise.');
-  if (scheme !== 'https' && scheme !== 'http' && !scheme.includes('.')) throw new ClientMetadataError('invalid_redirect_uri', 'A private-use scheme must be a reverse domain name (com.example.app).');
+  if (['javascript', 'data', 'file', 'vbscript', 'blob'].includes(scheme))
+    throw new ClientMetadataError('invalid_redirect_uri', `The ${scheme}: scheme is not allowed.`);
+  if (scheme === 'http' && !isLoopback(u))
+    throw new ClientMetadataError(
+      'invalid_redirect_uri',
+      'http redirect URIs must be on a loopback address (127.0.0.1 or [::1]); use https otherwise.',
+    );
+  if (scheme !== 'https' && scheme !== 'http' && !scheme.includes('.'))
+    throw new ClientMetadataError('invalid_redirect_uri', 'A private-use scheme must be a reverse domain name (com.example.app).');
   return String(uri);
 }
 
@@ -62,7 +71,8 @@ export async function registerClient(
   kind: 'dynamic' | 'admin',
 ): Promise<{ client: Client; secret?: string; issuedAt: number; method: string }> {
   const uris = meta.redirect_uris;
-  if (!Array.isArray(uris) || !uris.length || uris.length > 20) throw new ClientMetadataError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 URIs.');
+  if (!Array.isArray(uris) || !uris.length || uris.length > 20)
+    throw new ClientMetadataError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 URIs.');
   const redirect_uris = uris.map(checkRedirectUri);
   const method = String(meta.token_endpoint_auth_method ?? (kind === 'admin' ? 'client_secret_basic' : 'none'));
   if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method))
@@ -71,7 +81,8 @@ export async function registerClient(
   if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
     throw new ClientMetadataError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token.');
   const responses = (meta.response_types as unknown[] | undefined) ?? ['code'];
-  if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) throw new ClientMetadataError('invalid_client_metadata', 'response_types may only hold code.');
+  if (!Array.isArray(responses) || responses.some((r) => r !== 'code'))
+    throw new ClientMetadataError('invalid_client_metadata', 'response_types may only hold code.');
   const name = typeof meta.client_name === 'string' && meta.client_name.trim() ? meta.client_name.trim().slice(0, 100) : 'An unnamed application';
   const secret = method === 'none' ? undefined : `svc_cs_${randomToken(32)}`;
   const client_id = `svc_client_${randomToken(16)}`;
@@ -84,13 +95,26 @@ export async function registerClient(
     kind,
     now,
   ]);
-  return { client: { client_id, name, redirect_uris, confidential: !!secret, secret_hash: secret ? sha256(secret) : null }, secret, issuedAt: Math.floor(now.getTime() / 1000), method };
+  return {
+    client: { client_id, name, redirect_uris, confidential: !!secret, secret_hash: secret ? sha256(secret) : null },
+    secret,
+    issuedAt: Math.floor(now.getTime() / 1000),
+    method,
+  };
 }
 
 export async function getClient(db: Db, clientId: unknown): Promise<Client | undefined> {
   if (typeof clientId !== 'string' || clientId.length > 200) return undefined;
   const [row] = await db.query('SELECT client_id, secret_hash, name, redirect_uris FROM oauth_clients WHERE client_id = $1', [clientId]);
-  return row ? { client_id: row.client_id, name: row.name, redirect_uris: row.redirect_uris, confidential: row.secret_hash != null, secret_hash: row.secret_hash } : undefined;
+  return row
+    ? {
+        client_id: row.client_id,
+        name: row.name,
+        redirect_uris: row.redirect_uris,
+        confidential: row.secret_hash != null,
+        secret_hash: row.secret_hash,
+      }
+    : undefined;
 }
 
 export const secretMatches = (client: Client, secret: unknown) =>

@@ -11,7 +11,10 @@ import { randomToken, sha256 } from './web';
  * confused), so the whole grant is revoked, every token of it included (OAuth 2.1 4.3.1, 6.1).
  */
 export class GrantError extends Error {
-  constructor(readonly error: string, message: string) {
+  constructor(
+    readonly error: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -25,11 +28,7 @@ export interface Grant {
   resource: string;
 }
 
-export async function createGrantWithCode(
-  ctx: Ctx,
-  g: Omit<Grant, 'id'>,
-  code: { redirectUri: string; challenge: string | null },
-): Promise<string> {
+export async function createGrantWithCode(ctx: Ctx, g: Omit<Grant, 'id'>, code: { redirectUri: string; challenge: string | null }): Promise<string> {
   const plain = randomToken();
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
@@ -56,10 +55,16 @@ export async function revokeGrant(db: Db, ctx: Pick<Ctx, 'clock'>, grantId: stri
 const GRANT_COLS = 'g.id, g.client_id, g.user_id, g.store_id, g.scopes, g.resource, g.revoked_at';
 
 const pkceOk = (verifier: unknown, challenge: string) =>
-  typeof verifier === 'string' && /^[A-Za-z0-9._~-]{43,128}$/.test(verifier) && new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === challenge;
+  typeof verifier === 'string' &&
+  /^[A-Za-z0-9._~-]{43,128}$/.test(verifier) &&
+  new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === challenge;
 
 /** authorization_code: the code, once, by the client it was issued to, with its PKCE verifier. */
-export async function redeemCode(ctx: Ctx, clientId: string, input: { code?: unknown; redirect_uri?: unknown; code_verifier?: unknown }): Promise<Grant> {
+export async function redeemCode(
+  ctx: Ctx,
+  clientId: string,
+  input: { code?: unknown; redirect_uri?: unknown; code_verifier?: unknown },
+): Promise<Grant> {
   if (typeof input.code !== 'string') throw new GrantError('invalid_request', 'code is required.');
   const hash = sha256(input.code);
   const outcome = await ctx.db.transaction(async (tx) => {
@@ -78,9 +83,12 @@ export async function redeemCode(ctx: Ctx, clientId: string, input: { code?: unk
   if (!('row' in outcome) || !outcome.row) throw new GrantError('invalid_grant', outcome.error!);
   const row = outcome.row;
   if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) throw new GrantError('invalid_grant', 'The authorization code has expired.');
-  if (input.redirect_uri !== undefined && input.redirect_uri !== row.redirect_uri) throw new GrantError('invalid_grant', 'redirect_uri differs from the authorization request.');
-  if (row.code_challenge && !pkceOk(input.code_verifier, row.code_challenge)) throw new GrantError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
-  if (!row.code_challenge && input.code_verifier !== undefined) throw new GrantError('invalid_grant', 'No code_challenge was sent with the authorization request.');
+  if (input.redirect_uri !== undefined && input.redirect_uri !== row.redirect_uri)
+    throw new GrantError('invalid_grant', 'redirect_uri differs from the authorization request.');
+  if (row.code_challenge && !pkceOk(input.code_verifier, row.code_challenge))
+    throw new GrantError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
+  if (!row.code_challenge && input.code_verifier !== undefined)
+    throw new GrantError('invalid_grant', 'No code_challenge was sent with the authorization request.');
   return row as Grant;
 }
 
@@ -125,7 +133,15 @@ export async function issueTokens(ctx: Ctx, grant: Grant, issuer: string, narrow
   const access_token = await signToken(
     ctx.db,
     ctx.clock,
-    { iss: issuer, sub: grant.user_id, aud: grant.resource, store: grant.store_id, scope: scopes.join(' '), client_id: grant.client_id, gid: grant.id },
+    {
+      iss: issuer,
+      sub: grant.user_id,
+      aud: grant.resource,
+      store: grant.store_id,
+      scope: scopes.join(' '),
+      client_id: grant.client_id,
+      gid: grant.id,
+    },
     ttl,
   );
   const refresh = `svc_rt_${randomToken()}`;

@@ -38,7 +38,7 @@ function form(ctx: Ctx, inv: any, token: string, error?: string, status = 200) {
 export const inviteActions = {
   invitation_page: action({
     kind: 'read',
-    description: 'The invitation link\'s page (HTML).',
+    description: "The invitation link's page (HTML).",
     input: Form,
     output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'GET', path: '/auth/invitation', auth: 'public', scope: 'global', response: 'raw', contentType: 'text/html' },
@@ -64,11 +64,15 @@ export const inviteActions = {
         if (!user) return form(ctx, inv, input.token!, FAILED, 401);
         userId = user.id;
       } else {
-        if (password.length < MIN_PASSWORD || password.length > 512) return form(ctx, inv, input.token!, `Choose a password of at least ${MIN_PASSWORD} characters.`, 400);
+        if (password.length < MIN_PASSWORD || password.length > 512)
+          return form(ctx, inv, input.token!, `Choose a password of at least ${MIN_PASSWORD} characters.`, 400);
         userId = (await findOrCreateUser(ctx.db, ctx.clock, { email: inv.email, name: String(input.name ?? '').slice(0, 200), password })).id;
       }
       const accepted = await ctx.db.transaction(async (tx) => {
-        const done = await tx.query('UPDATE invitations SET accepted_at = $2 WHERE id = $1 AND accepted_at IS NULL RETURNING id', [inv.id, ctx.clock.now()]);
+        const done = await tx.query('UPDATE invitations SET accepted_at = $2 WHERE id = $1 AND accepted_at IS NULL RETURNING id', [
+          inv.id,
+          ctx.clock.now(),
+        ]);
         if (!done.length) return false;
         await tx.query(
           'INSERT INTO store_memberships (user_id, store_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, store_id) DO NOTHING',

@@ -29,7 +29,13 @@ function loginForm(ctx: Ctx, opts: { returnTo: string; email?: string; error?: s
 }
 
 export function csrfFailure(ctx: Ctx) {
-  return html(403, page('Form expired', '<p class="error" role="alert">This form has expired or was not sent by this site. Go back, reload the page and try again.</p>'));
+  return html(
+    403,
+    page(
+      'Form expired',
+      '<p class="error" role="alert">This form has expired or was not sent by this site. Go back, reload the page and try again.</p>',
+    ),
+  );
 }
 
 export const loginActions = {
@@ -59,7 +65,9 @@ export const loginActions = {
     handler: async (ctx, input) => {
       if (!csrfValid(ctx, input.csrf_token)) return csrfFailure(ctx);
       const returnTo = safeReturn(input.return_to);
-      const email = String(input.email ?? '').trim().slice(0, 320);
+      const email = String(input.email ?? '')
+        .trim()
+        .slice(0, 320);
       const account = `account:${email.toLowerCase()}`;
       const keys = [account, `ip:${clientIp(ctx)}`];
       const claim = await claimAttempt(ctx, keys);
@@ -89,7 +97,10 @@ export const loginActions = {
     rest: { method: 'GET', path: '/auth/logout', auth: 'public', scope: 'global', response: 'raw', contentType: 'text/html' },
     handler: async (ctx) => {
       const csrf = csrfFor(ctx);
-      const body = page('Sign out', `<form method="post" action="/auth/logout">${csrfField(csrf.token)}<button type="submit">Sign out</button></form>`);
+      const body = page(
+        'Sign out',
+        `<form method="post" action="/auth/logout">${csrfField(csrf.token)}<button type="submit">Sign out</button></form>`,
+      );
       return html(200, body, csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {});
     },
   }),

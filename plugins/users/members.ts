@@ -6,8 +6,18 @@ import { baseUrl, randomToken, sha256 } from './web';
 
 /** Store members and invitations (issue 11, "Users and roles"). */
 
-const RoleName = Type.Union(ROLES.map((r) => Type.Literal(r)), { description: 'owner, admin, approver, staff or viewer (README, Roles).' });
-const Member = Type.Object({ object: Type.Literal('member'), user_id: Uuid(), email: Type.String(), name: Type.String(), role: Type.String(), created_at: Timestamp() });
+const RoleName = Type.Union(
+  ROLES.map((r) => Type.Literal(r)),
+  { description: 'owner, admin, approver, staff or viewer (README, Roles).' },
+);
+const Member = Type.Object({
+  object: Type.Literal('member'),
+  user_id: Uuid(),
+  email: Type.String(),
+  name: Type.String(),
+  role: Type.String(),
+  created_at: Timestamp(),
+});
 const Invitation = Type.Object({
   object: Type.Literal('invitation'),
   id: Uuid(),
@@ -22,8 +32,14 @@ const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 export const memberActions = {
   create_user: action({
     kind: 'write',
-    description: 'Operator (admin token): add a user to the store with a role, creating the account if the email is new (then password is required). How the first owner is made.',
-    input: Input({ email: Type.String({ maxLength: 320 }), name: Type.Optional(Type.String({ maxLength: 200 })), password: Type.Optional(Type.String({ maxLength: 512 })), role: RoleName }),
+    description:
+      'Operator (admin token): add a user to the store with a role, creating the account if the email is new (then password is required). How the first owner is made.',
+    input: Input({
+      email: Type.String({ maxLength: 320 }),
+      name: Type.Optional(Type.String({ maxLength: 200 })),
+      password: Type.Optional(Type.String({ maxLength: 512 })),
+      role: RoleName,
+    }),
     output: Member,
     errors: ['already_member'],
     rest: { method: 'POST', path: '/users', status: 201, auth: 'admin' },
@@ -40,11 +56,16 @@ export const memberActions = {
     input: Input({}),
     output: Type.Object({ object: Type.Literal('list'), data: Type.Array(Member), has_more: Type.Boolean(), url: Type.String() }),
     rest: { method: 'GET', path: '/members' },
-    handler: async (ctx) => ({ object: 'list' as const, data: await listMembers(ctx.db, ctx.store.id), has_more: false, url: `${ctx.storePath}/members` }),
+    handler: async (ctx) => ({
+      object: 'list' as const,
+      data: await listMembers(ctx.db, ctx.store.id),
+      has_more: false,
+      url: `${ctx.storePath}/members`,
+    }),
   }),
   update_member: action({
     kind: 'write',
-    description: 'Change a member\'s role (owners and admins; only owners make or unmake owners; the last owner stays).',
+    description: "Change a member's role (owners and admins; only owners make or unmake owners; the last owner stays).",
     input: Input({ user_id: Uuid(), role: RoleName }),
     output: Member,
     errors: ['role_required', 'last_owner'],
@@ -94,5 +115,5 @@ export const memberActions = {
 export const roleErrors = {
   already_member: { status: 409, type: 'conflict_error' as const, description: 'The user is already a member of the store.' },
   last_owner: { status: 409, type: 'conflict_error' as const, description: 'The change would leave the store without an owner.' },
-  role_required: { status: 403, type: 'permission_error' as const, description: 'The caller\'s role in the store does not allow this.' },
+  role_required: { status: 403, type: 'permission_error' as const, description: "The caller's role in the store does not allow this." },
 };

@@ -55,10 +55,18 @@ const get = (path: string, description: string, body: (ctx: Ctx) => unknown | Pr
 
 export const metadataActions = {
   server_metadata: get('/.well-known/oauth-authorization-server', 'OAuth authorization server metadata (RFC 8414).', serverMetadata),
-  mcp_server_metadata: get('/agent/.well-known/oauth-authorization-server', 'OAuth authorization server metadata under the MCP base (SPEC 4.10).', serverMetadata),
-  resource_metadata: get('/.well-known/oauth-protected-resource', 'Protected resource metadata of the REST API (RFC 9728).', (ctx) => resourceMetadata(ctx, '')),
-  mcp_resource_metadata: get('/.well-known/oauth-protected-resource/agent/mcp', 'Protected resource metadata of the MCP endpoint (RFC 9728).', (ctx) =>
-    resourceMetadata(ctx, '/agent/mcp'),
+  mcp_server_metadata: get(
+    '/agent/.well-known/oauth-authorization-server',
+    'OAuth authorization server metadata under the MCP base (SPEC 4.10).',
+    serverMetadata,
   ),
-  jwks: get('/.well-known/jwks.json', 'The public keys that sign users\' access tokens (JWKS).', (ctx) => jwks(ctx.db, ctx.clock)),
+  resource_metadata: get('/.well-known/oauth-protected-resource', 'Protected resource metadata of the REST API (RFC 9728).', (ctx) =>
+    resourceMetadata(ctx, ''),
+  ),
+  mcp_resource_metadata: get(
+    '/.well-known/oauth-protected-resource/agent/mcp',
+    'Protected resource metadata of the MCP endpoint (RFC 9728).',
+    (ctx) => resourceMetadata(ctx, '/agent/mcp'),
+  ),
+  jwks: get('/.well-known/jwks.json', "The public keys that sign users' access tokens (JWKS).", (ctx) => jwks(ctx.db, ctx.clock)),
 };

@@ -18,9 +18,16 @@ export function clientOptions(h: Harness) {
 export async function discover(h: Harness) {
   const opts = clientOptions(h);
   // 1. The MCP endpoint without a credential names its metadata.
-  const denied = await h.app.handle(new Request(MCP_URL, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }));
+  const denied = await h.app.handle(
+    new Request(MCP_URL, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    }),
+  );
   const prm = /resource_metadata="([^"]+)"/.exec(denied.headers.get('www-authenticate') ?? '')?.[1];
-  if (denied.status !== 401 || !prm) throw new Error(`expected a 401 naming resource_metadata, got ${denied.status} ${denied.headers.get('www-authenticate')}`);
+  if (denied.status !== 401 || !prm)
+    throw new Error(`expected a 401 naming resource_metadata, got ${denied.status} ${denied.headers.get('www-authenticate')}`);
   // 2. RFC 9728: the resource's metadata names the authorization server.
   const rs = await oauth.processResourceDiscoveryResponse(new URL(MCP_URL), await oauth.resourceDiscoveryRequest(new URL(MCP_URL), opts));
   const issuer = new URL(rs.authorization_servers![0]);
@@ -30,7 +37,11 @@ export async function discover(h: Harness) {
 }
 
 export async function register(h: Harness, as: oauth.AuthorizationServer, meta: Record<string, unknown> = {}) {
-  const res = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], client_name: 'Test MCP Client', token_endpoint_auth_method: 'none', ...meta }, clientOptions(h));
+  const res = await oauth.dynamicClientRegistrationRequest(
+    as,
+    { redirect_uris: [REDIRECT], client_name: 'Test MCP Client', token_endpoint_auth_method: 'none', ...meta },
+    clientOptions(h),
+  );
   return oauth.processDynamicClientRegistrationResponse(res) as Promise<oauth.Client>;
 }
 
@@ -43,7 +54,14 @@ export interface AuthorizeOpts {
 }
 
 /** Builds the authorization URL, signs in with `b` and answers the consent page; returns the callback URL. */
-export async function authorize(h: Harness, as: oauth.AuthorizationServer, client: oauth.Client, b: ReturnType<typeof browser>, email: string, o: AuthorizeOpts = {}) {
+export async function authorize(
+  h: Harness,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  b: ReturnType<typeof browser>,
+  email: string,
+  o: AuthorizeOpts = {},
+) {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = o.state ?? oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
@@ -71,7 +89,10 @@ export async function authorize(h: Harness, as: oauth.AuthorizationServer, clien
 
 export async function exchange(h: Harness, as: oauth.AuthorizationServer, client: oauth.Client, callback: URL, verifier: string, state: string) {
   const params = oauth.validateAuthResponse(as, client, callback, state);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, { ...clientOptions(h), additionalParameters: { resource: MCP_URL } });
+  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, {
+    ...clientOptions(h),
+    additionalParameters: { resource: MCP_URL },
+  });
   return oauth.processAuthorizationCodeResponse(as, client, res);
 }
 

@@ -44,7 +44,11 @@ describe('an MCP client connects from nothing', () => {
     const { as, rs, prm } = await discover(h);
     expect(prm).toBe('http://svc.test/.well-known/oauth-protected-resource/agent/mcp');
     expect(rs).toMatchObject({ resource: MCP_URL, authorization_servers: ['http://svc.test'] });
-    expect(as).toMatchObject({ issuer: 'http://svc.test', code_challenge_methods_supported: ['S256'], token_endpoint: 'http://svc.test/v1/auth/token' });
+    expect(as).toMatchObject({
+      issuer: 'http://svc.test',
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint: 'http://svc.test/v1/auth/token',
+    });
     // SPEC 4.10: the same metadata under the MCP base.
     const underMcp = await h.raw('GET', '/agent/.well-known/oauth-authorization-server', undefined, { 'x-api-key': '' });
     expect(underMcp.body).toEqual(JSON.parse(JSON.stringify(as)));
@@ -104,11 +108,27 @@ describe('an MCP client connects from nothing', () => {
     expect(client.client_secret).toStartWith('svc_cs_');
     const a = await authorize(h, as, client, browser(h), owner.email);
     const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
-    const wrong = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic('svc_cs_wrong'), params, REDIRECT, a.verifier, clientOptions(h));
+    const wrong = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic('svc_cs_wrong'),
+      params,
+      REDIRECT,
+      a.verifier,
+      clientOptions(h),
+    );
     expect(wrong.status).toBe(401);
     const a2 = await authorize(h, as, client, browser(h), owner.email);
     const params2 = oauth.validateAuthResponse(as, client, a2.callback!, a2.state);
-    const ok = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(client.client_secret as string), params2, REDIRECT, a2.verifier, clientOptions(h));
+    const ok = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic(client.client_secret as string),
+      params2,
+      REDIRECT,
+      a2.verifier,
+      clientOptions(h),
+    );
     expect((await oauth.processAuthorizationCodeResponse(as, client, ok)).access_token).toBeString();
   });
 });
@@ -135,7 +155,13 @@ describe('negative cases', () => {
     const client = await register(h, as);
     const a = await authorize(h, as, client, browser(h), owner.email);
     const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
-    const res = await tokenRequest(h, { grant_type: 'authorization_code', client_id: client.client_id, code: params.get('code')!, redirect_uri: REDIRECT, code_verifier: oauth.generateRandomCodeVerifier() });
+    const res = await tokenRequest(h, {
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      code: params.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: oauth.generateRandomCodeVerifier(),
+    });
     expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: expect.stringContaining('PKCE') } });
   });
 
@@ -157,7 +183,13 @@ describe('negative cases', () => {
     const tokens = await exchange(h, as, client, a.callback!, a.verifier, a.state);
     expect((await h.call('GET', '/products', undefined, bearer(tokens.access_token))).status).toBe(200);
     const code = a.callback!.searchParams.get('code')!;
-    const replay = await tokenRequest(h, { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: REDIRECT, code_verifier: a.verifier });
+    const replay = await tokenRequest(h, {
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: a.verifier,
+    });
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await h.call('GET', '/products', undefined, bearer(tokens.access_token))).status).toBe(401);
     const refresh = await tokenRequest(h, { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: tokens.refresh_token! });
@@ -182,7 +214,13 @@ describe('negative cases', () => {
     h.clock.advance(61_000);
     try {
       const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
-      const res = await tokenRequest(h, { grant_type: 'authorization_code', client_id: client.client_id, code: params.get('code')!, redirect_uri: REDIRECT, code_verifier: a.verifier });
+      const res = await tokenRequest(h, {
+        grant_type: 'authorization_code',
+        client_id: client.client_id,
+        code: params.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: a.verifier,
+      });
       expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: expect.stringContaining('expired') } });
     } finally {
       h.clock.advance(-61_000);

@@ -41,7 +41,11 @@ describe('members and roles', () => {
     const adm = await addUser(h, 'admin');
     // Remove every other owner of the test store first, so a and b are the only two.
     await h.db.query("DELETE FROM store_memberships WHERE store_id = $1 AND role = 'owner' AND user_id <> ALL($2)", [h.store.id, [a.id, b.id]]);
-    const [ta, tb, tadm] = await Promise.all([tokenFor(a.email, 'users:write users:read'), tokenFor(b.email, 'users:write'), tokenFor(adm.email, 'users:write')]);
+    const [ta, tb, tadm] = await Promise.all([
+      tokenFor(a.email, 'users:write users:read'),
+      tokenFor(b.email, 'users:write'),
+      tokenFor(adm.email, 'users:write'),
+    ]);
     const byAdmin = await h.call('PATCH', `/members/${a.id}`, { role: 'viewer' }, bearer(tadm));
     expect(byAdmin).toMatchObject({ status: 403, body: { error: { code: 'role_required' } } });
     // Both owners demote each other at once: exactly one succeeds; the other, no longer an owner, is refused.
@@ -67,7 +71,10 @@ describe('members and roles', () => {
     const email = `new-${crypto.randomUUID().slice(0, 6)}@example.com`;
     const inv = await h.call('POST', '/invitations', { email, role: 'staff' }, bearer(t));
     const link = new URL(String(inv.body.url));
-    expect(inv).toMatchObject({ status: 201, body: { object: 'invitation', email, role: 'staff', url: expect.stringContaining('/auth/invitation?token=') } });
+    expect(inv).toMatchObject({
+      status: 201,
+      body: { object: 'invitation', email, role: 'staff', url: expect.stringContaining('/auth/invitation?token=') },
+    });
     // An API key is not a person: it cannot invite.
     expect((await h.call('POST', '/invitations', { email, role: 'staff' })).status).toBe(401);
     const b = browser(h);
@@ -96,7 +103,11 @@ describe('browser sign-in', () => {
     expect(ok.status).toBe(303);
     expect(ok.headers.get('set-cookie')).toMatch(/^svc_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     const secure = await h.app.handle(
-      new Request('http://svc.test/auth/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https', cookie: `svc_csrf=${csrf_token}` }, body: new URLSearchParams({ csrf_token, email: u.email, password: PASSWORD }).toString() }),
+      new Request('http://svc.test/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https', cookie: `svc_csrf=${csrf_token}` },
+        body: new URLSearchParams({ csrf_token, email: u.email, password: PASSWORD }).toString(),
+      }),
     );
     expect(secure.headers.get('set-cookie')).toContain('; Secure');
     // Sign out needs the CSRF token too.
@@ -113,7 +124,9 @@ describe('browser sign-in', () => {
     const wrong = await browser(h, { ip: '203.0.113.8' });
     const f2 = formFields((await wrong.get('/auth/login')).text, '/auth/login');
     // Five guesses at once for one account: one is checked, the others wait.
-    const guesses = await Promise.all([1, 2, 3, 4, 5].map((i) => wrong.post('/auth/login', { ...f2, email: u.email, password: `guess number ${i}` })));
+    const guesses = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => wrong.post('/auth/login', { ...f2, email: u.email, password: `guess number ${i}` })),
+    );
     expect(guesses.map((g) => g.status).sort()).toEqual([401, 429, 429, 429, 429]);
     const failed = guesses.find((g) => g.status === 401)!.text;
     expect(failed).toContain('Email or password is incorrect.');
@@ -136,11 +149,29 @@ describe('browser sign-in', () => {
 describe('approvals by role (SPEC 3.1)', () => {
   async function heldCall() {
     const id = crypto.randomUUID();
-    const approval = { gated_by: 'mcp', timeout_minutes: 30, timeout_action: 'reject', group: 'default', escalated: false, decision: null, decided_at: null, decided_by: null, comment: null, reason: null };
+    const approval = {
+      gated_by: 'mcp',
+      timeout_minutes: 30,
+      timeout_action: 'reject',
+      group: 'default',
+      escalated: false,
+      decision: null,
+      decided_at: null,
+      decided_by: null,
+      comment: null,
+      reason: null,
+    };
     await h.db.query(
       `INSERT INTO tool_executions (id, store_id, tool, action, source, status, input, approval, expires_at, principal, created_at)
        VALUES ($1, $2, 'products', 'delete_product', 'mcp', 'pending_approval', '{}'::jsonb, $3::text::jsonb, $4, $5::text::jsonb, $6)`,
-      [id, h.store.id, JSON.stringify(approval), new Date(h.clock.now().getTime() + 1800_000), JSON.stringify({ key_id: crypto.randomUUID(), scopes: ['products'], livemode: false }), h.clock.now()],
+      [
+        id,
+        h.store.id,
+        JSON.stringify(approval),
+        new Date(h.clock.now().getTime() + 1800_000),
+        JSON.stringify({ key_id: crypto.randomUUID(), scopes: ['products'], livemode: false }),
+        h.clock.now(),
+      ],
     );
     return id;
   }

@@ -38,10 +38,13 @@ async function ensureKeys(db: Db, clock: Clock): Promise<SigningKey[]> {
   const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
   const kid = crypto.randomUUID();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-  await db.query(
-    `INSERT INTO token_signing_keys (kid, alg, private_sealed, public_jwk, created_at) VALUES ($1, $2, $3, $4::text::jsonb, $5)`,
-    [kid, ALG, secretBox().seal(JSON.stringify(await exportJWK(privateKey)), `jwt:${kid}`), JSON.stringify(publicJwk), clock.now()],
-  );
+  await db.query(`INSERT INTO token_signing_keys (kid, alg, private_sealed, public_jwk, created_at) VALUES ($1, $2, $3, $4::text::jsonb, $5)`, [
+    kid,
+    ALG,
+    secretBox().seal(JSON.stringify(await exportJWK(privateKey)), `jwt:${kid}`),
+    JSON.stringify(publicJwk),
+    clock.now(),
+  ]);
   return loadKeys(db);
 }
 

@@ -6,7 +6,12 @@ export const PASSWORD = 'correct horse battery staple';
 
 export async function addUser(h: Harness, role: string, opts: { email?: string; storeId?: string } = {}) {
   const email = opts.email ?? `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const res = await h.raw('POST', `/v1/stores/${opts.storeId ?? h.store.id}/users`, { email, password: PASSWORD, role, name: role }, { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-api-key': '' });
+  const res = await h.raw(
+    'POST',
+    `/v1/stores/${opts.storeId ?? h.store.id}/users`,
+    { email, password: PASSWORD, role, name: role },
+    { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-api-key': '' },
+  );
   if (res.status !== 201) throw new Error(`addUser: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.user_id as string, email };
 }
@@ -25,7 +30,13 @@ export function formFields(page: string, action?: string): Record<string, string
   if (select) out[select[1]] = select[2];
   return out;
 }
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /** A browser: keeps cookies, never follows redirects (tests look at each hop). */
 export function browser(h: Harness, opts: { ip?: string; origin?: string } = {}) {

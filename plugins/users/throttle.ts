@@ -15,7 +15,8 @@ export const delaySeconds = (failures: number) => (failures <= 0 ? 0 : Math.min(
 export async function claimAttempt(ctx: Ctx, keys: string[]): Promise<{ ok: true } | { ok: false; retryAfter: number }> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx: Db) => {
-    for (const key of keys) await tx.query('INSERT INTO login_throttle (key, failures, next_at) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING', [key, now]);
+    for (const key of keys)
+      await tx.query('INSERT INTO login_throttle (key, failures, next_at) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING', [key, now]);
     const rows = await tx.query<{ key: string; next_at: string; failures: number }>(
       'SELECT key, next_at, failures FROM login_throttle WHERE key = ANY($1) ORDER BY key FOR UPDATE',
       [keys],
@@ -39,7 +40,12 @@ export async function settleAttempt(ctx: Ctx, keys: string[], succeeded: boolean
     return;
   }
   for (const key of keys) {
-    const [row] = await ctx.db.query<{ failures: number }>('UPDATE login_throttle SET failures = failures + 1 WHERE key = $1 RETURNING failures', [key]);
-    await ctx.db.query('UPDATE login_throttle SET next_at = $2 WHERE key = $1', [key, new Date(now.getTime() + delaySeconds(row?.failures ?? 1) * 1000)]);
+    const [row] = await ctx.db.query<{ failures: number }>('UPDATE login_throttle SET failures = failures + 1 WHERE key = $1 RETURNING failures', [
+      key,
+    ]);
+    await ctx.db.query('UPDATE login_throttle SET next_at = $2 WHERE key = $1', [
+      key,
+      new Date(now.getTime() + delaySeconds(row?.failures ?? 1) * 1000),
+    ]);
   }
 }

@@ -63,8 +63,10 @@ export const tokenActions = {
       if (client instanceof Response) return client;
       try {
         const issuer = baseUrl(ctx);
-        if (body.grant_type === 'authorization_code') return jsonResponse(200, await issueTokens(ctx, await redeemCode(ctx, client.client_id, body), issuer));
-        if (body.grant_type === 'refresh_token') return jsonResponse(200, await issueTokens(ctx, await redeemRefresh(ctx, client.client_id, body.refresh_token), issuer, body.scope));
+        if (body.grant_type === 'authorization_code')
+          return jsonResponse(200, await issueTokens(ctx, await redeemCode(ctx, client.client_id, body), issuer));
+        if (body.grant_type === 'refresh_token')
+          return jsonResponse(200, await issueTokens(ctx, await redeemRefresh(ctx, client.client_id, body.refresh_token), issuer, body.scope));
         return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
       } catch (e) {
         if (e instanceof GrantError) return oauthError(400, e.error, e.message);
@@ -74,7 +76,8 @@ export const tokenActions = {
   }),
   revoke: action({
     kind: 'write',
-    description: 'OAuth token revocation (RFC 7009): a refresh or access token, with its whole grant. Answers 200 whether or not the token was known.',
+    description:
+      'OAuth token revocation (RFC 7009): a refresh or access token, with its whole grant. Answers 200 whether or not the token was known.',
     input: RawBody,
     output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'POST', path: '/auth/revoke', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
@@ -92,10 +95,20 @@ export const tokenActions = {
   }),
   register: action({
     kind: 'write',
-    description: 'OAuth dynamic client registration (RFC 7591), as MCP clients use it. Public clients (token_endpoint_auth_method none, the default) must use PKCE.',
+    description:
+      'OAuth dynamic client registration (RFC 7591), as MCP clients use it. Public clients (token_endpoint_auth_method none, the default) must use PKCE.',
     input: RawBody,
     output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
-    rest: { method: 'POST', path: '/auth/register', auth: 'public', scope: 'global', body: 'raw', response: 'raw', status: 201, contentType: 'application/json' },
+    rest: {
+      method: 'POST',
+      path: '/auth/register',
+      auth: 'public',
+      scope: 'global',
+      body: 'raw',
+      response: 'raw',
+      status: 201,
+      contentType: 'application/json',
+    },
     handler: async (ctx, input) => {
       const meta = parseBody({ ...input, content_type: 'application/json' });
       if (!meta) return oauthError(400, 'invalid_client_metadata', 'The body must be a JSON object of client metadata.');

@@ -46,11 +46,15 @@ function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
 /** Deliveries with their attempt log, oldest attempt first. */
 async function withAttempts(db: Db, rows: Row[]) {
   if (!rows.length) return [];
-  const attempts = await db.query(
-    'SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, attempt',
-    [rows.map((r) => r.id)],
+  const attempts = await db.query('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, attempt', [
+    rows.map((r) => r.id),
+  ]);
+  return rows.map((r) =>
+    toDelivery(
+      r,
+      attempts.filter((a) => a.delivery_id === r.id),
+    ),
   );
-  return rows.map((r) => toDelivery(r, attempts.filter((a) => a.delivery_id === r.id)));
 }
 
 async function deliveryRow(ctx: Ctx, endpointId: string, deliveryId: string, forUpdate = false) {
@@ -88,9 +92,14 @@ export async function listDeliveries(ctx: Ctx, input: Static<typeof DeliveryQuer
 export async function sendTest(ctx: Ctx, id: string) {
   const endpoint = await endpointRow(ctx, id, true);
   requireActive(endpoint);
-  const [deliveryId] = await writeEvents(ctx.db, ctx.store.id, [{ type: TEST_EVENT, data: toEndpoint(endpoint, ctx.clock.now()), at: ctx.clock.now() }], {
-    endpointId: endpoint.id,
-  });
+  const [deliveryId] = await writeEvents(
+    ctx.db,
+    ctx.store.id,
+    [{ type: TEST_EVENT, data: toEndpoint(endpoint, ctx.clock.now()), at: ctx.clock.now() }],
+    {
+      endpointId: endpoint.id,
+    },
+  );
   return (await withAttempts(ctx.db, [await deliveryRow(ctx, id, deliveryId)]))[0];
 }
 
@@ -122,6 +131,10 @@ export async function replayFailed(ctx: Ctx, endpointId: string) {
      WHERE store_id = $1 AND endpoint_id = $2 AND status = 'failed' RETURNING id, attempts`,
     [ctx.store.id, endpointId, ctx.clock.now()],
   );
-  await enqueue(ctx.db, WEBHOOK_QUEUE, rows.map((r) => deliveryJob(r.id, Number(r.attempts))));
+  await enqueue(
+    ctx.db,
+    WEBHOOK_QUEUE,
+    rows.map((r) => deliveryJob(r.id, Number(r.attempts))),
+  );
   return { object: 'webhook_replay' as const, endpoint_id: endpointId, replayed: rows.length };
 }

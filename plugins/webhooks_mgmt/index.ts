@@ -36,7 +36,7 @@ export default definePlugin({
   actions: {
     list_webhooks: action({
       kind: 'read',
-      description: 'List the store\'s webhook endpoints, newest first, with delivery counters. Paginate with starting_after.',
+      description: "List the store's webhook endpoints, newest first, with delivery counters. Paginate with starting_after.",
       input: WebhookQuery,
       output: WebhookList,
       rest: { method: 'GET', path: '/webhooks' },
@@ -55,7 +55,7 @@ export default definePlugin({
       description:
         'Register an HTTPS endpoint to receive events (e.g. order.created; "*" for every type). The answer holds signing_secret, shown this once: ' +
         'deliveries carry X-Webhook-Signature (sha256=HMAC of the body) and Standard Webhooks headers made with it. ' +
-        'Payloads keep the shape of api_version (default: the request\'s X-API-Version, else the latest).',
+        "Payloads keep the shape of api_version (default: the request's X-API-Version, else the latest).",
       input: WebhookCreate,
       output: WebhookEndpoint,
       rest: { method: 'POST', path: '/webhooks', status: 201 },
@@ -65,7 +65,7 @@ export default definePlugin({
     update_webhook: action({
       kind: 'write',
       description:
-        'Change an endpoint\'s URL, events, description or api_version (the payload shape), or set is_active (true re-enables one disabled after failures).',
+        "Change an endpoint's URL, events, description or api_version (the payload shape), or set is_active (true re-enables one disabled after failures).",
       input: WebhookUpdate,
       output: WebhookEndpoint,
       rest: { method: 'PATCH', path: '/webhooks/:id' },
@@ -82,7 +82,7 @@ export default definePlugin({
     roll_secret: action({
       kind: 'write',
       description:
-        'Replace the endpoint\'s signing secret; the answer holds the new signing_secret, shown this once. For expires_in_hours ' +
+        "Replace the endpoint's signing secret; the answer holds the new signing_secret, shown this once. For expires_in_hours " +
         '(default 24, up to 168; 0 ends it now) deliveries are signed with both, so the receiver can switch without missing any.',
       input: WebhookRoll,
       output: WebhookEndpoint,
@@ -100,7 +100,7 @@ export default definePlugin({
     list_deliveries: action({
       kind: 'read',
       description:
-        'The endpoint\'s delivery log, newest first: event, status (pending, succeeded, failed), attempts with status code, ' +
+        "The endpoint's delivery log, newest first: event, status (pending, succeeded, failed), attempts with status code, " +
         'duration and response excerpt, and when the next retry is due. Filter by status.',
       input: DeliveryQuery,
       output: DeliveryList,

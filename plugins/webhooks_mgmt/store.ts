@@ -13,7 +13,6 @@ import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from
 
 type Row = Record<string, any>;
 
-
 /**
  * The API view at `now`. The secret is never part of it: create and roll add signing_secret to
  * their own answer. A rolled-out secret whose window has passed is shown as gone before
@@ -42,7 +41,10 @@ export function toEndpoint(r: Row, now: Date): Static<typeof WebhookEndpoint> {
 function checkEvents(registry: Registry, events: string[]): string[] {
   events.forEach((e, i) => {
     if (e !== ALL_EVENTS && !registry.events.has(e))
-      throw errors.validation(`Invalid events.${i}: '${e}' is not an event type; expected '*' (every type) or one of ${[...registry.events.keys()].join(', ')}.`, `events.${i}`);
+      throw errors.validation(
+        `Invalid events.${i}: '${e}' is not an event type; expected '*' (every type) or one of ${[...registry.events.keys()].join(', ')}.`,
+        `events.${i}`,
+      );
   });
   return [...new Set(events)];
 }
@@ -105,10 +107,15 @@ export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdat
        failing_since = CASE WHEN $7 THEN NULL ELSE failing_since END, updated_at = $9
      WHERE store_id = $1 AND id = $2 RETURNING *`,
     [
-      ctx.store.id, cur.id, input.url !== undefined ? checkWebhookUrl(input.url) : cur.url,
+      ctx.store.id,
+      cur.id,
+      input.url !== undefined ? checkWebhookUrl(input.url) : cur.url,
       input.events !== undefined ? checkEvents(ctx.registry, input.events) : cur.events,
       input.description !== undefined ? input.description : cur.description,
-      input.is_active ?? cur.is_active, enable, disable, now,
+      input.is_active ?? cur.is_active,
+      enable,
+      disable,
+      now,
       input.api_version !== undefined ? checkEndpointVersion(input.api_version, now) : cur.api_version,
     ],
   );

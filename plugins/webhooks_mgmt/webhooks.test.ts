@@ -45,7 +45,13 @@ describe('webhook endpoints (SPEC 2.7, 4.6)', () => {
 
   test('an http URL is refused with 400 naming url; so are private and loopback addresses (egress rules)', async () => {
     const h = await setup();
-    for (const url of ['http://hooks.example.com/a', 'https://10.0.0.7/a', 'https://127.0.0.1/a', 'https://user:pw@hooks.example.com/', 'not a url']) {
+    for (const url of [
+      'http://hooks.example.com/a',
+      'https://10.0.0.7/a',
+      'https://127.0.0.1/a',
+      'https://user:pw@hooks.example.com/',
+      'not a url',
+    ]) {
       const r = await create(h, { url });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed', param: 'url' });

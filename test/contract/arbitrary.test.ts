@@ -15,7 +15,9 @@ const RUNS = 30;
 // Text the database cannot store is refused by invoke beside the schema (core/plugins/invoke.ts).
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const unstorable = (v: unknown): boolean =>
-  typeof v === 'string' ? UNSTORABLE.test(v) : !!v && typeof v === 'object' && Object.entries(v).some(([k, x]) => UNSTORABLE.test(k) || unstorable(x));
+  typeof v === 'string'
+    ? UNSTORABLE.test(v)
+    : !!v && typeof v === 'object' && Object.entries(v).some(([k, x]) => UNSTORABLE.test(k) || unstorable(x));
 const refused = (check: { Check(v: unknown): boolean }, v: unknown) => !check.Check(v) || unstorable(v);
 
 describe('schema-derived arbitraries', () => {
@@ -31,8 +33,11 @@ describe('schema-derived arbitraries', () => {
         // invalid one, so those are noted; a generator that makes almost nothing valid fails.
         const refusedGood = good.filter((v) => !check.Check(v));
         if (refusedGood.length > RUNS * 0.9)
-          problems.push(`${plugin.name}.${name}: ${refusedGood.length} of ${RUNS} valid values are refused, e.g. ${JSON.stringify(refusedGood[0]).slice(0, 200)}`);
-        else if (refusedGood.length) console.log(`arbitrary: ${plugin.name}.${name}: ${refusedGood.length} of ${RUNS} generated values refused by the schema`);
+          problems.push(
+            `${plugin.name}.${name}: ${refusedGood.length} of ${RUNS} valid values are refused, e.g. ${JSON.stringify(refusedGood[0]).slice(0, 200)}`,
+          );
+        else if (refusedGood.length)
+          console.log(`arbitrary: ${plugin.name}.${name}: ${refusedGood.length} of ${RUNS} generated values refused by the schema`);
         // Invalid members of a union may satisfy another member, so a few invalid values pass.
         const acceptedBad = bad.filter((v) => !refused(check, v)).length;
         if (acceptedBad > RUNS * 0.2) problems.push(`${plugin.name}.${name}: ${acceptedBad} of ${RUNS} invalid values are accepted`);

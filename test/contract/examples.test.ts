@@ -11,7 +11,9 @@ import { freshWorld, Uncoverable } from '../kit/examples';
 import { setup } from '../kit/setup';
 
 const Thing = Type.Object({ id: Uuid(), crate_id: Type.Optional(Uuid()), label: Type.Optional(Type.String()) });
-const made = (extra: object = {}) => async (_ctx: unknown, input: any) => ({ id: crypto.randomUUID(), ...extra, ...(input.id ? { crate_id: input.id } : {}), label: input.label });
+const made =
+  (extra: object = {}) =>
+  async (_ctx: unknown, input: any) => ({ id: crypto.randomUUID(), ...extra, ...(input.id ? { crate_id: input.id } : {}), label: input.label });
 const read = async (_ctx: unknown, input: any) => ({ id: input.item_id ?? input.id });
 
 const crates = definePlugin({
@@ -20,22 +22,54 @@ const crates = definePlugin({
   scopes: { read: ['crates'], write: ['crates'] },
   actions: {
     create_crate: action({
-      kind: 'write', description: 'Makes a crate.', input: Input({ label: Type.String() }), output: Thing,
-      rest: { method: 'POST', path: '/crates', status: 201 }, example: { label: 'Apples' }, handler: made(),
+      kind: 'write',
+      description: 'Makes a crate.',
+      input: Input({ label: Type.String() }),
+      output: Thing,
+      rest: { method: 'POST', path: '/crates', status: 201 },
+      example: { label: 'Apples' },
+      handler: made(),
     }),
-    get_crate: action({ kind: 'read', description: 'Reads a crate.', input: Input({ id: Uuid() }), output: Thing, rest: { method: 'GET', path: '/crates/:id' }, handler: read }),
+    get_crate: action({
+      kind: 'read',
+      description: 'Reads a crate.',
+      input: Input({ id: Uuid() }),
+      output: Thing,
+      rest: { method: 'GET', path: '/crates/:id' },
+      handler: read,
+    }),
     add_item: action({
-      kind: 'write', description: 'Puts an item in a crate.', input: Input({ id: Uuid() }), output: Thing,
-      rest: { method: 'POST', path: '/crates/:id/items', status: 201 }, handler: made(),
+      kind: 'write',
+      description: 'Puts an item in a crate.',
+      input: Input({ id: Uuid() }),
+      output: Thing,
+      rest: { method: 'POST', path: '/crates/:id/items', status: 201 },
+      handler: made(),
     }),
     get_item: action({
-      kind: 'read', description: 'Reads an item of a crate.', input: Input({ id: Uuid(), item_id: Uuid() }), output: Thing,
-      rest: { method: 'GET', path: '/crates/:id/items/:item_id' }, handler: read,
+      kind: 'read',
+      description: 'Reads an item of a crate.',
+      input: Input({ id: Uuid(), item_id: Uuid() }),
+      output: Thing,
+      rest: { method: 'GET', path: '/crates/:id/items/:item_id' },
+      handler: read,
     }),
-    get_orphan: action({ kind: 'read', description: 'Nothing makes these.', input: Input({ id: Uuid() }), output: Thing, rest: { method: 'GET', path: '/orphans/:id' }, handler: read }),
+    get_orphan: action({
+      kind: 'read',
+      description: 'Nothing makes these.',
+      input: Input({ id: Uuid() }),
+      output: Thing,
+      rest: { method: 'GET', path: '/orphans/:id' },
+      handler: read,
+    }),
     get_held: action({
-      kind: 'read', description: 'Made by the outside world.', input: Input({ id: Uuid() }), output: Thing,
-      rest: { method: 'GET', path: '/held/:id' }, example: noExample('held items come from a courier'), handler: read,
+      kind: 'read',
+      description: 'Made by the outside world.',
+      input: Input({ id: Uuid() }),
+      output: Thing,
+      rest: { method: 'GET', path: '/held/:id' },
+      example: noExample('held items come from a courier'),
+      handler: read,
     }),
   },
 });

@@ -34,7 +34,18 @@ function importsOf(file: string): string[] {
 }
 
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
-const WORKER_MAY = ['core/tools', 'core/events', 'core/jobs', 'core/db', 'core/net', 'core/secrets', 'core/clock', 'core/plugins', 'core/log', 'core/webhooks'];
+const WORKER_MAY = [
+  'core/tools',
+  'core/events',
+  'core/jobs',
+  'core/db',
+  'core/net',
+  'core/secrets',
+  'core/clock',
+  'core/plugins',
+  'core/log',
+  'core/webhooks',
+];
 
 /** Why an edge is forbidden, or undefined when it is allowed. */
 function violation(from: string, to: string): string | undefined {
@@ -46,7 +57,9 @@ function violation(from: string, to: string): string | undefined {
       const other = to.split('/')[1];
       if (other === self) return undefined;
       if (to !== `plugins/${other}/public`) return `a plugin imports another plugin only through its public.ts`;
-      return requiresOf.get(self)?.includes(other) ? undefined : `plugins/${self} imports ${other}'s public.ts without declaring requires: ['${other}']`;
+      return requiresOf.get(self)?.includes(other)
+        ? undefined
+        : `plugins/${self} imports ${other}'s public.ts without declaring requires: ['${other}']`;
     }
     if (inside('workers', to) || inside('test', to)) return 'a plugin does not import workers/ or tests';
     return undefined;
@@ -55,8 +68,12 @@ function violation(from: string, to: string): string | undefined {
     if (from === 'core/cli.ts') return undefined; // the composition root
     if (inside('plugins', to) || inside('workers', to)) return 'core never imports plugins/ or workers/ (only core/cli.ts composes them)';
     if (to === 'core/cli') return 'nothing imports the composition root';
-    if (inside('core/tools', from) && (inside('core/http', to) || inside('core/mcp', to))) return 'core/tools is transport-neutral: no core/http or core/mcp';
-    if ((inside('core/plugins', from) || inside('core/db', from) || inside('core/events', from) || inside('core/jobs', from)) && (inside('core/http', to) || inside('core/mcp', to) || inside('core/tools', to)))
+    if (inside('core/tools', from) && (inside('core/http', to) || inside('core/mcp', to)))
+      return 'core/tools is transport-neutral: no core/http or core/mcp';
+    if (
+      (inside('core/plugins', from) || inside('core/db', from) || inside('core/events', from) || inside('core/jobs', from)) &&
+      (inside('core/http', to) || inside('core/mcp', to) || inside('core/tools', to))
+    )
       return 'the lower layers (plugins, db, events, jobs) do not import the tool path or the transports';
     return undefined;
   }

@@ -13,10 +13,7 @@ import { mcpClient } from '../kit/mcp';
 import { setup } from '../kit/setup';
 import { listToolNames } from '../kit/sweep';
 
-const model = fakeServer([
-  openai.tools({ name: 'notes', input: { action: 'create_note', title: 'Written by the agent' } }),
-  openai.text('Noted.'),
-]);
+const model = fakeServer([openai.tools({ name: 'notes', input: { action: 'create_note', title: 'Written by the agent' } }), openai.text('Noted.')]);
 afterAll(() => model.stop());
 
 describe('a new plugin, registered and nothing else', () => {
@@ -52,7 +49,9 @@ describe('a new plugin, registered and nothing else', () => {
     expect(r.structuredContent).toMatchObject({ object: 'note', title: 'Over MCP' });
     await grouped.client.close();
     const flat = await mcpClient(h, { query: '?tools=flat' });
-    expect(await listToolNames(flat.client)).toEqual(expect.arrayContaining(['notes_list_notes', 'notes_get_note', 'notes_create_note', 'notes_update_note', 'notes_delete_note']));
+    expect(await listToolNames(flat.client)).toEqual(
+      expect.arrayContaining(['notes_list_notes', 'notes_get_note', 'notes_create_note', 'notes_update_note', 'notes_delete_note']),
+    );
     await flat.client.close();
   });
 

@@ -14,8 +14,13 @@ import { allPlugins as plugins } from '../kit/setup';
 import { setup } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
 
-
-const everyScope: Principal = { kind: 'api_key', keyId: 'k', storeId: 's', scopes: plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write]), livemode: false };
+const everyScope: Principal = {
+  kind: 'api_key',
+  keyId: 'k',
+  storeId: 's',
+  scopes: plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write]),
+  livemode: false,
+};
 
 describe('the plugin contract, over every registered plugin', () => {
   for (const plugin of plugins) {
@@ -63,7 +68,13 @@ describe('the plugin contract, over every registered plugin', () => {
 describe('the registry refuses a bad declaration at boot, naming it', () => {
   const ok = { kind: 'read' as const, description: 'Reads something.', input: Input({}), output: Type.Object({}), handler: async () => ({}) };
   const plugin = (over: Record<string, unknown>) =>
-    definePlugin({ name: 'thing', category: 'platform', scopes: { read: ['thing:read'], write: ['thing:write'] }, actions: { get_thing: action(ok) }, ...over } as any);
+    definePlugin({
+      name: 'thing',
+      category: 'platform',
+      scopes: { read: ['thing:read'], write: ['thing:write'] },
+      actions: { get_thing: action(ok) },
+      ...over,
+    } as any);
 
   test('two plugins with one name, or a flat tool name taken twice', () => {
     expect(() => createRegistry([plugin({}), plugin({})])).toThrow("two plugins are named 'thing'");
@@ -81,9 +92,14 @@ describe('the registry refuses a bad declaration at boot, naming it', () => {
   });
 
   test('plugin configuration is read from SVC_<PLUGIN>_<FIELD>, with defaults, and a bad value stops boot naming the variable', () => {
-    const configured = plugin({ config: Type.Object({ page_size: Type.Integer({ minimum: 1, default: 20 }), base_url: Type.Optional(Type.String({ env: 'THING_URL' })) }) });
+    const configured = plugin({
+      config: Type.Object({ page_size: Type.Integer({ minimum: 1, default: 20 }), base_url: Type.Optional(Type.String({ env: 'THING_URL' })) }),
+    });
     expect(createRegistry([configured], { env: {} }).configOf('thing')).toEqual({ page_size: 20 });
-    expect(createRegistry([configured], { env: { SVC_THING_PAGE_SIZE: '5', THING_URL: 'http://x' } }).configOf('thing')).toEqual({ page_size: 5, base_url: 'http://x' });
+    expect(createRegistry([configured], { env: { SVC_THING_PAGE_SIZE: '5', THING_URL: 'http://x' } }).configOf('thing')).toEqual({
+      page_size: 5,
+      base_url: 'http://x',
+    });
     expect(() => createRegistry([configured], { env: { SVC_THING_PAGE_SIZE: '0' } })).toThrow('Invalid SVC_THING_PAGE_SIZE');
   });
 });

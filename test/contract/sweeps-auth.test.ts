@@ -17,8 +17,22 @@ import { freshWorld } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
 import {
-  adminHeaders, allBut, call, callTool, credentialFor, envelopeProblems, fakeModel, keyHeaders, listToolNames, narrowest, report, send, sweepRoutes,
-  sweepTools, toolErrorProblems, type SweepRoute,
+  adminHeaders,
+  allBut,
+  call,
+  callTool,
+  credentialFor,
+  envelopeProblems,
+  fakeModel,
+  keyHeaders,
+  listToolNames,
+  narrowest,
+  report,
+  send,
+  sweepRoutes,
+  sweepTools,
+  toolErrorProblems,
+  type SweepRoute,
 } from '../kit/sweep';
 
 const model = fakeModel();
@@ -37,7 +51,12 @@ async function deadKeys(storeId: string) {
   const revoked = await createKey(h.db, h.clock, { storeId, scopes: [...h.registry.scopes], livemode: false });
   const r = await send(h, 'DELETE', `/v1/stores/${storeId}/api-keys/${revoked.id}`, undefined, adminHeaders);
   expect(r.status).toBe(200);
-  const expired = await createKey(h.db, h.clock, { storeId, scopes: [...h.registry.scopes], livemode: false, expiresAt: new Date(h.clock.now().getTime() - 1000) });
+  const expired = await createKey(h.db, h.clock, {
+    storeId,
+    scopes: [...h.registry.scopes],
+    livemode: false,
+    expiresAt: new Date(h.clock.now().getTime() - 1000),
+  });
   return { revoked: revoked.key!, expired: expired.key! };
 }
 
@@ -79,7 +98,7 @@ describe('sweep: authentication and scopes', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  test('REST: a store\'s API key on an admin route is 403 insufficient_scope (SPEC 7: admin-only endpoint)', async () => {
+  test("REST: a store's API key on an admin route is 403 insufficient_scope (SPEC 7: admin-only endpoint)", async () => {
     const w = await freshWorld(h);
     const problems: string[] = [];
     const admin = sweepRoutes(h.registry).filter((r) => r.auth.length === 1 && r.auth[0] === 'admin');
@@ -112,7 +131,8 @@ describe('sweep: authentication and scopes', () => {
       }
       const denied = await call(h, route, w.store.id, anyInput(route), keyHeaders(await keyFor(allBut(h.registry, accepted))));
       const issues = envelopeProblems(denied, { status: 403, code: 'insufficient_scope' });
-      if (denied.body?.error?.message && !accepted.some((s) => denied.body.error.message.includes(s))) issues.push(`message names no accepted scope: ${denied.body.error.message}`);
+      if (denied.body?.error?.message && !accepted.some((s) => denied.body.error.message.includes(s)))
+        issues.push(`message names no accepted scope: ${denied.body.error.message}`);
       if (issues.length) problems.push(`${route.method} ${route.path} without ${accepted.join('|')}: ${issues.join('; ')}`);
       const allowed = await call(h, route, w.store.id, anyInput(route), keyHeaders(await keyFor([narrowest(accepted)])));
       if (allowed.status === 401 || allowed.status === 403)
@@ -122,7 +142,7 @@ describe('sweep: authentication and scopes', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  test('REST: a key on another store\'s URL is 403 store_mismatch; the operator on a store that does not exist, 404', async () => {
+  test("REST: a key on another store's URL is 403 store_mismatch; the operator on a store that does not exist, 404", async () => {
     const a = await freshWorld(h);
     const b = await freshWorld(h);
     const problems: string[] = [];
@@ -133,7 +153,10 @@ describe('sweep: authentication and scopes', () => {
       // Store credentials meet another store's URL; the operator and the public, a store that does not exist.
       const [res, expected] = isStoreCredentialRoute(route)
         ? [await call(h, route, b.store.id, anyInput(route), keyHeaders(a.key)), { status: 403, code: 'store_mismatch', param: 'store_id' }]
-        : [await call(h, route, crypto.randomUUID(), anyInput(route), credentialFor(route, a)), { status: 404, code: 'resource_missing', param: 'store_id' }];
+        : [
+            await call(h, route, crypto.randomUUID(), anyInput(route), credentialFor(route, a)),
+            { status: 404, code: 'resource_missing', param: 'store_id' },
+          ];
       const issues = envelopeProblems(res, expected);
       if (res.body?.error && res.body.error.param !== expected.param) issues.push(`param ${res.body.error.param}, expected ${expected.param}`);
       if (issues.length) problems.push(`${route.method} ${route.path}: ${issues.join('; ')}`);
@@ -163,7 +186,8 @@ describe('sweep: MCP authentication and scopes', () => {
     };
     for (const [name, headers] of Object.entries(cases)) {
       const res = await mcpPost(INIT, headers);
-      if (res.status !== 401 || !res.headers.get('www-authenticate')?.startsWith('Bearer')) problems.push(`initialize with a ${name} key: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status !== 401 || !res.headers.get('www-authenticate')?.startsWith('Bearer'))
+        problems.push(`initialize with a ${name} key: ${res.status} ${res.text.slice(0, 200)}`);
     }
     // Sessions are not credentials: a key revoked, or expired, after its session opened is refused on every call.
     const tools = sweepTools(h.registry);
@@ -175,7 +199,8 @@ describe('sweep: MCP authentication and scopes', () => {
       if (opened.status !== 200 || !sid) throw new Error(`initialize failed: ${opened.status} ${opened.text}`);
       const session = { ...keyHeaders(k.key!), 'mcp-session-id': sid };
       await mcpPost(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
-      if (ending === 'revoked') expect((await send(h, 'DELETE', `/v1/stores/${w.store.id}/api-keys/${k.id}`, undefined, adminHeaders)).status).toBe(200);
+      if (ending === 'revoked')
+        expect((await send(h, 'DELETE', `/v1/stores/${w.store.id}/api-keys/${k.id}`, undefined, adminHeaders)).status).toBe(200);
       else h.clock.advance(2 * 3600_000);
       try {
         for (const tool of tools) {
@@ -190,7 +215,7 @@ describe('sweep: MCP authentication and scopes', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  test('a tool outside the key\'s scopes is not listed, and calling it is an insufficient_scope tool error naming the scope', async () => {
+  test("a tool outside the key's scopes is not listed, and calling it is an insufficient_scope tool error naming the scope", async () => {
     const w = await freshWorld(h);
     const problems: string[] = [];
     const tools = sweepTools(h.registry);
@@ -204,7 +229,15 @@ describe('sweep: MCP authentication and scopes', () => {
         const listed = new Set(await listToolNames(client));
         for (const tool of group) {
           if (listed.has(tool.name)) problems.push(`${tool.name} is listed to a key without ${accepted.join('|')}`);
-          const answer = await callTool(client, tool.name, Object.fromEntries(Object.keys((tool.action.input as any).properties ?? {}).filter((k) => k === 'id').map((k) => [k, crypto.randomUUID()])));
+          const answer = await callTool(
+            client,
+            tool.name,
+            Object.fromEntries(
+              Object.keys((tool.action.input as any).properties ?? {})
+                .filter((k) => k === 'id')
+                .map((k) => [k, crypto.randomUUID()]),
+            ),
+          );
           const issues = toolErrorProblems(answer, 'insufficient_scope');
           if (!accepted.some((s) => answer.text.includes(s))) issues.push(`names no accepted scope: ${answer.text.slice(0, 200)}`);
           if (issues.length) problems.push(`${tool.name} without ${accepted.join('|')}: ${issues.join('; ')}`);

@@ -12,8 +12,21 @@ import { freshWorld, type World } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
 import {
-  call, callTool, credentialFor, envelopeProblems, exampleOr, fakeModel, getAt, idPaths, leaked, report, secretsOf, setAt,
-  sweepRoutes, sweepTools, toolErrorProblems,
+  call,
+  callTool,
+  credentialFor,
+  envelopeProblems,
+  exampleOr,
+  fakeModel,
+  getAt,
+  idPaths,
+  leaked,
+  report,
+  secretsOf,
+  setAt,
+  sweepRoutes,
+  sweepTools,
+  toolErrorProblems,
 } from '../kit/sweep';
 
 const model = fakeModel();
@@ -24,11 +37,10 @@ beforeAll(async () => {
 afterAll(() => model.stop());
 
 /** The places where A's input holds an id B's input holds another of: where B's id can be put. */
-const swappable = (inA: object, inB: object) =>
-  idPaths(inB).filter((p) => typeof getAt(inA, p) === 'string' && getAt(inA, p) !== getAt(inB, p));
+const swappable = (inA: object, inB: object) => idPaths(inB).filter((p) => typeof getAt(inA, p) === 'string' && getAt(inA, p) !== getAt(inB, p));
 
 describe('sweep: BOLA', () => {
-  test('REST: another store\'s id is 404 on every route that takes one, with none of its data', async () => {
+  test("REST: another store's id is 404 on every route that takes one, with none of its data", async () => {
     const problems: string[] = [];
     const uncovered = new Set<string>();
     const covered: string[] = [];
@@ -50,11 +62,17 @@ describe('sweep: BOLA', () => {
         const attack = setAt(inA, at, getAt(inB, at));
         const res = await call(h, route, a.store.id, attack, credentialFor(route, a));
         requests++;
-        const issues = [...envelopeProblems(res, { status: 404, code: 'resource_missing' }), ...leaked(res.text, secretsOf(b, [attack])).map((s) => `shows B's ${s}`)];
+        const issues = [
+          ...envelopeProblems(res, { status: 404, code: 'resource_missing' }),
+          ...leaked(res.text, secretsOf(b, [attack])).map((s) => `shows B's ${s}`),
+        ];
         if (issues.length) problems.push(`${route.method} ${route.path} with B's ${at.join('.')}: ${issues.join('; ')}`);
       }
       // Controls: the same input succeeds for the store that owns it.
-      for (const [w, input] of [[a, inA], [b, inB]] as [World, Record<string, unknown>][]) {
+      for (const [w, input] of [
+        [a, inA],
+        [b, inB],
+      ] as [World, Record<string, unknown>][]) {
         const res = await call(h, route, w.store.id, input, credentialFor(route, w));
         if (res.status >= 300) problems.push(`${route.name}: its example fails in its own store: ${res.status} ${res.text.slice(0, 300)}`);
       }
@@ -64,7 +82,7 @@ describe('sweep: BOLA', () => {
     expect(problems).toEqual([]);
   }, 300_000);
 
-  test('MCP: another store\'s id is a resource_missing tool error on every tool that takes one', async () => {
+  test("MCP: another store's id is a resource_missing tool error on every tool that takes one", async () => {
     const problems: string[] = [];
     const uncovered = new Set<string>();
     const covered: string[] = [];
@@ -82,7 +100,10 @@ describe('sweep: BOLA', () => {
         for (const at of positions) {
           const attack = setAt(inA, at, getAt(inB, at));
           const answer = await callTool(client, tool.name, attack);
-          const issues = [...toolErrorProblems(answer, 'resource_missing'), ...leaked(answer.text, secretsOf(b, [attack])).map((s) => `shows B's ${s}`)];
+          const issues = [
+            ...toolErrorProblems(answer, 'resource_missing'),
+            ...leaked(answer.text, secretsOf(b, [attack])).map((s) => `shows B's ${s}`),
+          ];
           if (issues.length) problems.push(`${tool.name} with B's ${at.join('.')}: ${issues.join('; ')}`);
         }
         const own = await callTool(client, tool.name, inA);
@@ -96,7 +117,7 @@ describe('sweep: BOLA', () => {
     expect(problems).toEqual([]);
   }, 300_000);
 
-  test('lists show none of another store\'s rows', async () => {
+  test("lists show none of another store's rows", async () => {
     const problems: string[] = [];
     const a = await freshWorld(h, 'Store A');
     const b = await freshWorld(h, 'Store B');

@@ -18,7 +18,20 @@ import { mixed } from '../kit/arbitrary';
 import { freshWorld, type World } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
-import { callTool, credentialFor, envelopeProblems, fakeModel, idPaths, getAt, report, requestFor, send, sweepRoutes, sweepTools, type SweepRoute } from '../kit/sweep';
+import {
+  callTool,
+  credentialFor,
+  envelopeProblems,
+  fakeModel,
+  idPaths,
+  getAt,
+  report,
+  requestFor,
+  send,
+  sweepRoutes,
+  sweepTools,
+  type SweepRoute,
+} from '../kit/sweep';
 
 const SEED = Number(process.env.SWEEP_SEED ?? 20260401);
 // Small enough for every run of the suite; SWEEP_RUNS=<n> digs deeper locally.
@@ -33,7 +46,22 @@ beforeAll(async () => {
 afterAll(() => model.stop());
 
 /** Bodies no schema describes: broken JSON, JSON that is not an object, odd encodings. */
-const MALFORMED = ['{', '{"a":', '[1,2', '{"a":1,}', "{'a':1}", 'null', '[]', '"text"', '42', '\u0000', '\ufeff{}', '{"__proto__":{"x":1}}', '{"a":1}{"b":2}', 'x'.repeat(2048)];
+const MALFORMED = [
+  '{',
+  '{"a":',
+  '[1,2',
+  '{"a":1,}',
+  "{'a':1}",
+  'null',
+  '[]',
+  '"text"',
+  '42',
+  '\u0000',
+  '\ufeff{}',
+  '{"__proto__":{"x":1}}',
+  '{"a":1}{"b":2}',
+  'x'.repeat(2048),
+];
 
 /** fast-check's report (seed, counterexample) and what the property threw. */
 const failure = (e: unknown) => {
@@ -54,7 +82,10 @@ async function idsOf(world: World, route: SweepRoute | { plugin: any; actionName
 const conventionHeaders = fc.record(
   {
     'X-API-Version': fc.constantFrom(...VERSIONS.map((v) => v.id), '2026-01-15', 'v1999-01-01', 'latest', ' '),
-    'Idempotency-Key': fc.oneof(fc.constantFrom('fuzz-1', 'fuzz-2'), fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map((k) => k.replace(/[^\x20-\x7e]/g, 'x'))),
+    'Idempotency-Key': fc.oneof(
+      fc.constantFrom('fuzz-1', 'fuzz-2'),
+      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map((k) => k.replace(/[^\x20-\x7e]/g, 'x')),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -122,7 +153,9 @@ describe('sweep: fuzz', () => {
       for (const [i, tool] of tools.entries()) {
         const ids = await idsOf(w, tool);
         const seed = SEED + 1000 + i;
-        const args = mixed(tool.action.input, { ids }).map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v }));
+        const args = mixed(tool.action.input, { ids }).map((v) =>
+          v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v },
+        );
         try {
           await fc.assert(
             fc.asyncProperty(args, async (input) => {

@@ -28,7 +28,9 @@ describe('sweep: idempotency', () => {
     for (const route of sweepRoutes(h.registry)) {
       if (route.method !== 'POST' && route.method !== 'PATCH') continue;
       if (route.action.kind === 'read' || route.action.external || route.response === 'raw' || route.body !== 'json') {
-        skipped.push(`${route.name} (${route.action.external ? 'external' : route.response === 'raw' ? 'raw answer' : route.action.kind === 'read' ? 'read' : `${route.body} body`})`);
+        skipped.push(
+          `${route.name} (${route.action.external ? 'external' : route.response === 'raw' ? 'raw answer' : route.action.kind === 'read' ? 'read' : `${route.body} body`})`,
+        );
         continue;
       }
       const w = await freshWorld(h);

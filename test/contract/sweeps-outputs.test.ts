@@ -56,7 +56,13 @@ describe('sweep: outputs', () => {
     const original = console.error;
     console.error = () => {};
     try {
-      const r = await call(h, sweepRoutes(h.registry).find((r) => r.name === 'liar.fib')!, w.store.id, {}, { 'x-api-key': w.key });
+      const r = await call(
+        h,
+        sweepRoutes(h.registry).find((r) => r.name === 'liar.fib')!,
+        w.store.id,
+        {},
+        { 'x-api-key': w.key },
+      );
       expect(r.status).toBe(500);
     } finally {
       console.error = original;

@@ -85,7 +85,10 @@ describe('svc keys create checks the same', () => {
     expect(past.code).toBe(2);
     expect(past.stderr).toContain('--expires-at');
     expect(past.stderr).toContain('must be in the future');
-    const ok = await svc(['keys', 'create', '--store', store, '--scopes', 'products,orders:read', '--expires-at', '2027-01-01T00:00:00Z', '--json'], dir);
+    const ok = await svc(
+      ['keys', 'create', '--store', store, '--scopes', 'products,orders:read', '--expires-at', '2027-01-01T00:00:00Z', '--json'],
+      dir,
+    );
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).scopes).toEqual(['products', 'orders:read']);
   }, 60_000);

@@ -75,12 +75,17 @@ describe('scopes', () => {
 });
 
 describe('the admin API', () => {
-  test('a store\'s valid API key is 403 insufficient_scope there (SPEC 7: admin-only endpoint); a wrong token or a revoked key stays 401', async () => {
+  test("a store's valid API key is 403 insufficient_scope there (SPEC 7: admin-only endpoint); a wrong token or a revoked key stays 401", async () => {
     const h = await setup();
     const r = await h.raw('POST', `${h.base}/api-keys`, {});
     expectError(r, 403, 'permission_error', 'insufficient_scope');
     expect(r.body.error.message).toContain('admin token');
-    expectError(await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': '', authorization: 'Bearer nope' }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': '', authorization: 'Bearer nope' }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
     const other = await h.raw('POST', `${h.base}/api-keys`, {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
     await h.raw('DELETE', `${h.base}/api-keys/${other.body.id}`, undefined, { authorization: `Bearer ${ADMIN_TOKEN}` });
     expectError(await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': other.body.key }), 401, 'authentication_error', 'invalid_api_key');
@@ -88,7 +93,7 @@ describe('the admin API', () => {
 });
 
 describe('store isolation', () => {
-  test('a key used on another store\'s URL gets 403 store_mismatch with param store_id', async () => {
+  test("a key used on another store's URL gets 403 store_mismatch with param store_id", async () => {
     const a = await setup();
     const b = await setup();
     const r = await a.raw('GET', `${b.base}/products`);
@@ -96,7 +101,7 @@ describe('store isolation', () => {
     expect(r.body.error.param).toBe('store_id');
   });
 
-  test('another store\'s product id is 404 even with the right store in the URL', async () => {
+  test("another store's product id is 404 even with the right store in the URL", async () => {
     const a = await setup();
     const b = await setup();
     const p = await b.call('POST', '/products', { name: 'B only' });

@@ -9,7 +9,13 @@ describe('error envelope', () => {
     expect(ok.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
     const bad = await h.call('GET', `/products/${crypto.randomUUID()}`);
     expect(bad.body).toEqual({
-      error: { type: 'not_found_error', message: expect.any(String), code: 'resource_missing', param: 'id', request_id: bad.headers.get('x-request-id') },
+      error: {
+        type: 'not_found_error',
+        message: expect.any(String),
+        code: 'resource_missing',
+        param: 'id',
+        request_id: bad.headers.get('x-request-id'),
+      },
     });
   });
 

@@ -53,7 +53,7 @@ describe('Idempotency-Key', () => {
     expect(await countProducts(h)).toBe(2);
   });
 
-  test('the operator\'s admin API honours an Idempotency-Key too (it was a 500)', async () => {
+  test("the operator's admin API honours an Idempotency-Key too (it was a 500)", async () => {
     const h = await setup();
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const first = await h.raw('POST', '/v1/stores', { name: 'Kiosk' }, { ...admin, 'Idempotency-Key': 'op-1' });
@@ -117,7 +117,10 @@ describe('Idempotency-Key', () => {
     expect(r.headers.get('idempotent-replayed')).toBeNull();
     h.clock.advance(24 * 3600_000 + 1000);
     await purgeExpired(h.db, h.clock);
-    const left = await h.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1 AND api_key_id IN (SELECT id FROM api_keys WHERE store_id = $2)', ['old', h.store.id]);
+    const left = await h.db.query(
+      'SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1 AND api_key_id IN (SELECT id FROM api_keys WHERE store_id = $2)',
+      ['old', h.store.id],
+    );
     expect(Number(left[0].n)).toBe(0);
   });
 });

@@ -38,8 +38,7 @@ describe('rate limits', () => {
     const h = await setup({ limits: limits(20, 1000) });
     // A second, independent server (its own key cache and counters) over the same database.
     const other = createApp(makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: limits(20, 1000) }));
-    const viaOther = async () =>
-      (await other.handle(new Request(`http://svc.test${h.base}/products`, { headers: { 'x-api-key': h.key } }))).status;
+    const viaOther = async () => (await other.handle(new Request(`http://svc.test${h.base}/products`, { headers: { 'x-api-key': h.key } }))).status;
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push(i % 2 ? await viaOther() : (await h.call('GET', '/products')).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);

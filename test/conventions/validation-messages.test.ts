@@ -30,7 +30,9 @@ describe('validation messages say what a value must be, never a regular expressi
     const r = await h.call('GET', '/orders?status=shipped');
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe('status');
-    expect(r.body.error.message).toBe('Invalid status: must be one of: pending, paid, fulfilled, completed, cancelled, or several of them separated by commas.');
+    expect(r.body.error.message).toBe(
+      'Invalid status: must be one of: pending, paid, fulfilled, completed, cancelled, or several of them separated by commas.',
+    );
   });
 
   test('a malformed customer email says it must be an email address', async () => {

@@ -167,7 +167,12 @@ async function mcpGetStream(url: string, key: string) {
   const init = await fetch(`${url}/agent/mcp`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
   expect(init.status).toBe(200);
   await init.text();
@@ -187,8 +192,12 @@ async function heldChat(url: string, key: string, storeId: string) {
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  const agent: any = await (await api('POST', '/agents', { name: 'Clerk', model: 'openai/gpt-test', system_prompt: 'Be brief.', tools: ['products'] })).json();
-  expect((await api('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: { products: { requires_approval: ['create_product'] } } })).status).toBe(200);
+  const agent: any = await (
+    await api('POST', '/agents', { name: 'Clerk', model: 'openai/gpt-test', system_prompt: 'Be brief.', tools: ['products'] })
+  ).json();
+  expect(
+    (await api('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: { products: { requires_approval: ['create_product'] } } })).status,
+  ).toBe(200);
   const res = await api('POST', `/agents/${agent.id}/chat`, { message: 'Add a lamp' });
   expect(res.status).toBe(200);
   const chat = reading(res);
@@ -294,7 +303,11 @@ describe('SIGTERM with clients connected', () => {
     // A connected MCP client (the SDK over Streamable HTTP: it holds a GET stream open).
     const { storeId, key } = await newStore(url);
     const client = new Client({ name: 'connected', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/agent/mcp?store=${storeId}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/agent/mcp?store=${storeId}`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.length).toBeGreaterThan(1);
     await Bun.sleep(300);
@@ -363,10 +376,18 @@ describe.skipIf(backend !== 'postgres')('SIGTERM to a worker process (PostgreSQL
     const rx = await startReceiver(() => Bun.sleep(1500).then(() => 200)); // every answer takes 1.5 s
     cleanups.push(() => rx.close());
     expect((await h.call('POST', '/webhooks', { url: rx.url(), events: ['order.created'] })).status).toBe(201);
-    const worker = launch([bin, 'serve', '--role', 'worker'], { NODE_EXTRA_CA_CERTS: join(testCerts().dir, 'ca.pem'), SVC_EGRESS_ALLOW: 'localhost', SVC_SHUTDOWN_GRACE_S: String(GRACE_S) }, dataDir());
+    const worker = launch(
+      [bin, 'serve', '--role', 'worker'],
+      { NODE_EXTRA_CA_CERTS: join(testCerts().dir, 'ca.pem'), SVC_EGRESS_ALLOW: 'localhost', SVC_SHUTDOWN_GRACE_S: String(GRACE_S) },
+      dataDir(),
+    );
     await eventually(() => worker.log.includes('workers:'), 'the worker to start', 150_000);
     await h.db.transaction((tx) =>
-      writeEvents(tx, h.store.id, [1, 2, 3].map((n) => ({ type: 'order.created', data: { object: 'order', id: crypto.randomUUID(), n }, at: h.clock.now() }))),
+      writeEvents(
+        tx,
+        h.store.id,
+        [1, 2, 3].map((n) => ({ type: 'order.created', data: { object: 'order', id: crypto.randomUUID(), n }, at: h.clock.now() })),
+      ),
     );
     await rx.waitFor(3, 30_000); // all three requests are out, their answers held back
 

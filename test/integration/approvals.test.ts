@@ -26,7 +26,12 @@ describe('SPEC 3.1: a gated agent call', () => {
 
     const chat = await w.chat(agent.id, 'Add a lamp');
     const held = await chat.held();
-    expect(held).toEqual({ type: 'approval_required', tool: 'products', execution_id: expect.any(String), message: expect.stringContaining('products.create_product') });
+    expect(held).toEqual({
+      type: 'approval_required',
+      tool: 'products',
+      execution_id: expect.any(String),
+      message: expect.stringContaining('products.create_product'),
+    });
     const id = held.execution_id;
 
     expect(await w.exec(id)).toMatchObject({
@@ -42,7 +47,15 @@ describe('SPEC 3.1: a gated agent call', () => {
       output: null,
       duration_ms: null,
       completed_at: null,
-      approval: { gated_by: 'agent', timeout_minutes: 30, timeout_action: 'reject', group: 'default', escalated: false, decision: null, expires_at: '2026-04-01T00:30:00.000Z' },
+      approval: {
+        gated_by: 'agent',
+        timeout_minutes: 30,
+        timeout_action: 'reject',
+        group: 'default',
+        escalated: false,
+        decision: null,
+        expires_at: '2026-04-01T00:30:00.000Z',
+      },
     });
     expect(await w.productCount()).toBe(0);
 
@@ -59,8 +72,22 @@ describe('SPEC 3.1: a gated agent call', () => {
 
     // Approvers are notified: an event with the tool, its input and the agent, delivered to the endpoint.
     const [ev] = await w.eventsOf('tool_execution.pending_approval');
-    expect(ev).toMatchObject({ type: 'tool_execution.pending_approval', data: { id, tool: 'products', action: 'create_product', input: { sku: call.input.sku }, agent_id: agent.id, agent_name: 'Clerk', status: 'pending_approval' } });
-    const [delivery] = await h.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE store_id = $1 AND event_type = 'tool_execution.pending_approval'`, [h.store.id]);
+    expect(ev).toMatchObject({
+      type: 'tool_execution.pending_approval',
+      data: {
+        id,
+        tool: 'products',
+        action: 'create_product',
+        input: { sku: call.input.sku },
+        agent_id: agent.id,
+        agent_name: 'Clerk',
+        status: 'pending_approval',
+      },
+    });
+    const [delivery] = await h.db.query<{ id: string }>(
+      `SELECT id FROM webhook_deliveries WHERE store_id = $1 AND event_type = 'tool_execution.pending_approval'`,
+      [h.store.id],
+    );
     expect((await deliver(h.db, h.clock, delivery.id, deliveryOptions())).outcome).toBe('succeeded');
     expect(rx.received[0].headers['x-webhook-event']).toBe('tool_execution.pending_approval');
     expect(rx.received[0].body).toMatchObject({ id: ev.id, data: { id, tool: 'products', input: { name: 'Gated Lamp' }, agent_id: agent.id } });
@@ -69,7 +96,11 @@ describe('SPEC 3.1: a gated agent call', () => {
     h.clock.advance(5 * MIN);
     const ok = await h.call('POST', `/tool-executions/${id}/approve`, { comment: 'fine' });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ id, status: 'approved', approval: { decision: 'approved', comment: 'fine', decided_by: expect.any(String), decided_at: '2026-04-01T00:05:00.000Z' } });
+    expect(ok.body).toMatchObject({
+      id,
+      status: 'approved',
+      approval: { decision: 'approved', comment: 'fine', decided_by: expect.any(String), decided_at: '2026-04-01T00:05:00.000Z' },
+    });
     expect(await w.productCount()).toBe(0);
     expect(await w.runJobs(id, 'run')).toBe(1);
     const text = await chat.finished;
@@ -87,7 +118,10 @@ describe('SPEC 3.1: a gated agent call', () => {
     expect(Number.isInteger(done.duration_ms) && done.duration_ms >= 0).toBe(true);
 
     // A second decision is a conflict; a late job changes nothing.
-    for (const [path, body] of [['approve', {}], ['reject', { reason: 'too late' }]] as const) {
+    for (const [path, body] of [
+      ['approve', {}],
+      ['reject', { reason: 'too late' }],
+    ] as const) {
       const again = await h.call('POST', `/tool-executions/${id}/${path}`, body);
       expect(again.status).toBe(409);
       expect(again.body.error).toMatchObject({ type: 'conflict_error', code: 'already_decided' });
@@ -110,7 +144,11 @@ describe('SPEC 3.1: a gated agent call', () => {
     expect(events(await chat.finished).map((e) => e.type)).toEqual(['tool_use', 'approval_required', 'text', 'end']);
     expect(w.sentToModel(1)).toContain('Not before the sale');
     expect(w.sentToModel(1)).toContain('approval_rejected');
-    expect(await w.exec(id)).toMatchObject({ status: 'rejected', output: { error: { code: 'approval_rejected' } }, completed_at: expect.any(String) });
+    expect(await w.exec(id)).toMatchObject({
+      status: 'rejected',
+      output: { error: { code: 'approval_rejected' } },
+      completed_at: expect.any(String),
+    });
     expect(await w.jobs(id, 'run')).toEqual([]);
     expect(await w.productCount()).toBe(0);
     const again = await w.h.call('POST', `/tool-executions/${id}/approve`, {});
@@ -141,7 +179,11 @@ describe('SPEC 3.1: a gated agent call', () => {
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ type: 'conflict_error', code: 'approval_expired' });
     await w.runJobs(id, 'timeout');
-    expect(await w.exec(id)).toMatchObject({ status: 'rejected', output: { error: { code: 'approval_timeout' } }, approval: { decision: 'expired', decided_by: 'timeout' } });
+    expect(await w.exec(id)).toMatchObject({
+      status: 'rejected',
+      output: { error: { code: 'approval_timeout' } },
+      approval: { decision: 'expired', decided_by: 'timeout' },
+    });
     await chat.finished;
     expect(w.sentToModel(1)).toContain('approval_timeout');
     expect(await w.productCount()).toBe(0);
@@ -170,7 +212,11 @@ describe('SPEC 3.1: a gated agent call', () => {
     w.h.clock.advance(5 * MIN);
     await w.runJobs(id, 'timeout');
     const done = await w.exec(id);
-    expect(done).toMatchObject({ status: 'success', output: { name: 'Auto Lamp' }, approval: { decision: 'approved_on_timeout', decided_by: 'timeout' } });
+    expect(done).toMatchObject({
+      status: 'success',
+      output: { name: 'Auto Lamp' },
+      approval: { decision: 'approved_on_timeout', decided_by: 'timeout' },
+    });
     await chat.finished;
     expect(w.sentToModel(1)).toContain(done.output.id);
     expect(await w.productCount()).toBe(1);
@@ -207,7 +253,11 @@ describe('SPEC 3.1: a gated agent call', () => {
     // Both jobs run after the second window: the first finds nothing due twice, the second rejects.
     w.h.clock.advance(10 * MIN);
     await w.runJobs(id, 'timeout');
-    expect(await w.exec(id)).toMatchObject({ status: 'rejected', output: { error: { code: 'approval_timeout' } }, approval: { escalated: true, decision: 'expired' } });
+    expect(await w.exec(id)).toMatchObject({
+      status: 'rejected',
+      output: { error: { code: 'approval_timeout' } },
+      approval: { escalated: true, decision: 'expired' },
+    });
     expect((await w.jobs(id, 'timeout')).length).toBe(2);
     await chat.finished;
     expect(w.sentToModel(1)).toContain('approval_timeout');
@@ -253,7 +303,10 @@ describe('decisions racing, and the run job', () => {
     };
     const ids = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
-        const target = await resolveTarget(w.h.db, w.h.registry, w.h.store.id, 'products', { action: 'create_product', ...product({ name: `P${i}` }) });
+        const target = await resolveTarget(w.h.db, w.h.registry, w.h.store.id, 'products', {
+          action: 'create_product',
+          ...product({ name: `P${i}` }),
+        });
         const out = await callTool(caller, target!);
         expect(out.kind).toBe('pending');
         return out.executionId;
@@ -291,7 +344,11 @@ describe('decisions racing, and the run job', () => {
     const { w, ids } = await pendingCreates(30, { requires_approval: ['create_product'], approval_timeout_minutes: 1 });
     w.h.clock.advance(MIN);
     const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
-    const human = await races(ids, (id) => humanApprove(w, justBefore, id), (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]));
+    const human = await races(
+      ids,
+      (id) => humanApprove(w, justBefore, id),
+      (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]),
+    );
     for (const id of ids) await w.runJobs(id, 'run');
     let approved = 0;
     for (const [i, id] of ids.entries()) {
@@ -313,7 +370,11 @@ describe('decisions racing, and the run job', () => {
     const { w, ids } = await pendingCreates(30, { requires_approval: true, timeout_action: 'approve', approval_timeout_minutes: 1 });
     w.h.clock.advance(MIN);
     const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
-    const results = await races(ids, (id) => humanApprove(w, justBefore, id), (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]));
+    const results = await races(
+      ids,
+      (id) => humanApprove(w, justBefore, id),
+      (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]),
+    );
     expect(results.every((r) => r === 'approved' || r === 'already_decided')).toBe(true);
     if (process.env.RACE_LOG) console.log('race 2: human won', results.filter((r) => r === 'approved').length, 'of', ids.length);
     // The run jobs (only for the human wins), each run twice as a retried job would be.
@@ -355,7 +416,10 @@ describe('decisions racing, and the run job', () => {
     const [id] = ids;
     expect((await w.h.call('POST', `/tool-executions/${id}/approve`, {})).status).toBe(200);
     // A worker claimed the run and died before recording it (the claim is all it left behind).
-    await w.h.db.query(`UPDATE tool_executions SET approval = approval || $2::text::jsonb WHERE id = $1`, [id, JSON.stringify({ run_claimed_at: w.h.clock.now().toISOString() })]);
+    await w.h.db.query(`UPDATE tool_executions SET approval = approval || $2::text::jsonb WHERE id = $1`, [
+      id,
+      JSON.stringify({ run_claimed_at: w.h.clock.now().toISOString() }),
+    ]);
     w.h.clock.advance(60_000);
     await w.runJobs(id, 'run');
     expect(await w.exec(id)).toMatchObject({ status: 'approved' });

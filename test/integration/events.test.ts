@@ -8,8 +8,20 @@ import { createRegistry } from '../../core/plugins/registry';
 
 /** SPEC 6.1's event types: the registered plugins must declare every one. */
 const SPEC_EVENTS = [
-  'order.created', 'order.updated', 'order.paid', 'order.fulfilled', 'order.cancelled', 'product.created', 'product.updated',
-  'product.deleted', 'customer.created', 'customer.updated', 'inventory.adjusted', 'inventory.transferred', 'checkout.completed', 'agent.message',
+  'order.created',
+  'order.updated',
+  'order.paid',
+  'order.fulfilled',
+  'order.cancelled',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'customer.created',
+  'customer.updated',
+  'inventory.adjusted',
+  'inventory.transferred',
+  'checkout.completed',
+  'agent.message',
 ];
 const EVENT_TYPES = [...createRegistry([...allPlugins]).events.keys()];
 
@@ -46,7 +58,16 @@ describe('domain events (transactional outbox)', () => {
       name: 'liar',
       category: 'platform',
       scopes: { read: ['x'], write: ['x'] },
-      actions: { poke: action({ kind: 'write', description: 'Pokes something.', input: Input({}), output: Type.Object({}), emits: ['thing.poked'], handler: async () => ({}) }) },
+      actions: {
+        poke: action({
+          kind: 'write',
+          description: 'Pokes something.',
+          input: Input({}),
+          output: Type.Object({}),
+          emits: ['thing.poked'],
+          handler: async () => ({}),
+        }),
+      },
     });
     expect(() => createRegistry([bad])).toThrow("liar.poke emits 'thing.poked', which no plugin declares in its events");
   });
@@ -67,7 +88,13 @@ describe('domain events (transactional outbox)', () => {
     const p = (await h.call('POST', '/products', product({ pricing_data: { retail: 12.5 } }))).body;
     const order = (await h.call('POST', '/orders', { payment_method: 'card', line_items: [{ product_id: p.id, quantity: 2 }] })).body;
     const [evt] = (await storedEvents(h)).filter((e) => e.type === 'order.created');
-    expect(evt).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), object: 'event', type: 'order.created', created_at: '2026-04-01T00:00:00.000Z', data: order });
+    expect(evt).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      object: 'event',
+      type: 'order.created',
+      created_at: '2026-04-01T00:00:00.000Z',
+      data: order,
+    });
     expect(evt.data).toMatchObject({ object: 'order', id: order.id, order_number: '1001', status: 'pending', payment_method: 'card', total: 25 });
     const deliveries = (await deliveriesOf(h)).filter((d) => d.event_type === 'order.created');
     expect(deliveries.map((d) => d.endpoint_id).sort()).toEqual([a.id, b.id].sort());
@@ -108,9 +135,22 @@ describe('domain events (transactional outbox)', () => {
     const events = await storedEvents(h);
     expect(events.map((e) => e.type).sort()).toEqual(
       [
-        'product.created', 'product.updated', 'customer.created', 'customer.updated', 'customer.updated', 'inventory.adjusted',
-        'inventory.transferred', 'order.created', 'order.updated', 'order.paid', 'order.updated', 'order.fulfilled',
-        'order.created', 'order.updated', 'order.cancelled', 'product.deleted',
+        'product.created',
+        'product.updated',
+        'customer.created',
+        'customer.updated',
+        'customer.updated',
+        'inventory.adjusted',
+        'inventory.transferred',
+        'order.created',
+        'order.updated',
+        'order.paid',
+        'order.updated',
+        'order.fulfilled',
+        'order.created',
+        'order.updated',
+        'order.cancelled',
+        'product.deleted',
       ].sort(),
     );
     for (const e of events) {
@@ -119,7 +159,13 @@ describe('domain events (transactional outbox)', () => {
     }
     const byType = (t: string) => events.filter((e) => e.type === t).map((e) => e.data);
     expect(byType('inventory.adjusted')[0]).toMatchObject({ object: 'inventory_adjustment', product_id: p.id, delta: 5, total: 25 });
-    expect(byType('inventory.transferred')[0]).toMatchObject({ object: 'inventory_transfer', product_id: p.id, from_location_id: home, to_location_id: loc.id, quantity: 3 });
+    expect(byType('inventory.transferred')[0]).toMatchObject({
+      object: 'inventory_transfer',
+      product_id: p.id,
+      from_location_id: home,
+      to_location_id: loc.id,
+      quantity: 3,
+    });
     expect(byType('order.paid')[0]).toMatchObject({ id: o1.id, status: 'paid' });
     expect(byType('order.cancelled')[0]).toMatchObject({ id: o2.id, status: 'cancelled' });
     expect(byType('product.deleted')[0]).toEqual({ object: 'product', id: p.id, deleted: true, status: 'archived' });
@@ -131,7 +177,12 @@ describe('domain events (transactional outbox)', () => {
     await endpoint(h, ['order.created', 'product.updated']);
     const a = (await h.call('POST', '/products', product({ stock_quantity: 5 }))).body;
     const b = (await h.call('POST', '/products', product({ stock_quantity: 1 }))).body;
-    const refused = await h.call('POST', '/orders', { line_items: [{ product_id: a.id, quantity: 2 }, { product_id: b.id, quantity: 3 }] });
+    const refused = await h.call('POST', '/orders', {
+      line_items: [
+        { product_id: a.id, quantity: 2 },
+        { product_id: b.id, quantity: 3 },
+      ],
+    });
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.body.error.code).toBe('insufficient_stock');
     const dupe = (await h.call('POST', '/products', product())).body;
@@ -142,7 +193,7 @@ describe('domain events (transactional outbox)', () => {
     expect((await h.call('GET', `/products/${a.id}`)).body.stock_quantity).toBe(5);
   });
 
-  test('stores are isolated: one store\'s endpoint never receives another store\'s events, nor can it be seen from there', async () => {
+  test("stores are isolated: one store's endpoint never receives another store's events, nor can it be seen from there", async () => {
     const mine = await setup();
     const other = await setup();
     const ep = await endpoint(mine, [...EVENT_TYPES]);

@@ -44,7 +44,13 @@ describe('MCP clients', () => {
     const { client } = await mcpClient(w.h);
     stops.push(() => client.close());
     const id = ((await client.callTool({ name: 'order_stock', arguments: { quantity: 7 } })).structuredContent as any).execution_id;
-    expect((await w.exec(id)).approval).toMatchObject({ gated_by: 'tool', timeout_minutes: 2, timeout_action: 'escalate', escalation_group: 'ops', group: 'default' });
+    expect((await w.exec(id)).approval).toMatchObject({
+      gated_by: 'tool',
+      timeout_minutes: 2,
+      timeout_action: 'escalate',
+      escalation_group: 'ops',
+      group: 'default',
+    });
     w.h.clock.advance(2 * MIN);
     await w.runJobs(id, 'timeout');
     expect((await w.exec(id)).approval).toMatchObject({ group: 'ops', escalated: true });
@@ -66,7 +72,10 @@ describe('MCP clients', () => {
     expect(names).toContain('tool_executions');
     expect(names).toContain('order_stock');
     const described = (tool: string) => tools.find((t) => t.name === tool)!.description ?? '';
-    const actions = async (tool: string) => ((await client.callTool({ name: 'discover_tools', arguments: { tool_name: tool } })).structuredContent as any).actions.map((a: any) => a.action);
+    const actions = async (tool: string) =>
+      ((await client.callTool({ name: 'discover_tools', arguments: { tool_name: tool } })).structuredContent as any).actions.map(
+        (a: any) => a.action,
+      );
     expect(await actions('tool_executions')).toEqual(['list_executions', 'get_execution']);
     expect(described('tool_executions')).not.toContain('approve_execution');
     expect(await actions('agents')).not.toContain('update_tool_config');
@@ -75,10 +84,18 @@ describe('MCP clients', () => {
     const flat = await mcpClient(w.h, { query: '?tools=flat' });
     stops.push(() => flat.client.close());
     const flatNames = (await flat.client.listTools()).tools.map((t) => t.name);
-    for (const hidden of ['tool_executions_approve_execution', 'tool_executions_reject_execution', 'agents_update_tool_config', 'custom_tools_test_tool'])
+    for (const hidden of [
+      'tool_executions_approve_execution',
+      'tool_executions_reject_execution',
+      'agents_update_tool_config',
+      'custom_tools_test_tool',
+    ])
       expect(flatNames).not.toContain(hidden);
     expect(flatNames).toContain('tool_executions_get_execution');
-    const refused = await client.callTool({ name: 'agents', arguments: { action: 'update_tool_config', id: crypto.randomUUID(), tool_overrides: {} } });
+    const refused = await client.callTool({
+      name: 'agents',
+      arguments: { action: 'update_tool_config', id: crypto.randomUUID(), tool_overrides: {} },
+    });
     expect(refused.isError).toBe(true);
   });
 });

@@ -17,7 +17,10 @@ describe('tool_overrides (SPEC 4.5)', () => {
     expect(one.held.map((x) => x.tool)).toEqual(['products']);
     expect((await w.exec(one.held[0].execution_id)).action).toBe('create_product');
     // list_products ran straight away; create_product waited and was rejected.
-    expect(w.toolResults(1)).toEqual([expect.objectContaining({ object: 'list', data: [] }), { error: expect.objectContaining({ code: 'approval_rejected' }) }]);
+    expect(w.toolResults(1)).toEqual([
+      expect.objectContaining({ object: 'list', data: [] }),
+      { error: expect.objectContaining({ code: 'approval_rejected' }) },
+    ]);
     const all = await w.agent(['products'], { products: { requires_approval: true } });
     const two = await w.converse(all.id, 'Look');
     expect(two.held.length).toBe(1);
@@ -31,7 +34,9 @@ describe('tool_overrides (SPEC 4.5)', () => {
     await w.orderTool({ requires_approval: true });
     const plain = await w.agent(['order_stock']);
     const gated = await w.converse(plain.id, 'Order 3');
-    expect(gated.held).toEqual([{ type: 'approval_required', tool: 'order_stock', execution_id: expect.any(String), message: 'order_stock requires approval.' }]);
+    expect(gated.held).toEqual([
+      { type: 'approval_required', tool: 'order_stock', execution_id: expect.any(String), message: 'order_stock requires approval.' },
+    ]);
     expect(await w.exec(gated.held[0].execution_id)).toMatchObject({ tool: 'order_stock', action: 'run', approval: { gated_by: 'tool' } });
     const trusted = await w.agent(['order_stock'], { order_stock: { auto_approve: ['run'] } });
     const free = await w.converse(trusted.id, 'Order 3');
@@ -77,8 +82,14 @@ describe('tool_overrides (SPEC 4.5)', () => {
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param });
     };
-    await bad({ order_stock: { approval_conditions: { run: { when: 'input.quantity >' } } } }, 'tool_overrides.order_stock.approval_conditions.run.when');
-    await bad({ products: { approval_conditions: { create_product: { when: 'input.price > )' } } } }, 'tool_overrides.products.approval_conditions.create_product.when');
+    await bad(
+      { order_stock: { approval_conditions: { run: { when: 'input.quantity >' } } } },
+      'tool_overrides.order_stock.approval_conditions.run.when',
+    );
+    await bad(
+      { products: { approval_conditions: { create_product: { when: 'input.price > )' } } } },
+      'tool_overrides.products.approval_conditions.create_product.when',
+    );
     await bad({ nope: { requires_approval: true } }, 'tool_overrides.nope');
     await bad({ products: { requires_approval: ['fly'] } }, 'tool_overrides.products.requires_approval');
     await bad({ products: { auto_approve: ['approve_execution'] } }, 'tool_overrides.products.auto_approve');

@@ -35,7 +35,9 @@ export function useWorlds() {
 export async function world(replies: Reply[] = []) {
   const fake = fakeServer(replies);
   stops.push(fake.stop);
-  const h = await setup({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', SVC_AGENTS_KEEP_ALIVE_MS: '60', SVC_AGENTS_APPROVAL_POLL_MS: '20' } });
+  const h = await setup({
+    env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', SVC_AGENTS_KEEP_ALIVE_MS: '60', SVC_AGENTS_APPROVAL_POLL_MS: '20' },
+  });
   const worker = approvalTimeoutJob(h.db, h.clock, h.registry);
 
   /** An agent with these tools, and tool_overrides set through PATCH tool-config. */
@@ -76,7 +78,8 @@ export async function world(replies: Reply[] = []) {
     const until = async (ok: (t: string) => boolean, what: string, ms = 5000) => {
       const end = Date.now() + ms;
       while (!ok(text)) {
-        if (closed || Date.now() > end) throw new Error(`chat stream: no ${what}; got:
+        if (closed || Date.now() > end)
+          throw new Error(`chat stream: no ${what}; got:
 ${text}`);
         await Bun.sleep(5);
       }
@@ -142,7 +145,8 @@ ${text}`);
     await worker.run(found.map((j) => j.data));
     return found.length;
   }
-  const productCount = async () => Number((await h.db.query<{ n: string }>('SELECT count(*) AS n FROM products WHERE store_id = $1', [h.store.id]))[0].n);
+  const productCount = async () =>
+    Number((await h.db.query<{ n: string }>('SELECT count(*) AS n FROM products WHERE store_id = $1', [h.store.id]))[0].n);
   const eventsOf = async (type: string) =>
     (await h.db.query<{ body: string }>('SELECT body FROM events WHERE store_id = $1 AND type = $2 ORDER BY created_at, id', [h.store.id, type])).map(
       (r) => JSON.parse(r.body),
@@ -164,5 +168,8 @@ ${text}`);
   return { h, fake, worker, agent, chat, converse, orderTool, exec, jobs, runJobs, productCount, eventsOf, sentToModel, toolResults, subscribe };
 }
 
-export const createCall = (over: Record<string, unknown> = {}) => ({ name: 'products', input: { action: 'create_product', ...product({ name: 'Gated Lamp', ...over }) } });
+export const createCall = (over: Record<string, unknown> = {}) => ({
+  name: 'products',
+  input: { action: 'create_product', ...product({ name: 'Gated Lamp', ...over }) },
+});
 export const MIN = 60_000;

@@ -44,7 +44,11 @@ const otherType = (type: string | undefined): Arbitrary<unknown> => {
     object: fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
   };
   const numeric = type === 'number' || type === 'integer';
-  return fc.oneof(...Object.entries(all).filter(([t]) => t !== type && !(numeric && (t === 'number' || t === 'integer'))).map(([, a]) => a));
+  return fc.oneof(
+    ...Object.entries(all)
+      .filter(([t]) => t !== type && !(numeric && (t === 'number' || t === 'integer')))
+      .map(([, a]) => a),
+  );
 };
 
 /**
@@ -62,7 +66,8 @@ function stringValid(s: Schema, opts: ArbOptions): Arbitrary<string> {
   const fits = (v: string) => v.length >= min && v.length <= max;
   if (s.format === 'uuid' || (s.pattern && isUuidPattern(s.pattern))) return idArb(opts);
   if (s.format === 'email') return filtered(fc.emailAddress(), fits);
-  if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (s.format === 'date-time')
+    return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
   if (s.format === 'uri') return filtered(fc.webUrl(), fits);
   if (s.pattern) {
     try {
@@ -83,10 +88,35 @@ function stringValid(s: Schema, opts: ArbOptions): Arbitrary<string> {
     { weight: 1, arbitrary: filtered(fc.string({ unit: 'grapheme', minLength: min, maxLength: upTo }), fits) },
   );
   // The longest text the bound allows, now and then: off-by-one limits in the database live there.
-  return Number.isFinite(max) && max <= 100_000 ? fc.oneof({ weight: 6, arbitrary: text }, { weight: 1, arbitrary: fc.constant('é'.repeat(max)) }) : text;
+  return Number.isFinite(max) && max <= 100_000
+    ? fc.oneof({ weight: 6, arbitrary: text }, { weight: 1, arbitrary: fc.constant('é'.repeat(max)) })
+    : text;
 }
 
-const MISMATCH_CANDIDATES = ['', ' ', 'x', 'X', '0', '-', '!', 'é', '\u0000', 'a b', 'A-', '+1', 'abc', 'ABC', '12', '__', 'a/b', '../', '\n', 'a--b', 'not-an-id', '00000000-0000-0000-0000-00000000000g'];
+const MISMATCH_CANDIDATES = [
+  '',
+  ' ',
+  'x',
+  'X',
+  '0',
+  '-',
+  '!',
+  'é',
+  '\u0000',
+  'a b',
+  'A-',
+  '+1',
+  'abc',
+  'ABC',
+  '12',
+  '__',
+  'a/b',
+  '../',
+  '\n',
+  'a--b',
+  'not-an-id',
+  '00000000-0000-0000-0000-00000000000g',
+];
 
 function stringInvalid(s: Schema): Arbitrary<unknown> {
   const options: Arbitrary<unknown>[] = [
@@ -129,7 +159,9 @@ function arrayValid(s: Schema, opts: ArbOptions): Arbitrary<unknown[]> {
   const item = s.items ? valid(s.items, opts) : fc.jsonValue({ maxDepth: 1 });
   const minLength = s.minItems ?? 0;
   const maxLength = Math.max(minLength, Math.min(s.maxItems ?? 5, minLength + 5));
-  return s.uniqueItems ? fc.uniqueArray(item, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(item, { minLength, maxLength });
+  return s.uniqueItems
+    ? fc.uniqueArray(item, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+    : fc.array(item, { minLength, maxLength });
 }
 
 function arrayInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
@@ -146,7 +178,10 @@ function extraProps(s: Schema, opts: ArbOptions): Arbitrary<Record<string, unkno
   const maxKeys = Math.min(s.maxProperties ?? 4, 4);
   const [pattern, valueSchema] = Object.entries<Schema>(s.patternProperties ?? {})[0] ?? [];
   if (pattern) {
-    const key = pattern === '^(.*)$' || pattern === '^.*$' ? fc.string({ minLength: 1, maxLength: 12 }) : stringValid({ type: 'string', pattern, maxLength: 40 }, opts);
+    const key =
+      pattern === '^(.*)$' || pattern === '^.*$'
+        ? fc.string({ minLength: 1, maxLength: 12 })
+        : stringValid({ type: 'string', pattern, maxLength: 40 }, opts);
     return fc.dictionary(key, valid(valueSchema, opts), { maxKeys });
   }
   if (s.additionalProperties && typeof s.additionalProperties === 'object')
@@ -169,14 +204,18 @@ function objectInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
   const base = objectValid(s, opts);
   const options: Arbitrary<unknown>[] = [otherType('object')];
   const required: string[] = s.required ?? [];
-  if (required.length) options.push(fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => Object.fromEntries(Object.entries(o).filter(([n]) => n !== k))));
+  if (required.length)
+    options.push(fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => Object.fromEntries(Object.entries(o).filter(([n]) => n !== k))));
   if (names.length)
-    options.push(
-      fc.constantFrom(...names).chain((k) => fc.tuple(base, invalid(props[k], opts)).map(([o, bad]) => ({ ...o, [k]: bad }))),
-    );
+    options.push(fc.constantFrom(...names).chain((k) => fc.tuple(base, invalid(props[k], opts)).map(([o, bad]) => ({ ...o, [k]: bad }))));
   if (s.additionalProperties === false && !s.patternProperties)
     options.push(
-      fc.tuple(base, fc.string({ minLength: 1, maxLength: 10 }).filter((k) => !names.includes(k) && k !== '__proto__'), fc.jsonValue({ maxDepth: 1 }))
+      fc
+        .tuple(
+          base,
+          fc.string({ minLength: 1, maxLength: 10 }).filter((k) => !names.includes(k) && k !== '__proto__'),
+          fc.jsonValue({ maxDepth: 1 }),
+        )
         .map(([o, k, v]) => ({ ...o, [k]: v })),
     );
   return fc.oneof(...options);
@@ -213,7 +252,11 @@ export function valid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown>
 export function invalid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown> {
   const s = schema ?? {};
   if (s.const !== undefined) return fc.oneof(fc.constant(typeof s.const === 'string' ? `${s.const}_x` : 'x'), otherType(typeof s.const));
-  if (Array.isArray(s.enum)) return fc.oneof(fc.string({ maxLength: 8 }).filter((v) => !s.enum.includes(v)), fc.integer());
+  if (Array.isArray(s.enum))
+    return fc.oneof(
+      fc.string({ maxLength: 8 }).filter((v) => !s.enum.includes(v)),
+      fc.integer(),
+    );
   const members: Schema[] | undefined = s.anyOf ?? s.oneOf ?? s.allOf;
   if (members) return fc.oneof(...members.map((m) => invalid(m, opts)));
   switch (s.type) {

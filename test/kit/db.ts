@@ -64,7 +64,10 @@ async function migrateFor(db: Db, plugins: readonly PluginDef[]) {
   if (!missing.length) return;
   const registry = createRegistry([...plugins]);
   await migrate(db, allMigrations(plugins));
-  await installJobs(db, allJobs(db, systemClock, registry).filter((j) => missing.some((p) => j.queue.startsWith(`${p.name}.`))));
+  await installJobs(
+    db,
+    allJobs(db, systemClock, registry).filter((j) => missing.some((p) => j.queue.startsWith(`${p.name}.`))),
+  );
   for (const p of missing) migrated.add(p.name);
 }
 

@@ -5,7 +5,10 @@ import { EgressError } from '../../core/net/policy';
 
 export const LOCAL = ['127.0.0.1'];
 /** A fake resolver that always answers `addrs`. */
-export const fixed = (...addrs: string[]) => async () => addrs;
+export const fixed =
+  (...addrs: string[]) =>
+  async () =>
+    addrs;
 
 /** Awaits p and returns the EgressError it must reject with. */
 export async function refusal(p: Promise<unknown>): Promise<EgressError> {
@@ -28,11 +31,50 @@ function openssl(args: string[], cwd: string) {
  * only subjectAltName is DNS:<name> (deliberately no IP SAN).
  */
 export function makeTestCa(dir: string, name: string): void {
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=svc egress test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=svc egress test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', `/CN=${name}`], dir);
   writeFileSync(join(dir, 'leaf.ext'), `subjectAltName=DNS:${name}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext'], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'leaf.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'leaf.ext',
+    ],
+    dir,
+  );
 }
 
 /**

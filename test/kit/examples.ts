@@ -5,7 +5,15 @@
  * through REST or MCP.
  */
 import { createKey, createStore } from '../../core/keys';
-import { noExampleReason, type ActionDef, type CallerCtx, type ExampleKit, type PluginDef, type Principal, type Store } from '../../core/plugins/contract';
+import {
+  noExampleReason,
+  type ActionDef,
+  type CallerCtx,
+  type ExampleKit,
+  type PluginDef,
+  type Principal,
+  type Store,
+} from '../../core/plugins/contract';
 import { invoke, resolveAction } from '../../core/plugins/invoke';
 import type { Harness } from './setup';
 
@@ -14,7 +22,10 @@ import type { Harness } from './setup';
  * noExample(reason), and the sweeps print it; otherwise the plugin forgot one, and they fail.
  */
 export class Uncoverable extends Error {
-  constructor(message: string, readonly exempt = false) {
+  constructor(
+    message: string,
+    readonly exempt = false,
+  ) {
     super(message);
   }
 }

@@ -66,7 +66,9 @@ export const openai = {
 };
 
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const start = ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 1, output_tokens: 0 } } });
+const start = ev('message_start', {
+  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 1, output_tokens: 0 } },
+});
 
 /** Anthropic Messages SSE. */
 export const anthropic = {
@@ -87,7 +89,10 @@ export const anthropic = {
         const args = JSON.stringify(c.input);
         const half = Math.floor(args.length / 2);
         return [
-          ev('content_block_start', { index, content_block: { type: 'tool_use', id: `toolu_${index}_${crypto.randomUUID().slice(0, 6)}`, name: c.name, input: {} } }),
+          ev('content_block_start', {
+            index,
+            content_block: { type: 'tool_use', id: `toolu_${index}_${crypto.randomUUID().slice(0, 6)}`, name: c.name, input: {} },
+          }),
           ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(0, half) } }),
           ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(half) } }),
           ev('content_block_stop', { index }),

@@ -7,8 +7,7 @@ export async function mcpClient(h: Harness, opts: { key?: string; query?: string
   const apps = opts.apps ?? [h.app];
   let turn = 0;
   // Each request may land on a different app: several API processes sharing one database.
-  const fetchVia = (input: string | URL | Request, init?: RequestInit) =>
-    apps[turn++ % apps.length].handle(new Request(input, init));
+  const fetchVia = (input: string | URL | Request, init?: RequestInit) => apps[turn++ % apps.length].handle(new Request(input, init));
   const transport = new StreamableHTTPClientTransport(new URL(`http://svc.test/agent/mcp${opts.query ?? ''}`), {
     fetch: fetchVia as typeof fetch,
     requestInit: { headers: { 'x-api-key': opts.key ?? h.key } },

@@ -39,7 +39,14 @@ export async function setup(opts: SetupOptions = {}) {
   const clock = manualClock(opts.now ?? '2026-04-01T00:00:00Z');
   const serverFor = (env: Record<string, string | undefined>) => {
     const registry = createRegistry(plugins, { env });
-    const svc = makeServices({ db, clock, registry, limits: opts.limits ?? NO_LIMITS, adminToken: ADMIN_TOKEN, allowedHosts: ['svc.test', ...LOCAL_HOSTS] });
+    const svc = makeServices({
+      db,
+      clock,
+      registry,
+      limits: opts.limits ?? NO_LIMITS,
+      adminToken: ADMIN_TOKEN,
+      allowedHosts: ['svc.test', ...LOCAL_HOSTS],
+    });
     return { registry, svc, app: createApp(svc) };
   };
   const { registry, svc, app } = serverFor(opts.env ?? {});
@@ -68,8 +75,7 @@ export async function setup(opts: SetupOptions = {}) {
   }
 
   /** A request to a path relative to this store, e.g. call('GET', '/products'). */
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    raw(method, base + path, body, headers);
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => raw(method, base + path, body, headers);
 
   async function newKey(scopes: string[], extra: { expiresAt?: Date } = {}) {
     return (await createKey(db, clock, { storeId: store.id, scopes, livemode: false, ...extra })).key!;
@@ -78,7 +84,11 @@ export async function setup(opts: SetupOptions = {}) {
   /** The same store and key through another server process of this database, configured by `env`. */
   function elsewhere(env: Record<string, string | undefined>) {
     const other = serverFor(env);
-    return { ...other, call: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(other.app, method, base + path, body, headers) };
+    return {
+      ...other,
+      call: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+        send(other.app, method, base + path, body, headers),
+    };
   }
 
   return { db, clock, svc, registry, app, store, key, base, call, raw, newKey, elsewhere };

@@ -30,10 +30,10 @@ export const sweepRoutes = (registry: Registry): SweepRoute[] =>
   restRoutes(registry)
     .filter((r) => !(r.auth.length === 1 && r.auth[0] === 'user') && !(r.auth.includes('public') && r.response === 'raw'))
     .map((r) => ({
-    ...r,
-    name: `${r.plugin.name}.${r.actionName}`,
-    params: [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]).filter((p) => p !== 'storeId'),
-  }));
+      ...r,
+      name: `${r.plugin.name}.${r.actionName}`,
+      params: [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]).filter((p) => p !== 'storeId'),
+    }));
 
 export interface SweepTool {
   name: string;
@@ -48,7 +48,13 @@ export const sweepTools = (registry: Registry): SweepTool[] =>
   registry.plugins.flatMap((plugin) =>
     Object.entries(plugin.actions)
       .filter(([, a]) => isTool(plugin, a))
-      .map(([actionName, action]) => ({ name: flatName(plugin, actionName), plugin, actionName, action, accepted: acceptedScopes(plugin, action.kind) })),
+      .map(([actionName, action]) => ({
+        name: flatName(plugin, actionName),
+        plugin,
+        actionName,
+        action,
+        accepted: acceptedScopes(plugin, action.kind),
+      })),
   );
 
 const hasBody = (method: string) => method !== 'GET' && method !== 'DELETE';
@@ -119,7 +125,14 @@ export const credentialFor = (route: RestRoute, world: Pick<World, 'key'>): Reco
   route.auth.includes('public') ? {} : route.auth.includes('admin') ? adminHeaders : keyHeaders(world.key);
 
 /** Sends `input` to the route as `world`'s credential (or `headers`), at `storeId`'s URL. */
-export function call(h: Harness, route: SweepRoute, storeId: string, input: Record<string, unknown>, headers: Record<string, string>, extra: Record<string, string> = {}) {
+export function call(
+  h: Harness,
+  route: SweepRoute,
+  storeId: string,
+  input: Record<string, unknown>,
+  headers: Record<string, string>,
+  extra: Record<string, string> = {},
+) {
   const { path, body } = requestFor(route, storeId, input);
   return send(h, route.method, path, body, { ...headers, ...extra });
 }
@@ -135,7 +148,9 @@ export function envelopeProblems(res: Res, expect?: { status?: number; code?: st
   const b = res.body;
   if (!b || typeof b !== 'object' || Object.keys(b).join() !== 'error') return [...out, `not an error envelope: ${res.text.slice(0, 200)}`];
   const e = b.error;
-  const keys = Object.keys(e ?? {}).sort().join();
+  const keys = Object.keys(e ?? {})
+    .sort()
+    .join();
   if (keys !== 'code,message,param,request_id,type') out.push(`envelope fields ${keys}`);
   const def = errorDef(e.code);
   if (!def) out.push(`code '${e.code}' is not in the error table`);

@@ -55,8 +55,9 @@ export async function startReceiver(respond: Responder = () => 200) {
       } catch {}
       const r: Received = { path: req.url ?? '/', headers: req.headers as Record<string, string>, raw, body };
       received.push(r);
-      for (const w of waiters.splice(0)) if (received.length >= w.n) w.resolve();
-      else waiters.push(w);
+      for (const w of waiters.splice(0))
+        if (received.length >= w.n) w.resolve();
+        else waiters.push(w);
       void Promise.resolve(responder(r, received.length)).then((answer) => {
         const { status, body: text, headers } = typeof answer === 'number' ? { status: answer, body: 'ok', headers: {} } : answer;
         if (!res.destroyed) res.writeHead(status, headers).end(text ?? '');

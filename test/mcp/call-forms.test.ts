@@ -77,7 +77,9 @@ describe('refusal texts', () => {
       param: null,
     });
     const custom: any = await client.callTool({ name: 'stamp', arguments: {} });
-    expect(JSON.parse(custom.content[0].text).error.message).toBe('This connection is read-only; stamp acts outside svc. Connect without readonly to call it.');
+    expect(JSON.parse(custom.content[0].text).error.message).toBe(
+      'This connection is read-only; stamp acts outside svc. Connect without readonly to call it.',
+    );
     await client.close();
   });
 });

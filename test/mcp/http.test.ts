@@ -97,7 +97,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     await client.close();
   });
 
-  test('discover_tools returns each action\'s full input schema', async () => {
+  test("discover_tools returns each action's full input schema", async () => {
     const h = await setup();
     const { client } = await mcpClient(h);
     const r: any = await client.callTool({ name: 'discover_tools', arguments: { tool_name: 'products' } });
@@ -112,7 +112,12 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     const h = await setup();
     const { client } = await mcpClient(h, { query: '?readonly=true' });
     const { tools } = await client.listTools();
-    expect((tools.find((t) => t.name === 'products')!.inputSchema.properties as any).action.enum.sort()).toEqual(['get_product', 'get_variant', 'list_products', 'list_variants']);
+    expect((tools.find((t) => t.name === 'products')!.inputSchema.properties as any).action.enum.sort()).toEqual([
+      'get_product',
+      'get_variant',
+      'list_products',
+      'list_variants',
+    ]);
     const r: any = await client.callTool({ name: 'products', arguments: { action: 'create_product', name: 'Nope' } });
     expect(r.isError).toBe(true);
     expect((await h.call('GET', '/products')).body.data).toHaveLength(0);
@@ -152,11 +157,15 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
 
   test('a session terminated through one API process is gone on every other at once (issue 20.9)', async () => {
     const h = await setup();
-    const b = createApp(makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }));
+    const b = createApp(
+      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
+    );
     const sid = (await post(h, init())).headers.get('mcp-session-id')!;
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(200); // process A knows the session
-    const del = await b.handle(new Request('http://svc.test/agent/mcp', { method: 'DELETE', headers: { 'x-api-key': h.key, 'mcp-session-id': sid } }));
+    const del = await b.handle(
+      new Request('http://svc.test/agent/mcp', { method: 'DELETE', headers: { 'x-api-key': h.key, 'mcp-session-id': sid } }),
+    );
     expect(del.status).toBe(200);
     expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(404);
   });
@@ -208,7 +217,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
     expect((await post(h, list, { 'mcp-session-id': sid })).status).toBe(404);
   });
 
-  test('another store\'s data is out of reach through MCP', async () => {
+  test("another store's data is out of reach through MCP", async () => {
     const a = await setup();
     const b = await setup();
     const theirs = await b.call('POST', '/products', product());
@@ -228,7 +237,9 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
       expect(JSON.parse(text(r)).error.code).toBe('validation_failed');
     }
     await client.close();
-    const rows = await h.db.query(`SELECT input->>'id' AS id FROM tool_executions WHERE store_id = $1 AND tool = 'orders' ORDER BY created_at`, [h.store.id]);
+    const rows = await h.db.query(`SELECT input->>'id' AS id FROM tool_executions WHERE store_id = $1 AND tool = 'orders' ORDER BY created_at`, [
+      h.store.id,
+    ]);
     expect(rows.map((r: any) => r.id)).toEqual(['x\ufffd', '\ufffd']);
   });
 });

@@ -34,7 +34,18 @@ describe('outside MCP clients', () => {
     const names = JSON.parse(list.stdout).tools.map((t: any) => t.name);
     expect(names).toEqual(expect.arrayContaining(['products', 'orders', 'discover_tools']));
     const call = await run(
-      [bin('mcp-inspector'), ...common, '--method', 'tools/call', '--tool-name', 'products', '--tool-arg', 'action=get_product', '--tool-arg', `id=${p.body.id}`],
+      [
+        bin('mcp-inspector'),
+        ...common,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'products',
+        '--tool-arg',
+        'action=get_product',
+        '--tool-arg',
+        `id=${p.body.id}`,
+      ],
       env,
     );
     expect(call.code).toBe(0);

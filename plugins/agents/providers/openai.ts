@@ -35,7 +35,9 @@ export function openaiProvider(baseUrl: string, apiKey: string | undefined): Mod
           stream: true,
           messages: wireMessages(req.system, req.messages),
           ...(req.tools.length
-            ? { tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+            ? {
+                tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+              }
             : {}),
         }),
         signal: req.signal,

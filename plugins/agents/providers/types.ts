@@ -12,9 +12,7 @@ export interface ToolResult {
   isError: boolean;
 }
 export type ChatMessage =
-  | { role: 'user'; text: string }
-  | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
-  | { role: 'tool'; results: ToolResult[] };
+  { role: 'user'; text: string } | { role: 'assistant'; text: string; toolCalls: ToolCall[] } | { role: 'tool'; results: ToolResult[] };
 
 export interface ToolDef {
   name: string;

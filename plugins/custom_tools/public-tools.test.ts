@@ -75,7 +75,8 @@ describe("publishing is the operator's act", () => {
       visibility: 'private',
       execution_config: { url: 'https://tools.example.com/x', headers: { 'X-Key': '{{KEY}}' } },
     });
-    expectError(await h.raw('POST', `/v1/admin/tools/${made.id}/publish`), 401, { code: 'invalid_api_key' });
+    // A store's valid key on the operator's route: 403 (SPEC 7, admin-only endpoint).
+    expectError(await h.raw('POST', `/v1/admin/tools/${made.id}/publish`), 403, { code: 'insufficient_scope' });
     expect((await publish(h, made.id)).visibility).toBe('public');
     expect((await admin(h, 'POST', `/tools/${made.id}/publish`)).body.visibility).toBe('public'); // idempotent
     // The owner sees it published, its own.

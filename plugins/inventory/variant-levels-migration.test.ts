@@ -34,7 +34,7 @@ test('levels written before variants keep their quantities, get variant_id = pro
   await inScratchSchema(async (db) => {
     const all = allMigrations(plugins);
     // The database as it was before variants: every migration but the ones that brought them.
-    const variants = ['inventory/003_variant_levels', 'products/003_variants_metadata_search', 'products/004_sku_space', 'orders/003_line_variant'];
+    const variants = ['inventory/003_variant_levels', 'products/003_variants_metadata_search', 'products/004_sku_space', 'orders/004_line_variant'];
     await migrate(
       db,
       all.filter((m) => !variants.includes(m.id)),

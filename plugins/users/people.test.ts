@@ -29,8 +29,8 @@ describe('members and roles', () => {
     expect((await h.call('POST', '/users', { email, role: 'viewer' }, admin)).body.error.code).toBe('already_member');
     const short = await h.call('POST', '/users', { email: 'x@example.com', password: 'short', role: 'viewer' }, admin);
     expect(short.body.error).toMatchObject({ code: 'validation_failed', param: 'password' });
-    // An API key cannot use the operator's route.
-    expect((await h.call('POST', '/users', { email: 'y@example.com', password: PASSWORD, role: 'owner' })).status).toBe(401);
+    // A store's API key cannot use the operator's route (SPEC 7: a valid credential, not allowed here).
+    expect((await h.call('POST', '/users', { email: 'y@example.com', password: PASSWORD, role: 'owner' })).status).toBe(403);
     const [row] = await h.db.query('SELECT password_hash FROM users WHERE email = $1', [email]);
     expect(row.password_hash).toStartWith('$argon2id$');
   });
@@ -76,7 +76,7 @@ describe('members and roles', () => {
       body: { object: 'invitation', email, role: 'staff', url: expect.stringContaining('/auth/invitation?token=') },
     });
     // An API key is not a person: it cannot invite.
-    expect((await h.call('POST', '/invitations', { email, role: 'staff' })).status).toBe(401);
+    expect((await h.call('POST', '/invitations', { email, role: 'staff' })).status).toBe(403);
     const b = browser(h);
     const page = await b.get(link.pathname + link.search);
     expect(page.text).toContain('as staff');

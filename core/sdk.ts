@@ -35,7 +35,7 @@ export {
   METADATA_MAX_KEYS,
   METADATA_VALUE_MAX,
 } from './plugins/metadata';
-export { DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
+export { containing, DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError, toToolError } from './errors';
 export type { ErrorDef, ToolError } from './errors';
 export { PLANS, isPlan, planAtLeast, type Plan } from './plans';

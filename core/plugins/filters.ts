@@ -54,3 +54,6 @@ export function dateRangeFilters(column: string, range: Partial<Record<keyof typ
   }
   return out;
 }
+
+/** A `q` search as a case-insensitive LIKE pattern: the text anywhere, its own % _ and \ matching themselves. */
+export const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;

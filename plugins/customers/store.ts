@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
-import { errors } from '../../core/sdk';
+import { containing, errors } from '../../core/sdk';
 import {
   checkMetadata,
   dateRangeFilters,
@@ -85,9 +85,6 @@ export const customerRow = (ctx: Ctx, id: string, forUpdate = false) =>
 
 /** The text q searches: the expression of the trigram index customers_search (migration 002), exactly. */
 const SEARCH_TEXT = "lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, ''))";
-
-/** q as a LIKE pattern: its own % _ and \ match themselves. */
-const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 export const listCustomers = (ctx: Ctx, input: Static<typeof CustomerQuery>) =>
   listPage(

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import {
+  containing,
   checkCurrency,
   checkMetadata,
   dateRangeFilters,
@@ -167,9 +168,6 @@ export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
 
 /** The text q searches: the expression of the trigram index products_search (migration 003), exactly. */
 const SEARCH_TEXT = "lower(name || ' ' || coalesce(sku, ''))";
-
-/** q as a LIKE pattern: its own % _ and \ match themselves. */
-const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 /**
  * Each filter is a condition the store's indexes serve (migration 003): q and sku match the

@@ -42,7 +42,7 @@ export { checkUrl, EgressError } from './net/egress';
 export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
 
 // Stores and keys (the operator's API).
-export { createKey, createStore, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
+export { createKey, createStore, expireKey, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from './tools/catalog';

@@ -11,6 +11,7 @@ import agents from './agents';
 import custom_tools from './custom_tools';
 import tool_executions from './tool_executions';
 import users from './users';
+import api_keys from './api_keys';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -29,5 +30,6 @@ export const pluginList: PluginDef[] = [
   custom_tools,
   tool_executions,
   users,
+  api_keys,
   admin,
 ];

@@ -13,7 +13,7 @@ const STILL_TO_COME = [
   'analytics', 'web_search', 'discovery', 'enrichment', 'embeddings', 'llm',
   'email', 'segments', 'campaigns', 'affiliates',
   'documents', 'image_gen', 'video_gen', 'media', 'remove_bg',
-  'workflows', 'browser', 'security_scan', 'store', 'storefront', 'api_keys', 'api_docs', 'telemetry', 'audit_trail',
+  'workflows', 'browser', 'security_scan', 'store', 'storefront', 'api_docs', 'telemetry', 'audit_trail',
   'svc_login', 'svc_status', 'svc_stores', 'local_agent', 'launch_cluster',
   'voice', 'supply_chain', 'phone', 'wallet', 'pipeline',
   'qr_codes', 'inbox',

@@ -151,6 +151,10 @@ describe('the MCP tool api_keys', () => {
     expect(made.isError).toBeFalsy();
     const key = JSON.parse(made.content[0].text);
     expect(key.key).toStartWith('svc_test_');
+    // The secret is the caller's alone: the audit trail of tool calls keeps only a placeholder.
+    const [audit] = await h.db.query("SELECT output FROM tool_executions WHERE store_id = $1 AND tool = 'api_keys' AND action = 'create_key' ORDER BY created_at DESC LIMIT 1", [h.store.id]);
+    expect(JSON.stringify(audit?.output)).toContain('[redacted]');
+    expect(JSON.stringify(audit?.output)).not.toContain(key.key);
     const wider: any = await client.callTool({ name: 'api_keys', arguments: { action: 'create_key', scopes: ['orders:read'] } });
     expect(wider.isError).toBe(true);
     expect(wider.content[0].text).toContain('orders:read');

@@ -12,6 +12,7 @@ import custom_tools from './custom_tools';
 import tool_executions from './tool_executions';
 import users from './users';
 import api_keys from './api_keys';
+import svc_stores from './svc_stores';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -31,5 +32,6 @@ export const pluginList: PluginDef[] = [
   tool_executions,
   users,
   api_keys,
+  svc_stores,
   admin,
 ];

@@ -17,7 +17,16 @@ export type { Plan };
  */
 export type Principal =
   | { kind: 'api_key'; keyId: string; storeId: string; scopes: string[]; livemode: boolean }
-  | { kind: 'user'; userId: string; storeId: string; scopes: string[]; livemode: boolean; role: string }
+  | {
+      kind: 'user';
+      userId: string;
+      storeId: string;
+      scopes: string[];
+      livemode: boolean;
+      role: string;
+      /** The OAuth grant the access token belongs to, and its issuer: the session svc_stores and svc_login move or end. */
+      grant?: { id: string; issuer: string };
+    }
   | { kind: 'admin'; storeId?: undefined; scopes: string[]; livemode: false }
   | { kind: 'public'; storeId?: undefined; scopes: string[]; livemode: false };
 

@@ -69,7 +69,7 @@ export function userAuthenticator(deps: JobDeps): Authenticator {
       if (!m || m.revoked || !isRole(m.role)) throw errors.auth('This access token was revoked, or its user is no longer a member of the store.');
       const allowed = roleScopes(deps.registry, m.role);
       const scopes = String(scope ?? '').split(' ').filter((s) => allowed.includes(s));
-      const principal: Principal = { kind: 'user', userId: sub!, storeId: m.store.id, scopes, livemode: true, role: m.role };
+      const principal: Principal = { kind: 'user', userId: sub!, storeId: m.store.id, scopes, livemode: true, role: m.role, grant: { id: gid, issuer: String(claims.iss ?? base) } };
       return { principal, store: m.store };
     },
   };

@@ -1,0 +1,2 @@
+/** What other plugins (svc_stores, svc_login) may use of the users plugin. */
+export { endGrant, storesOfUser, switchGrant } from './switch';

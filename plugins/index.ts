@@ -13,6 +13,7 @@ import tool_executions from './tool_executions';
 import users from './users';
 import api_keys from './api_keys';
 import svc_stores from './svc_stores';
+import svc_login from './svc_login';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -33,5 +34,6 @@ export const pluginList: PluginDef[] = [
   users,
   api_keys,
   svc_stores,
+  svc_login,
   admin,
 ];

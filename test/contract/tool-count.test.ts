@@ -14,7 +14,7 @@ const STILL_TO_COME = [
   'email', 'segments', 'campaigns', 'affiliates',
   'documents', 'image_gen', 'video_gen', 'media', 'remove_bg',
   'workflows', 'browser', 'security_scan', 'store', 'storefront', 'api_docs', 'telemetry', 'audit_trail',
-  'svc_login', 'svc_status', 'local_agent', 'launch_cluster',
+  'svc_status', 'local_agent', 'launch_cluster',
   'voice', 'supply_chain', 'phone', 'wallet', 'pipeline',
   'qr_codes', 'inbox',
 ];

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, fail, forbidden, Input, invalid, Uuid, type Ctx } from '../../core/sdk';
+import { action, definePlugin, fail, Input, invalid, Uuid, type Ctx } from '../../core/sdk';
 import { storesOfUser, switchGrant } from '../users/public';
 
 /**
@@ -58,7 +58,6 @@ export default definePlugin({
   scopes: { read: ['platform', 'platform:read'], write: ['platform', 'platform:read'] },
   errors: {
     store_switch_unavailable: invalid('The credential is bound to one store (an API key) and cannot switch.'),
-    no_oauth_session: forbidden('The credential is not an OAuth access token.'),
   },
   actions: {
     list_stores: action({

@@ -2,12 +2,12 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { mcpClient } from '../../test/kit/mcp';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
 import { authorize, discover, exchange, register } from '../users/oauth-kit';
-import { addUser, browser } from '../users/test-kit';
+import { addUser, browser, uniqueIp } from '../users/test-kit';
 
 /** Issue 11, "Keys managed by their owners": STORE/api-keys and the MCP tool api_keys. */
 let h: Harness;
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
 }, 120_000);
 
 const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-api-key': '' });
@@ -17,7 +17,7 @@ async function tokenFor(role: string, scope: string) {
   const user = await addUser(h, role);
   const { as } = await discover(h);
   const client = await register(h, as);
-  const a = await authorize(h, as, client, browser(h), user.email, { scope, storeId: h.store.id });
+  const a = await authorize(h, as, client, browser(h, { ip: uniqueIp() }), user.email, { scope, storeId: h.store.id });
   return (await exchange(h, as, client, a.callback!, a.verifier, a.state)).access_token;
 }
 

@@ -3,7 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { mcpClient } from '../../test/kit/mcp';
 import { setup, type Harness } from '../../test/kit/setup';
 import { clientOptions, discover, register, tokenRequest } from '../users/oauth-kit';
-import { addUser, browser, formFields } from '../users/test-kit';
+import { addUser, browser, formFields, uniqueIp } from '../users/test-kit';
 
 /** Issue 11, "CLI and agent login": the device authorization grant (RFC 8628) and the tool svc_login. */
 let h: Harness;
@@ -12,9 +12,9 @@ let user: { id: string; email: string };
 // by every harness of the test database, and a sign-in at a later clock would hold the others up.
 let human: ReturnType<typeof browser>;
 beforeAll(async () => {
-  h = await setup({ env: { SVC_PUBLIC_URL: 'http://svc.test' } });
+  h = await setup({ env: { SVC_PUBLIC_URL: 'http://svc.test', SVC_TRUST_PROXY: 'true' } });
   user = await addUser(h, 'owner');
-  human = browser(h);
+  human = browser(h, { ip: uniqueIp() });
   expect((await human.signIn(user.email)).status).toBe(303);
 }, 120_000);
 
@@ -47,7 +47,7 @@ describe('the device authorization grant over HTTP (an independent client)', () 
     expect((await poll()).body.error).toBe('authorization_pending');
     expect((await poll()).body.error).toBe('slow_down');
     // Not signed in: the page sends the human to sign in, and back.
-    const anon = await browser(h).get(`/auth/device?user_code=${started.user_code}`);
+    const anon = await browser(h, { ip: uniqueIp() }).get(`/auth/device?user_code=${started.user_code}`);
     expect(anon.status).toBe(303);
     expect(anon.location).toStartWith('/auth/login?return_to=');
     // A form without its CSRF token is refused and decides nothing.

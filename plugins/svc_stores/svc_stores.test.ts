@@ -4,14 +4,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { mcpClient } from '../../test/kit/mcp';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
 import { authorize, discover, exchange, MCP_URL, register } from '../users/oauth-kit';
-import { addUser, browser } from '../users/test-kit';
+import { addUser, browser, uniqueIp } from '../users/test-kit';
 
 /** Issue 11: the MCP tool svc_stores (list_stores, get_current, switch_store). */
 let h: Harness;
 let other: { id: string; name: string };
 let user: { id: string; email: string };
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
   const made = await h.raw('POST', '/v1/stores', { name: 'Second shop' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
   other = made.body.store;
   user = await addUser(h, 'owner');
@@ -23,7 +23,7 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-api-key': '' }
 async function tokens(scope: string) {
   const { as } = await discover(h);
   const client = await register(h, as);
-  const a = await authorize(h, as, client, browser(h), user.email, { scope, storeId: h.store.id });
+  const a = await authorize(h, as, client, browser(h, { ip: uniqueIp() }), user.email, { scope, storeId: h.store.id });
   return exchange(h, as, client, a.callback!, a.verifier, a.state);
 }
 
@@ -85,6 +85,21 @@ describe('svc_stores over MCP with a user\'s token', () => {
     expect(r).toMatchObject({ status: 403, body: { error: { code: 'not_a_member', param: 'store_id' } } });
     // Still good where it was.
     expect((await h.call('GET', '/stores/current', undefined, bearer(t.access_token))).status).toBe(200);
+  }, 60_000);
+});
+
+describe('verified tokens are remembered briefly, never past their expiry', () => {
+  test('a token used a moment ago is still refused once it expires', async () => {
+    const t = await tokens('platform:read');
+    expect((await h.call('GET', '/stores/current', undefined, bearer(t.access_token))).status).toBe(200);
+    const start = h.clock.now();
+    h.clock.advance(3601_000);
+    try {
+      const late = await h.call('GET', '/stores/current', undefined, bearer(t.access_token));
+      expect(late).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key' } } });
+    } finally {
+      h.clock.set(start);
+    }
   }, 60_000);
 });
 

@@ -3,14 +3,14 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserLogin, readSession, saveSession, sessionCredential } from '../../core/mcp/oauth-login';
-import { addUser, browser, formFields } from '../../plugins/users/test-kit';
+import { addUser, browser, formFields, uniqueIp } from '../../plugins/users/test-kit';
 import { setup, type Harness } from '../kit/setup';
 
 /** Issue 11: `svc login --url URL` without a key (browser, loopback redirect, PKCE), and its refresh. */
 let h: Harness;
 let user: { email: string };
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
   user = await addUser(h, 'owner');
 }, 120_000);
 
@@ -22,7 +22,7 @@ const viaApp = ((input: string | URL | Request, init?: RequestInit) => {
 
 test('browser sign-in: the printed URL, consent, the loopback redirect, tokens kept 0600 and refreshed by themselves', async () => {
   let shown = '';
-  const human = browser(h);
+  const human = browser(h, { ip: uniqueIp() });
   await human.signIn(user.email);
   const done = browserLogin('http://svc.test', {
     fetch: viaApp,
@@ -62,7 +62,7 @@ test('browser sign-in: the printed URL, consent, the loopback redirect, tokens k
 }, 60_000);
 
 test('a denied consent or a forged answer ends the login with a clear error', async () => {
-  const human = browser(h);
+  const human = browser(h, { ip: uniqueIp() });
   await human.signIn(user.email);
   const denied = browserLogin('http://svc.test', {
     fetch: viaApp,

@@ -1,10 +1,12 @@
 import { beforeAll, expect, test } from 'bun:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserLogin, readSession, saveSession, sessionCredential } from '../../core/mcp/oauth-login';
 import { addUser, browser, formFields, uniqueIp } from '../../plugins/users/test-kit';
-import { setup, type Harness } from '../kit/setup';
+import { product, setup, type Harness } from '../kit/setup';
 
 /** Issue 11: `svc login --url URL` without a key (browser, loopback redirect, PKCE), and its refresh. */
 let h: Harness;
@@ -79,4 +81,43 @@ test('a denied consent or a forged answer ends the login with a clear error', as
     show: (url) => void fetch(`${new URL(url).searchParams.get('redirect_uri')}?code=stolen&state=wrong`).catch(() => {}),
   });
   await expect(forged).rejects.toThrow(/state differs/);
+}, 60_000);
+
+test('svc mcp uses the signed-in session: its store by default, the token refreshed when due', async () => {
+  // A real listener this time: the stdio bridge is another process.
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => h.app.handle(r) });
+  try {
+    const url = `http://127.0.0.1:${server.port}`;
+    const human = browser(h, { ip: uniqueIp(), origin: url });
+    await human.signIn(user.email);
+    const session = await browserLogin(url, {
+      scope: 'products:read',
+      show: (u) =>
+        void (async () => {
+          const page = await human.get(u);
+          const decided = await human.post('/auth/authorize', { ...formFields(page.text, '/auth/authorize'), store_id: h.store.id, decision: 'allow' });
+          await fetch(decided.location!).catch(() => {});
+        })(),
+    });
+    const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
+    // Saved as already expiring: the bridge must refresh before its first request.
+    saveSession(join(home, '.svc', 'session.json'), { url, oauth: { ...session, expires_at: Date.now() } });
+    const p = await h.call('POST', '/products', product({ name: 'Signed-in mug' }));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(import.meta.dir, '..', '..', 'core', 'cli.ts'), 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'session-test', version: '1' });
+    await client.connect(transport);
+    const r: any = await client.callTool({ name: 'products', arguments: { action: 'get_product', id: p.body.id } });
+    expect(r.structuredContent?.name).toBe('Signed-in mug');
+    await client.close();
+    const saved = readSession(join(home, '.svc', 'session.json'))!.oauth!;
+    expect(saved.refresh_token).not.toBe(session.refresh_token);
+    expect(saved.expires_at).toBeGreaterThan(Date.now());
+  } finally {
+    server.stop(true);
+  }
 }, 60_000);

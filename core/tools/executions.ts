@@ -89,7 +89,7 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
     source: caller.source,
     status: run.status,
     duration_ms: durationMs,
-    input: target.input ?? {},
+    input: withoutSecrets(target.input ?? {}),
     output: outputOf(run),
     created_at: caller.clock.now().toISOString(),
   };

@@ -99,6 +99,9 @@ describe('the MCP tool svc_login', () => {
     const audit = await h.db.query("SELECT output FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
     expect(JSON.stringify(audit)).not.toContain(done.refresh_token);
     expect(JSON.stringify(audit)).not.toContain(started.device_code);
+    // Inputs too: a pending device_code read from the audit trail would let a reader take the tokens.
+    const inputs = await h.db.query("SELECT input FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
+    expect(JSON.stringify(inputs)).not.toContain(started.device_code);
 
     const next = await tool({ action: 'refresh_token', refresh_token: done.refresh_token });
     expect(next.status).toBe('approved');
@@ -106,6 +109,7 @@ describe('the MCP tool svc_login', () => {
     // Replaying the spent refresh token revokes the whole session.
     expect((await tool({ action: 'refresh_token', refresh_token: done.refresh_token })).status).toBe('invalid_grant');
     expect((await h.call('GET', '/orders', undefined, bearer(next.access_token))).status).toBe(401);
+    expect(JSON.stringify(await h.db.query("SELECT input FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]))).not.toContain(done.refresh_token);
 
     // A new session, then logout with its refresh token.
     const again = await tool({ action: 'login' });

@@ -28,6 +28,7 @@ Usage:
   svc users create --email EMAIL --store ID --role owner|admin|approver|staff|viewer [--name NAME] [--json]
                                                  add a user to a store (the password of a new account is read from stdin)
   svc login --url URL --key KEY                  keep a server URL and API key in ~/.svc/session.json
+  svc login --url URL [--scope S]               sign in in the browser (OAuth, PKCE, loopback); tokens kept and refreshed
   svc mcp --store ID [--transport stdio|sse] [--port N] [--toolsets a,b] [--read-only] [--tools flat|grouped]
                                                  MCP for AI clients, bridged to the server at --url / SVC_URL
   svc --help | --version

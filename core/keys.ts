@@ -132,3 +132,19 @@ export async function getStore(db: Db, storeId: string): Promise<Store | undefin
   const [row] = await db.query('SELECT id, name, plan FROM stores WHERE id = $1', [storeId]);
   return row as Store | undefined;
 }
+
+/**
+ * Shortens a key's life to `at` (never lengthens it): the old half of a roll. Caches in this
+ * process drop it once the change commits, so the new expiry applies at once here.
+ */
+export async function expireKey(ctx: { db: Db; afterCommit(fn: () => void): void }, storeId: string, keyId: string, at: Date) {
+  const rows = await ctx.db.query<{ key_hash: string; expires_at: Date }>(
+    `UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > $3 THEN $3 ELSE expires_at END
+     WHERE store_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING key_hash, expires_at`,
+    [storeId, keyId, at],
+  );
+  if (!rows.length) throw errors.notFound(`api key: '${keyId}'`, 'key_id');
+  const hash = rows[0].key_hash;
+  ctx.afterCommit(() => keyRevoked.emit(hash));
+  return new Date(rows[0].expires_at);
+}

@@ -65,7 +65,7 @@ export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
 export { ASYNC_FUNCTION } from './sandbox';
 
 // Stores and keys (the operator's API).
-export { createKey, createStore, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
+export { createKey, createStore, expireKey, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';

@@ -11,6 +11,9 @@ import agents from './agents';
 import custom_tools from './custom_tools';
 import tool_executions from './tool_executions';
 import users from './users';
+import api_keys from './api_keys';
+import svc_stores from './svc_stores';
+import svc_login from './svc_login';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -29,5 +32,8 @@ export const pluginList: PluginDef[] = [
   custom_tools,
   tool_executions,
   users,
+  api_keys,
+  svc_stores,
+  svc_login,
   admin,
 ];

@@ -144,17 +144,21 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
 /** Who may call, as OpenAPI security requirements and one sentence for the description. */
 function access(route: RestRoute): { security: Json[]; sentence: string; scopes?: string[] } {
   if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
-  if (route.auth.includes('admin'))
+  if (route.auth.length === 1 && route.auth[0] === 'admin')
     return {
       security: [{ AdminToken: [] }],
       sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.',
     };
   const scopes = acceptedScopes(route.plugin, route.action.kind);
-  return {
-    security: API_KEY_SECURITY,
-    scopes,
-    sentence: `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`,
-  };
+  const sentence = `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`;
+  // A route the operator shares with the store's credentials (the store's API keys) takes either.
+  if (route.auth.includes('admin'))
+    return {
+      security: [...API_KEY_SECURITY, { AdminToken: [] }],
+      scopes,
+      sentence: `${sentence} The admin token (SVC_ADMIN_TOKEN) is accepted too.`,
+    };
+  return { security: API_KEY_SECURITY, scopes, sentence };
 }
 
 /** The body as the route reads it: JSON, a form, raw bytes or multipart parts. */

@@ -32,8 +32,9 @@ export interface RestRoute {
   pathChecks: [string, RegExp][];
 }
 
-/** `api_key` routes take a user's token too: both are a store's credential with scopes. */
-const authKinds = (auth: RestMapping['auth']): AuthKind[] => (auth === undefined || auth === 'api_key' ? ['api_key', 'user'] : [auth]);
+/** `api_key` routes take a user's token too: both are a store's credential with scopes. A list is taken as written. */
+const authKinds = (auth: RestMapping['auth']): AuthKind[] =>
+  Array.isArray(auth) ? [...auth] : auth === undefined || auth === 'api_key' ? ['api_key', 'user'] : [auth];
 
 /** Every REST route, derived from the plugin declarations. */
 export function restRoutes(registry: Registry): RestRoute[] {

@@ -15,6 +15,8 @@ export interface Upstream {
   /** Base URL of a running svc server, e.g. http://127.0.0.1:3000 */
   url: string;
   apiKey: string;
+  /** A credential that changes (a signed-in user's access token, refreshed): asked for before each request, instead of apiKey. */
+  credential?: () => Promise<string>;
   storeId: string;
   /** Connection options passed on as the hosted endpoint's query (toolsets, readonly, tools). */
   query: URLSearchParams;
@@ -25,6 +27,13 @@ export interface Upstream {
  * (0.5 + 1 + 2 s): a server restarted by its supervisor is back within that, one shut down is not.
  */
 export const UPSTREAM_RECONNECT = { initialReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 2000, maxRetries: 3 };
+
+/** Sends each request with the credential current at that moment. */
+const withCredential = (credential: () => Promise<string>) => async (input: string | URL | Request, init?: RequestInit) => {
+  const headers = new Headers(init?.headers);
+  headers.set('authorization', `Bearer ${await credential()}`);
+  return fetch(input, { ...init, headers });
+};
 
 /**
  * A local MCP server (stdio or legacy SSE) that forwards tools/list and tools/call to a running svc
@@ -56,6 +65,7 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void, on
       new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { authorization: `Bearer ${upstream.apiKey}` } },
         reconnectionOptions: UPSTREAM_RECONNECT,
+        ...(upstream.credential ? { fetch: withCredential(upstream.credential) } : {}),
       }),
     );
     return c;

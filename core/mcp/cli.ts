@@ -4,17 +4,26 @@ import { dirname, join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { bridgeServer } from './bridge';
 import { serveSseBridge } from './sse-bridge';
+import { browserLogin, saveSession, sessionCredential } from './oauth-login';
 
 export class McpUsageError extends Error {}
 
 export const sessionFile = () => join(process.env.HOME ?? homedir(), '.svc', 'session.json');
 const log = (line: string) => process.stderr.write(line + '\n'); // stdout carries JSON-RPC only
 
-/** `svc login --url URL --key KEY`: checks the key against the server, then keeps both (0600). */
+/**
+ * `svc login --url URL --key KEY`: checks the key against the server, then keeps both (0600).
+ * Without --key: signs in through the browser (core/mcp/oauth-login.ts) and keeps the tokens.
+ */
 export async function login(flags: Record<string, any>) {
   const url = (flags.url ?? process.env.SVC_URL) as string | undefined;
   const key = flags.key as string | undefined;
-  if (!url || !key) throw new McpUsageError('login needs --url URL and --key KEY.');
+  if (!url) throw new McpUsageError('login needs --url URL (and --key KEY for an API key; without it you sign in in the browser).');
+  if (!key) {
+    const oauth = await browserLogin(url, { scope: flags.scope as string | undefined });
+    saveSession(sessionFile(), { url, oauth });
+    return sessionFile();
+  }
   let res: Response;
   try {
     res = await fetch(new URL('/agent/mcp', url), {
@@ -44,12 +53,16 @@ function credentials(flags: Record<string, any>) {
   const saved = existsSync(sessionFile()) ? JSON.parse(readFileSync(sessionFile(), 'utf8')) : {};
   const apiKey = process.env.SVC_API_KEY ?? saved.api_key;
   const url = (flags.url ?? process.env.SVC_URL ?? saved.url ?? 'http://127.0.0.1:3000') as string;
-  return { apiKey: apiKey as string | undefined, url };
+  // A browser sign-in session (svc login without --key): its token, refreshed when due.
+  const credential = !apiKey && saved.oauth ? sessionCredential(sessionFile()) : undefined;
+  return { apiKey: apiKey as string | undefined, url, credential, storeId: saved.oauth?.store_id as string | undefined };
 }
 
 /** `svc mcp --store ID [--transport stdio|sse] [--port N] [--toolsets a,b] [--read-only] [--tools flat]` */
 export async function mcp(flags: Record<string, any>) {
-  const storeId = flags.store as string | undefined;
+  const { apiKey, url, credential, storeId: signedInStore } = credentials(flags);
+  // A signed-in session is for one store: it is the default.
+  const storeId = (flags.store ?? signedInStore) as string | undefined;
   if (!storeId) throw new McpUsageError('mcp needs --store STORE_ID.');
   const transport = (flags.transport ?? 'stdio') as string;
   if (transport !== 'stdio' && transport !== 'sse') throw new McpUsageError(`Invalid --transport '${transport}': expected stdio or sse.`);
@@ -60,19 +73,19 @@ export async function mcp(flags: Record<string, any>) {
     if (flags.tools !== 'flat' && flags.tools !== 'grouped') throw new McpUsageError(`Invalid --tools '${flags.tools}': expected flat or grouped.`);
     query.set('tools', flags.tools);
   }
-  const { apiKey, url } = credentials(flags);
   if (transport === 'sse') {
     const port = Number(flags.port ?? 3001);
     const bridge = await serveSseBridge({ port, hostname: '127.0.0.1', upstream: { url, storeId, query }, log });
     log(`svc mcp (legacy SSE) on http://127.0.0.1:${bridge.port}/sse, bridging to ${url}`);
     return new Promise<never>(() => {});
   }
-  if (!apiKey) throw new McpUsageError('No API key: set SVC_API_KEY or run svc login --url URL --key KEY.');
+  if (!apiKey && !credential)
+    throw new McpUsageError('No API key: set SVC_API_KEY, or run svc login --url URL (browser sign-in) or svc login --url URL --key KEY.');
   // An MCP client ends a stdio server by closing its stdin; the bridge also ends when its server went away.
   let gone = false;
   let end!: () => void;
   const ended = new Promise<void>((resolve) => (end = resolve));
-  const server = bridgeServer({ url, apiKey, storeId, query }, log, () => {
+  const server = bridgeServer({ url, apiKey: apiKey ?? '', credential, storeId, query }, log, () => {
     gone = true;
     end();
   });

@@ -17,7 +17,16 @@ export type { Plan };
  */
 export type Principal =
   | { kind: 'api_key'; keyId: string; storeId: string; scopes: string[]; livemode: boolean }
-  | { kind: 'user'; userId: string; storeId: string; scopes: string[]; livemode: boolean; role: string }
+  | {
+      kind: 'user';
+      userId: string;
+      storeId: string;
+      scopes: string[];
+      livemode: boolean;
+      role: string;
+      /** The OAuth grant the access token belongs to, and its issuer: the session svc_stores and svc_login move or end. */
+      grant?: { id: string; issuer: string };
+    }
   | { kind: 'admin'; storeId?: undefined; scopes: string[]; livemode: false }
   | { kind: 'public'; storeId?: undefined; scopes: string[]; livemode: false };
 
@@ -118,8 +127,12 @@ export interface RestMapping {
    */
   path: string;
   status?: number;
-  /** Who may call: `api_key` (default; a user's token is accepted too), `user` (a signed-in user only), `admin` (the operator token), `public` (anyone). */
-  auth?: 'api_key' | 'user' | 'admin' | 'public';
+  /**
+   * Who may call: `api_key` (default; a user's token is accepted too), `user` (a signed-in user only), `admin` (the operator token), `public` (anyone).
+   * A list admits each kind named, exactly as written: `['admin', 'api_key', 'user']` is one route the operator and the store's own credentials share
+   * (the store's key routes), since two routes may not have the same method and path.
+   */
+  auth?: AuthKind | AuthKind[];
   /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
   scope?: 'store' | 'global';
   /**

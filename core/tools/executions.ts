@@ -43,7 +43,20 @@ export interface ExecutionRecord {
  * SPEC 2.6 `output`: the result exactly as the tool returned it (so a waiting agent gets what an
  * ungated call would have), or `{error}` when it failed; `status` tells the two apart.
  */
-export const outputOf = (run: RunResult) => (run.status === 'success' ? (run.result ?? null) : { error: errorBody(run.error) });
+export const outputOf = (run: RunResult) => (run.status === 'success' ? withoutSecrets(run.result ?? null) : { error: errorBody(run.error) });
+
+/**
+ * Credentials a tool hands out once (a new API key, a user's tokens) are the caller's to keep,
+ * never the audit trail's: anyone who may read tool executions could use them.
+ */
+const SECRET_FIELDS = new Set(['access_token', 'refresh_token', 'device_code', 'client_secret']);
+function withoutSecrets(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const o = value as Record<string, unknown>;
+  const secret = (k: string) => SECRET_FIELDS.has(k) || (k === 'key' && o.object === 'api_key');
+  if (!Object.keys(o).some(secret)) return value;
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, secret(k) && typeof v === 'string' ? '[redacted]' : v]));
+}
 
 export const errorBody = (e: SvcError) => ({ type: e.type, code: e.code, message: e.message, param: e.param });
 
@@ -81,7 +94,7 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
     source: caller.source,
     status: run.status,
     duration_ms: durationMs,
-    input: target.input ?? {},
+    input: withoutSecrets(target.input ?? {}),
     output: outputOf(run),
     created_at: caller.clock.now().toISOString(),
   };

@@ -1,22 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import {
-  action,
-  createKey,
-  createStore,
-  definePlugin,
-  errors,
-  Input,
-  PLANS,
-  revokeKey,
-  Timestamp,
-  Uuid,
-  validateExpiry,
-  validateScopes,
-} from '../../core/sdk';
+import { action, createKey, createStore, definePlugin, errors, Input, PLANS, Timestamp, Uuid, validateScopes } from '../../core/sdk';
 
 /**
- * The operator's API (bootstrap): create stores and manage their keys with the admin token
- * (SVC_ADMIN_TOKEN). REST only: an operator act is never a tool an agent or MCP client could call.
+ * The operator's API (bootstrap): create stores with the admin token (SVC_ADMIN_TOKEN). The
+ * store's key routes (`/v1/stores/:id/api-keys`) take the admin token too: they are plugins/api_keys,
+ * shared with the store's owners. REST only: an operator act is never a tool.
  */
 const Scopes = Type.Array(Type.String({ maxLength: 100, 'x-svc-enum': 'grantable-scopes' }), {
   maxItems: 100,
@@ -47,7 +35,7 @@ const PlanName = Type.Union(
 export default definePlugin({
   name: 'admin',
   category: 'platform',
-  description: 'Store and API key management with the admin token.',
+  description: 'Store creation with the admin token (key routes: api_keys).',
   resource: 'store',
   tool: false,
   scopes: { read: ['admin'], write: ['admin'] },
@@ -66,33 +54,6 @@ export default definePlugin({
         const store = await createStore(ctx.db, ctx.clock, { name, plan: input.plan ?? 'free' });
         const api_key = await createKey(ctx.db, ctx.clock, { storeId: store.id, scopes, livemode: false });
         return { store: { object: 'store' as const, ...store }, api_key };
-      },
-    }),
-    create_api_key: action({
-      kind: 'write',
-      description: 'Create another API key for a store. The plain key is returned only in this response.',
-      input: Input({
-        scopes: Type.Optional(Scopes),
-        livemode: Type.Optional(Type.Boolean({ default: false, description: 'true for a svc_live_ key, false for svc_test_.' })),
-        expires_at: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
-      }),
-      output: ApiKey,
-      rest: { method: 'POST', path: '/api-keys', status: 201, auth: 'admin' },
-      handler: async (ctx, input) => {
-        const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes, [...ctx.registry.grantable]);
-        const expiresAt = validateExpiry(input.expires_at, ctx.clock.now());
-        return createKey(ctx.db, ctx.clock, { storeId: ctx.store.id, scopes, livemode: input.livemode ?? false, expiresAt });
-      },
-    }),
-    revoke_api_key: action({
-      kind: 'destructive',
-      description: 'Revoke an API key; requests made with it then fail with 401.',
-      input: Input({ key_id: Uuid('The key id.') }),
-      output: Type.Object({ object: Type.Literal('api_key'), id: Uuid(), revoked: Type.Literal(true) }),
-      rest: { method: 'DELETE', path: '/api-keys/:key_id', auth: 'admin' },
-      handler: async (ctx, { key_id }) => {
-        await revokeKey(ctx, ctx.store.id, key_id);
-        return { object: 'api_key' as const, id: key_id, revoked: true as const };
       },
     }),
   },

@@ -78,8 +78,9 @@ export async function registerClient(
   if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method))
     throw new ClientMetadataError('invalid_client_metadata', 'token_endpoint_auth_method must be none, client_secret_basic or client_secret_post.');
   const grants = (meta.grant_types as unknown[] | undefined) ?? ['authorization_code', 'refresh_token'];
-  if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
-    throw new ClientMetadataError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token.');
+  const known = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'];
+  if (!Array.isArray(grants) || grants.some((g) => !known.includes(g as string)))
+    throw new ClientMetadataError('invalid_client_metadata', `grant_types may only hold ${known.join(', ')}.`);
   const responses = (meta.response_types as unknown[] | undefined) ?? ['code'];
   if (!Array.isArray(responses) || responses.some((r) => r !== 'code'))
     throw new ClientMetadataError('invalid_client_metadata', 'response_types may only hold code.');

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_users.sql' with { type: 'text' };
+import migration002 from './migrations/002_device.sql' with { type: 'text' };
 import { userAuthenticator } from './authenticator';
 import { authorizeActions } from './authorize';
+import { deviceActions } from './device-web';
 import { inviteActions } from './invite';
 import { loginActions } from './login';
 import { memberActions, roleErrors } from './members';
@@ -39,7 +41,10 @@ export default definePlugin({
     session_ttl_seconds: Type.Integer({ minimum: 300, default: 12 * 3600 }),
   }),
   errors: roleErrors,
-  migrations: [{ id: 'users/001_users', sql: migration001 }],
+  migrations: [
+    { id: 'users/001_users', sql: migration001 },
+    { id: 'users/002_device', sql: migration002 },
+  ],
   authenticators: (deps) => [userAuthenticator(deps)],
-  actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions },
+  actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions, ...deviceActions },
 });

@@ -116,4 +116,15 @@ export const roleErrors = {
   already_member: { status: 409, type: 'conflict_error' as const, description: 'The user is already a member of the store.' },
   last_owner: { status: 409, type: 'conflict_error' as const, description: 'The change would leave the store without an owner.' },
   role_required: { status: 403, type: 'permission_error' as const, description: "The caller's role in the store does not allow this." },
+  no_oauth_session: {
+    status: 403,
+    type: 'permission_error' as const,
+    description: "The credential is not an OAuth access token (a user's session).",
+  },
+  public_url_required: { status: 400, type: 'invalid_request_error' as const, description: 'The server needs SVC_PUBLIC_URL for this.' },
+  not_a_member: {
+    status: 403,
+    type: 'permission_error' as const,
+    description: "The user is not a member of that store (or their role there allows none of the session's scopes).",
+  },
 };

@@ -34,8 +34,18 @@ export function scopeUniverse(registry: Registry): string[] {
   return [...all].sort();
 }
 
-/** The scopes a role holds in a store, as a concrete list. */
-export const roleScopes = (registry: Registry, role: Role) => scopeUniverse(registry).filter((s) => roleAllows(role, s));
+/**
+ * The scopes a role holds in a store, as a concrete list. Computed once per registry and role (it
+ * is read on every request made with a user's token; a registry never changes after boot).
+ */
+const byRegistry = new WeakMap<Registry, Map<Role, string[]>>();
+export function roleScopes(registry: Registry, role: Role): string[] {
+  let roles = byRegistry.get(registry);
+  if (!roles) byRegistry.set(registry, (roles = new Map()));
+  let scopes = roles.get(role);
+  if (!scopes) roles.set(role, (scopes = scopeUniverse(registry).filter((s) => roleAllows(role, s))));
+  return scopes;
+}
 
 /** The requested scopes this role allows (all it allows when none are requested). */
 export function grantable(registry: Registry, role: Role, requested: string[] | undefined): string[] {

@@ -70,3 +70,9 @@ export function browser(h: Harness, opts: { ip?: string; origin?: string } = {})
     },
   };
 }
+
+/**
+ * A client address of its own (with SVC_TRUST_PROXY): sign-in throttling counts failures per
+ * address in the shared test database, so another file's wrong passwords never slow these tests.
+ */
+export const uniqueIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;

@@ -3,6 +3,7 @@ import { action, type Ctx } from '../../core/sdk';
 import { ClientMetadataError, getClient, registerClient, secretMatches, type Client } from './clients';
 import { GrantError, issueTokens, redeemCode, redeemRefresh, revokeByRefresh, revokeGrant } from './grants';
 import { verifyToken } from './signing';
+import { DEVICE_GRANT, pollDevice } from './device';
 import { baseUrl, jsonResponse } from './web';
 
 /**
@@ -11,11 +12,11 @@ import { baseUrl, jsonResponse } from './web';
  * envelope: OAuth client libraries read that shape. Bodies are form-encoded or JSON.
  */
 
-const RawBody = Type.Object({ body: Type.Optional(Type.Any()), content_type: Type.Optional(Type.String()) }, { additionalProperties: true });
-const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
+export const RawBody = Type.Object({ body: Type.Optional(Type.Any()), content_type: Type.Optional(Type.String()) }, { additionalProperties: true });
+export const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
   jsonResponse(status, { error, error_description: description }, headers);
 
-function parseBody(input: { body?: Uint8Array; content_type?: string }): Record<string, unknown> | undefined {
+export function parseBody(input: { body?: Uint8Array; content_type?: string }): Record<string, unknown> | undefined {
   const text = new TextDecoder().decode(input.body ?? new Uint8Array());
   if ((input.content_type ?? '').includes('application/json')) {
     try {
@@ -33,7 +34,7 @@ function parseBody(input: { body?: Uint8Array; content_type?: string }): Record<
  * (client_secret_post), or for a public client its client_id alone. A confidential client must
  * prove its secret.
  */
-async function authenticateClient(ctx: Ctx, body: Record<string, unknown>): Promise<Client | Response> {
+export async function authenticateClient(ctx: Ctx, body: Record<string, unknown>): Promise<Client | Response> {
   let id = body.client_id;
   let secret = body.client_secret;
   const basic = /^Basic\s+(.+)$/i.exec(ctx.http?.request.headers.get('authorization') ?? '')?.[1];
@@ -52,7 +53,7 @@ async function authenticateClient(ctx: Ctx, body: Record<string, unknown>): Prom
 export const tokenActions = {
   token: action({
     kind: 'write',
-    description: 'OAuth 2.1 token endpoint (SPEC 4.9): authorization_code (with PKCE) and refresh_token grants.',
+    description: 'OAuth 2.1 token endpoint (SPEC 4.9): authorization_code (with PKCE), refresh_token and device_code (RFC 8628) grants.',
     input: RawBody,
     output: Type.Object({}, { additionalProperties: true, description: 'An HTML page, a redirect, or (OAuth endpoints) their JSON.' }),
     rest: { method: 'POST', path: '/v1/auth/token', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
@@ -67,7 +68,9 @@ export const tokenActions = {
           return jsonResponse(200, await issueTokens(ctx, await redeemCode(ctx, client.client_id, body), issuer));
         if (body.grant_type === 'refresh_token')
           return jsonResponse(200, await issueTokens(ctx, await redeemRefresh(ctx, client.client_id, body.refresh_token), issuer, body.scope));
-        return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+        if (body.grant_type === DEVICE_GRANT)
+          return jsonResponse(200, await issueTokens(ctx, await pollDevice(ctx, client.client_id, body.device_code), issuer));
+        return oauthError(400, 'unsupported_grant_type', `grant_type must be authorization_code, refresh_token or ${DEVICE_GRANT}.`);
       } catch (e) {
         if (e instanceof GrantError) return oauthError(400, e.error, e.message);
         throw e;

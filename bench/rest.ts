@@ -10,7 +10,8 @@
  *   BENCH_POOL        database pool size of both the bare Elysia and svc servers (default 10,
  *                     svc's own default SVC_DB_POOL)
  *   BENCH_SEARCH_PRODUCTS  products in the store of the list-filter figures (default 100000)
- *   BENCH_ONLY        `search`: only the product list with and without a q filter (a quick check)
+ *   BENCH_ONLY        `search`: only the product list with and without a q filter; `mcp`: only MCP
+ *                     tools/call beside the REST GET (quick checks)
  *   DATABASE_URL      server to create the throwaway database on
  *                     (default postgres://postgres@127.0.0.1:5432/postgres)
  */
@@ -35,6 +36,7 @@ const THREADS = 2;
 const PRODUCTS = 300;
 const SEARCH_PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
 const ONLY_SEARCH = process.env.BENCH_ONLY === 'search';
+const ONLY_MCP = process.env.BENCH_ONLY === 'mcp';
 
 const GET_SCRIPT = join(import.meta.dir, 'get-rotate.lua');
 const POST_SCRIPT = join(import.meta.dir, 'post-create.lua');
@@ -212,7 +214,8 @@ async function main() {
       spec: { url: `${svc.base}${searchPath}&q=${SEARCH_WORD}`, headers: searchAuth },
     },
   ];
-  const plan = ONLY_SEARCH ? fullPlan.filter((p) => p.key === 'svcListBig' || p.key === 'svcSearch') : fullPlan;
+  const only = ONLY_SEARCH ? ['svcListBig', 'svcSearch'] : ONLY_MCP ? ['svcGet', 'mcpGet'] : undefined;
+  const plan = only ? fullPlan.filter((p) => only.includes(p.key)) : fullPlan;
 
   const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -230,35 +233,44 @@ async function main() {
 
   // Decay: the same svc process, GET back to back with no pause; a leak or a degrading pool shows
   // as falling req/s from run to run.
-  if (!ONLY_SEARCH) log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
+  if (!only) log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
   const decay: WrkResult[] = [];
-  for (let i = 0; i < (ONLY_SEARCH ? 0 : DECAY_RUNS); i++) {
+  for (let i = 0; i < (only ? 0 : DECAY_RUNS); i++) {
     const r = await wrkOnce(svc, svcGet, SECONDS);
     log(`  run ${i + 1}: ${describe(r)}`);
     decay.push(r);
   }
   await svc.stop();
 
-  const searchChecks = [
-    ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
-    p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
+  const searchChecks = ONLY_MCP
+    ? []
+    : [
+        ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
+        p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
+      ];
+  const mcpChecks = [
+    ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.7),
+    ...cpuRatio('(extra) server CPU per request, svc GET / MCP tools/call', m('svcGet'), m('mcpGet')),
+    p99Under('MCP tools/call p99 at 32 connections', m('mcpGet'), 10),
   ];
   const checks = ONLY_SEARCH
     ? searchChecks
-    : [
-        ...searchChecks,
-        ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
-        ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
-        ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
-        ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
-        ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.5),
-        // The server process is the busiest single thread here, so this is roughly where the req/s
-        // ratio settles when nothing else disturbs the run.
-        ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
-        p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
-        p99Under('svc list p99 at 32 connections', m('svcList'), 10),
-        p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
-      ];
+    : ONLY_MCP
+      ? mcpChecks
+      : [
+          ...searchChecks,
+          ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
+          ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
+          ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
+          ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
+          ...mcpChecks,
+          // The server process is the busiest single thread here, so this is roughly where the req/s
+          // ratio settles when nothing else disturbs the run.
+          ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
+          p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
+          p99Under('svc list p99 at 32 connections', m('svcList'), 10),
+          p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
+        ];
   if (decay.length >= 2) {
     const d = decay[decay.length - 1].rps / decay[0].rps;
     checks.push({

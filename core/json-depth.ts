@@ -16,6 +16,29 @@ export type JsonPath = (string | number)[];
  * not be valid JSON: the parser that runs afterwards reports syntax errors.
  */
 export function tooDeepInText(text: string, max: number): JsonPath | undefined {
+  return deeperThan(text, max) ? pathTooDeep(text, max) : undefined;
+}
+
+/** Whether containers nest deeper than `max`: brackets counted outside strings, nothing kept (the common, cheap answer). */
+function deeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+/** The path to the first container nested deeper than `max`, for the error that names it. */
+function pathTooDeep(text: string, max: number): JsonPath | undefined {
   // One frame per open container: its kind, and where we are in it (the key or the index).
   const frames: { object: boolean; key: string | number; expectKey: boolean }[] = [];
   for (let i = 0; i < text.length; i++) {

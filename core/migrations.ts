@@ -9,6 +9,7 @@ import core007 from './db/migrations/007_idempotency_replay.sql' with { type: 't
 import core008 from './db/migrations/008_public_tools.sql' with { type: 'text' };
 import core009 from './db/migrations/009_webhook_roll_and_version.sql' with { type: 'text' };
 import core010 from './db/migrations/010_change_notifications.sql' with { type: 'text' };
+import core011 from './db/migrations/011_session_changes_notify.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -26,6 +27,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/008_public_tools', sql: core008 },
     { id: 'core/009_webhook_roll_and_version', sql: core009 },
     { id: 'core/010_change_notifications', sql: core010 },
+    { id: 'core/011_session_changes_notify', sql: core011 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

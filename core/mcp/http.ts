@@ -3,13 +3,15 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeReque
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toSvcError } from '../errors';
 import type { Services } from '../http/services';
-import { buildMcpServer } from './server';
+import { buildMcpServer, toolCallHandler } from './server';
+import { fastToolCall } from './fast-call';
 import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
 import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
+import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 
@@ -42,7 +44,11 @@ function watchFor(db: Db) {
           forgetCustomTools(storeId); // a cached copy may predate the change
           void sendToolListChanged(storeId);
         },
-        sessionEnded: (sessionId) => void endStream(sessionId),
+        sessionEnded: (sessionId) => {
+          forgetSession(db, sessionId);
+          void endStream(sessionId);
+        },
+        sessionChanged: (sessionId) => forgetSession(db, sessionId),
       })),
     );
   return w;
@@ -116,10 +122,26 @@ async function endStream(sessionId: string) {
   await live.server.close().catch(() => {});
 }
 
+/** Verdicts of hostAllowed by (allowed list, Host, Origin): clients send the same few values on every request. */
+const hostVerdicts = new WeakMap<string[], Map<string, boolean>>();
+
 /** DNS-rebinding guard: Host and Origin must name an allowed host (localhost by default). */
 function hostAllowed(svc: Services, request: Request): boolean {
   const allowed = svc.allowedHosts;
   if (allowed.includes('*')) return true;
+  const key = `${request.headers.get('host')}\n${request.headers.get('origin')}`;
+  let verdicts = hostVerdicts.get(allowed);
+  if (!verdicts) hostVerdicts.set(allowed, (verdicts = new Map()));
+  let ok = verdicts.get(key);
+  if (ok === undefined) {
+    ok = judgeHost(allowed, request);
+    if (verdicts.size > 1000) verdicts.clear();
+    verdicts.set(key, ok);
+  }
+  return ok;
+}
+
+function judgeHost(allowed: string[], request: Request): boolean {
   const hostOf = (h: string) =>
     h
       .replace(/:\d+$/, '')
@@ -178,13 +200,16 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   const { principal } = auth;
   const store = auth.store!;
   // Local bridges name the store they were started for; it must be the key's store.
-  const wanted = new URL(request.url).searchParams.get('store');
+  const wanted = request.url.includes('?') ? new URL(request.url).searchParams.get('store') : null;
   if (wanted && wanted !== store.id) return rpcError(403, -32001, `store_mismatch: this API key belongs to another store than ${wanted}.`);
   const sid = request.headers.get('mcp-session-id');
 
   let session: McpSession | undefined;
   if (sid) {
-    session = await svc.mcpSessions.get(sid);
+    // Listening (once per process) lets the session's copy in memory stand in for its row.
+    const watch = watchFor(svc.db);
+    if (!watch.live) await watch.start();
+    session = await svc.mcpSessions.get(sid, watch.live);
     // A session presented with another credential is as good as unknown.
     if (!session || session.apiKeyId !== credentialId(principal)) return rpcError(404, -32001, 'Session not found');
   }
@@ -224,7 +249,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
     if (Array.isArray(parsedBody)) return rpcError(400, -32600, 'Invalid Request: batches are not supported; send one message per request.');
   }
 
-  const initializing = request.method === 'POST' && isInitializeRequest(parsedBody);
+  // The method first: parsing the message (zod) costs more than a whole tools/call on the fast path.
+  const initializing = request.method === 'POST' && (parsedBody as { method?: unknown })?.method === 'initialize' && isInitializeRequest(parsedBody);
   if (initializing && sid) return rpcError(400, -32600, 'Invalid Request: initialize must not carry an Mcp-Session-Id');
   if (!initializing && !session) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
 
@@ -245,15 +271,19 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
   }
 
   const current = session!;
-  const server = buildMcpServer(
-    svc.registry,
-    { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store },
-    current.options,
-    {
-      logLevel: current.options.logLevel,
-      setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
-    },
-  );
+  const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store };
+  // A session that asked for log messages is answered over SSE (below), which can carry them.
+  if (!initializing && request.method === 'POST' && !current.options.logLevel) {
+    const fast = await fastToolCall(request, parsedBody, toolCallHandler(svc.registry, caller, current.options));
+    if (fast) {
+      fast.headers.set('Mcp-Session-Id', current.id);
+      return fast;
+    }
+  }
+  const server = buildMcpServer(svc.registry, caller, current.options, {
+    logLevel: current.options.logLevel,
+    setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
+  });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !current.options.logLevel });

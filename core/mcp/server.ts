@@ -13,6 +13,7 @@ import type { Registry } from '../plugins/registry';
 import { callTool, resolveTarget, type ToolCaller } from '../tools/call';
 import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
+import { jsonText } from '../json-text';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
@@ -30,7 +31,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const textResult = (value: unknown, isError = false): CallToolResult => {
   if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
   const structured = isRecord(value) ? value : { result: value ?? null };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
 };
 
 /**
@@ -67,11 +68,29 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
   const custom = () => usableCustomTools(caller.db, caller.store.id);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args = {} } = request.params;
+  const callHandler = toolCallHandler(registry, caller, opts, logs);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callHandler(request.params, (n) => extra.sendNotification(n)));
+  return server;
+}
+
+type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
+
+/**
+ * tools/call for one caller: what the SDK server runs, and what the JSON fast path of
+ * core/mcp/http.ts runs without building a server. `logs` says whether a level is wanted
+ * (warnings about failed calls go out as log messages, when there is a stream to carry them).
+ */
+export function toolCallHandler(
+  registry: Registry,
+  caller: Omit<ToolCaller, 'source'>,
+  opts: ToolOptions,
+  logs: (level: LoggingLevel) => boolean = () => false,
+) {
+  return async (params: { name: string; arguments?: Record<string, unknown> }, notify?: Notify): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
-      const found = discover(registry, caller.principal, opts, toolName, await custom());
+      const found = discover(registry, caller.principal, opts, toolName, await usableCustomTools(caller.db, caller.store.id));
       if (!found) return textResult({ error: `No tool named '${toolName}' is available to this connection.` }, true);
       return textResult(found);
     }
@@ -89,14 +108,11 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
         message: `${outcome.message} The call is waiting for a human decision; fetch its outcome with tool_executions get_execution (id ${outcome.executionId}).`,
       });
     const e = outcome.error;
-    if (logs('warning'))
-      await extra
-        .sendNotification({
-          method: 'notifications/message',
-          params: { level: 'warning', logger: 'svc', data: { tool: name, code: e.code, message: e.message } },
-        })
-        .catch(() => {});
+    if (notify && logs('warning'))
+      await notify({
+        method: 'notifications/message',
+        params: { level: 'warning', logger: 'svc', data: { tool: name, code: e.code, message: e.message } },
+      }).catch(() => {});
     return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
-  });
-  return server;
+  };
 }

@@ -116,12 +116,15 @@ function checkOutput(plugin: PluginDef, name: string, action: ActionDef, out: un
 
 /** The parts of ctx bound to the plugin and this call: config, log, call, enqueue, afterCommit. */
 function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise<void>)[], emit: Ctx['emit']): (db: Db) => Ctx {
-  const log = (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name });
+  // Made when first used: most calls log nothing, and a child logger per call is measurable.
+  let log: Ctx['log'] | undefined;
   return (db) => {
     const ctx: Ctx = {
       ...caller,
       db,
-      log,
+      get log() {
+        return (log ??= (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name }));
+      },
       shutdown: caller.shutdown ?? never,
       config: caller.registry.configOf(plugin.name),
       emit,

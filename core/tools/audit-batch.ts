@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import { jsonText } from '../json-text';
 
 /**
  * Group commit for audit records of finished tool calls. Every call waits for its record to be
@@ -33,10 +34,17 @@ const MAX_BATCH = 500;
  * escape is matched whole, so an escaped backslash before "u0000" is left alone.
  */
 export function storableJson(value: unknown): string {
-  const text = JSON.stringify(value);
+  return storable(JSON.stringify(value));
+}
+
+function storable(text: string): string {
   if (!/\\u(0000|d[89a-f])/i.test(text)) return text;
   return text.replace(/\\(u0000|ud[89a-f][0-9a-f]{2}|[^u]|u[0-9a-f]{4})/gi, (m, g: string) => (/^u(0000|d[89a-f])/i.test(g) ? '\\ufffd' : m));
 }
+
+/** Rows as one JSON array, each row's output as the text its caller may already have made (core/json-text.ts). */
+const rowsJson = (rows: AuditRow[]) =>
+  storable(`[${rows.map((r) => `${JSON.stringify({ ...r, output: undefined }).slice(0, -1)},"output":${jsonText(r.output)}}`).join(',')}]`);
 
 const INSERT = `INSERT INTO tool_executions
   (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, completed_at)
@@ -64,7 +72,7 @@ class Batcher {
   /** Inserts the rows in one statement and settles their writers; a failure settles none. */
   private async insert(batch: Waiting[]): Promise<unknown> {
     try {
-      await this.db.query(INSERT, [storableJson(batch.map((w) => w.row))]);
+      await this.db.query(INSERT, [rowsJson(batch.map((w) => w.row))]);
     } catch (err) {
       return err ?? new Error('audit insert failed');
     }
@@ -91,7 +99,7 @@ const batchers = new WeakMap<Db, Batcher>();
 
 /** Writes one record through `tx`, inside the caller's transaction (a change and its record commit together). */
 export async function insertAudit(tx: Db, row: AuditRow): Promise<void> {
-  await tx.query(INSERT, [storableJson([row])]);
+  await tx.query(INSERT, [rowsJson([row])]);
 }
 
 /** Writes one finished call's record, batched with the others written at the same moment through `db`. */

@@ -77,11 +77,12 @@ describe('scopes', () => {
 describe('the admin API', () => {
   test("a store's valid API key is 403 insufficient_scope there (SPEC 7: admin-only endpoint); a wrong token or a revoked key stays 401", async () => {
     const h = await setup();
-    const r = await h.raw('POST', `${h.base}/api-keys`, {});
+    // Creating a store is the operator's alone (the store's key routes take the store's own keys too).
+    const r = await h.raw('POST', '/v1/stores', { name: 'Other' });
     expectError(r, 403, 'permission_error', 'insufficient_scope');
     expect(r.body.error.message).toContain('admin token');
     expectError(
-      await h.raw('POST', `${h.base}/api-keys`, {}, { 'x-api-key': '', authorization: 'Bearer nope' }),
+      await h.raw('POST', '/v1/stores', { name: 'Other' }, { 'x-api-key': '', authorization: 'Bearer nope' }),
       401,
       'authentication_error',
       'invalid_api_key',

@@ -63,6 +63,7 @@ describe('shutting down', () => {
     expect(events(chat.text)).toEqual([
       { type: 'tool_use', tool: 'products', input: expect.any(Object) },
       { type: 'approval_required', tool: 'products', execution_id: id, message: expect.any(String) },
+      { type: 'tool_result', tool: 'products', execution_id: id, status: 'pending_approval', error: expect.any(Object) },
       { type: 'error', message: SHUTDOWN_MESSAGE },
       { type: 'end' },
     ]);

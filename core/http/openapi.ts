@@ -98,14 +98,20 @@ const headerParameters = (method: string) => [
   ...(method === 'POST' || method === 'PATCH' ? [ref('parameters', 'IdempotencyKey')] : []),
 ];
 
-/** A streaming action answers server-sent events, each `data:` line one output object. */
-/** A raw answer: a stream of server-sent events (each `data:` line one output object), an image, a page. */
-const rawResponse = (status: number, output: TSchema, contentType = 'application/octet-stream') => ({
+/**
+ * A raw answer: a stream of server-sent events (each `data:` line one output object), an image, a
+ * page; with `jsonOutput`, one JSON object instead when the client asks for it.
+ */
+const rawResponse = (status: number, output: TSchema, contentType = 'application/octet-stream', jsonOutput?: TSchema) => ({
   [status]: {
     description:
-      contentType === 'text/event-stream' ? 'Server-sent events: each `data:` line is one JSON event of this schema.' : `A ${contentType} body.`,
+      (contentType === 'text/event-stream' ? 'Server-sent events: each `data:` line is one JSON event of this schema.' : `A ${contentType} body.`) +
+      (jsonOutput ? ' Or one JSON object (application/json) when the request asks for it.' : ''),
     headers: commonResponseHeaders(),
-    content: { [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } } },
+    content: {
+      [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } },
+      ...(jsonOutput ? { 'application/json': { schema: plain(jsonOutput) } } : {}),
+    },
   },
 });
 
@@ -190,7 +196,7 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
       responses: {
         ...(route.response === 'raw'
-          ? rawResponse(route.status, route.action.output, route.action.rest!.contentType)
+          ? rawResponse(route.status, route.action.output, route.action.rest!.contentType, route.action.rest!.jsonOutput)
           : successResponse(route.status, route.action.output)),
         ...errorResponseRefs(),
         ...(body ? bodyErrorRefs() : {}),

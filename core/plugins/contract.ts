@@ -150,6 +150,11 @@ export interface RestMapping {
   response?: 'json' | 'raw';
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
+  /**
+   * A raw answer that may instead be one JSON object (the client asks for it, e.g. agent chat with
+   * `Accept: application/json`): that object's schema, documented as the `application/json` content.
+   */
+  jsonOutput?: TSchema;
 }
 
 export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {

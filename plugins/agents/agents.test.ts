@@ -1,5 +1,13 @@
-import { describe, expect, test } from 'bun:test';
+import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
+import { sharedDb } from '../../test/kit/db';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
+
+beforeAll(() => sharedDb(), 60_000); // migrations: not within the first test's time limit
+let stops: (() => void)[] = [];
+afterEach(() => {
+  stops.splice(0).forEach((s) => s());
+});
 
 const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
 function withEnv(e: Record<string, string>) {
@@ -81,5 +89,51 @@ describe('agents CRUD', () => {
     expect(denied.status).toBe(403);
     expect((await h.call('GET', '/agents', undefined, { 'x-api-key': await h.newKey(['products']) })).status).toBe(403);
     expect((await h.call('POST', '/agents', agent(), { 'x-api-key': await h.newKey(['ai:write']) })).status).toBe(201);
+  });
+});
+
+describe('pausing an agent', () => {
+  test('status paused: chat answers 409 agent_paused (stream or JSON) and the model is never asked; active again, it answers', async () => {
+    const fake = fakeServer([openai.text('Back.')]);
+    stops.push(fake.stop);
+    const h = await withEnv({ OPENAI_BASE_URL: `${fake.url}/v1` });
+    const { body: a } = await h.call('POST', '/agents', agent({ tools: [] }));
+    const paused = await h.call('PATCH', `/agents/${a.id}`, { status: 'paused' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ status: 'paused', name: 'Shop assistant', tools: [] });
+    expect((await h.call('GET', `/agents/${a.id}`)).body.status).toBe('paused');
+    expect((await h.call('GET', '/agents')).body.data.map((x: any) => x.status)).toEqual(['paused']);
+
+    for (const body of [{ message: 'Hi' }, { message: 'Hi', stream: false }]) {
+      const r = await h.call('POST', `/agents/${a.id}/chat`, body);
+      expect(r.status).toBe(409);
+      expect(r.headers.get('content-type')).toContain('application/json');
+      expect(r.body.error).toMatchObject({ type: 'conflict_error', code: 'agent_paused', param: 'status' });
+      expect(r.body.error.message).toContain('paused');
+    }
+    expect(fake.requests.length).toBe(0);
+    expect((await h.call('GET', `/agents/${a.id}/conversations`)).body.data).toEqual([]);
+
+    // Other changes leave it paused; setting it active resumes chat.
+    expect((await h.call('PATCH', `/agents/${a.id}`, { name: 'Renamed' })).body.status).toBe('paused');
+    expect((await h.call('PATCH', `/agents/${a.id}`, { status: 'active' })).body.status).toBe('active');
+    const r = await h.call('POST', `/agents/${a.id}/chat`, { message: 'Hi' });
+    expect(r.status).toBe(200);
+    expect(events(r.body)).toEqual([{ type: 'text', text: 'Back.' }, { type: 'end' }]);
+  });
+
+  test('an unknown status is a 400 naming status; the error code is documented on the chat operation', async () => {
+    const h = await withEnv(env);
+    const { body: a } = await h.call('POST', '/agents', agent());
+    const bad = await h.call('PATCH', `/agents/${a.id}`, { status: 'sleeping' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'validation_failed', param: 'status' });
+    expect((await h.call('GET', `/agents/${a.id}`)).body.status).toBe('active');
+    const doc = (await h.raw('GET', '/openapi.json')).body;
+    const chat = doc.paths['/v1/stores/{storeId}/agents/{id}/chat'].post;
+    expect(Object.keys(chat['x-error-codes'])).toContain('agent_paused');
+    expect(Object.keys(chat.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(chat.responses['200'].content['application/json'].schema.properties.tool_calls.type).toBe('array');
+    expect(chat.requestBody.content['application/json'].schema.properties.stream.type).toBe('boolean');
   });
 });

@@ -59,6 +59,13 @@ for (const b of backends) {
       const r = await chat('What do I sell?');
       expect(events(r.body)).toEqual([
         { type: 'tool_use', tool: 'products', input: { action: 'list_products', limit: 5 } },
+        {
+          type: 'tool_result',
+          tool: 'products',
+          execution_id: expect.any(String),
+          status: 'success',
+          result: expect.objectContaining({ object: 'list', data: [expect.objectContaining({ name: 'Lamp' })] }),
+        },
         { type: 'text', text: 'You sell Lamp.' },
         { type: 'end' },
       ]);
@@ -86,7 +93,9 @@ for (const b of backends) {
       ]);
       const key = await h.newKey(['ai:write', 'products:read']);
       const r = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Add a product' }, { 'x-api-key': key });
-      expect(events(r.body).map((e) => e.type)).toEqual(['tool_use', 'text', 'end']);
+      const ev = events(r.body);
+      expect(ev.map((e) => e.type)).toEqual(['tool_use', 'tool_result', 'text', 'end']);
+      expect(ev[1]).toMatchObject({ tool: 'products', status: 'error', error: { code: 'insufficient_scope' } });
       expect(JSON.stringify(fake.requests[1].body.messages)).toContain('insufficient_scope');
       expect((await h.call('GET', '/products')).body.data).toEqual([]);
     });

@@ -1,4 +1,4 @@
-import { errorFields, errors } from '../../core/sdk';
+import { errorFields, errors, fail } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { recordEvents } from '../../core/sdk';
@@ -8,16 +8,29 @@ import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core
 import { waitForOutcome } from '../../core/sdk';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
-import type { ChatInput } from './schemas';
+import type { ChatInput, ChatReply } from './schemas';
 import { agentRow, conversationRow, messagesOf, toMessage, type AgentDeps } from './store';
 
 /** Model calls per chat message: enough for look-up, act, answer; bounds cost when a model loops. */
 export const MAX_STEPS = 8;
 
+/** What a tool call came to: a tool_executions status, or still pending when the chat stopped waiting. */
+type ToolStatus = 'success' | 'error' | 'timeout' | 'rejected' | 'pending_approval';
+type ToolError = { message: string; type?: string; code?: string; param?: string | null };
+type ToolResultEvent = {
+  type: 'tool_result';
+  tool: string;
+  execution_id: string | null;
+  status: ToolStatus;
+  result?: unknown;
+  error?: ToolError;
+};
+
 type Sse =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; tool: string; input: object }
   | { type: 'approval_required'; tool: string; execution_id: string; message: string }
+  | ToolResultEvent
   | { type: 'error'; message: string }
   | { type: 'end' };
 
@@ -59,6 +72,12 @@ function agentTools(ctx: Ctx, opts: ToolOptions, custom: CustomTool[]): ToolDef[
   }));
 }
 
+/** A tool call settled: what the model reads, and what the client is told (the tool_result event). */
+interface Settled {
+  forModel: ToolResult;
+  event: ToolResultEvent;
+}
+
 const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({
   id: call.id,
   name: call.name,
@@ -66,13 +85,40 @@ const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult =
   isError,
 });
 
-/** A tool call's outcome as the model sees it: the result, or an error it can act on. */
-function toolResult(call: ToolCall, out: ToolOutcome | undefined): ToolResult {
-  if (!out) return reply(call, { error: 'The call was abandoned before a decision.' }, true);
-  if (out.kind === 'result') return reply(call, out.result, false);
-  if (out.kind === 'pending') return reply(call, { error: 'Still waiting for approval.' }, true);
+/** A call that never became an execution (discover_tools, a tool the agent was not given). */
+function untracked(call: ToolCall, out: { result: unknown } | { error: string }): Settled {
+  const ok = 'result' in out;
+  return {
+    forModel: ok ? reply(call, out.result, false) : reply(call, { error: out.error }, true),
+    event: {
+      type: 'tool_result',
+      tool: call.name,
+      execution_id: null,
+      ...(ok ? { status: 'success', result: out.result } : { status: 'error', error: { message: out.error } }),
+    },
+  };
+}
+
+/**
+ * A tool call's outcome as the model sees it (the result, or an error it can act on) and as the
+ * client sees it. `status` is the execution's when known (after an approval wait, read from its row).
+ */
+function settle(call: ToolCall, out: ToolOutcome | undefined, executionId: string, status?: ToolStatus): Settled {
+  const event = (s: ToolStatus, rest: { result?: unknown; error?: ToolError }): ToolResultEvent => ({
+    type: 'tool_result',
+    tool: call.name,
+    execution_id: executionId,
+    status: s,
+    ...rest,
+  });
+  if (!out || out.kind === 'pending') {
+    const message = out ? 'Still waiting for approval.' : 'The call was abandoned before a decision.';
+    return { forModel: reply(call, { error: message }, true), event: event('pending_approval', { error: { message } }) };
+  }
+  if (out.kind === 'result') return { forModel: reply(call, out.result, false), event: event(status ?? 'success', { result: out.result }) };
   const e = out.error;
-  return reply(call, { error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+  const error = { type: e.type, code: e.code, message: e.message, param: e.param };
+  return { forModel: reply(call, { error }, true), event: event(status ?? (e.code === 'tool_timeout' ? 'timeout' : 'error'), { error }) };
 }
 
 interface ToolRun {
@@ -93,10 +139,10 @@ interface ToolRun {
  * the caller's key. A gated call holds the loop: the stream stays open with keep-alives until an
  * approver decides (from any process), then the outcome goes to the model.
  */
-async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
+async function runTool(r: ToolRun, call: ToolCall): Promise<Settled> {
   if (call.name === DISCOVER_TOOLS) {
     const found = discover(r.ctx.registry, r.ctx.principal, r.opts, call.input.tool_name as string | undefined, r.custom);
-    return found ? reply(call, found, false) : reply(call, { error: `Unknown tool '${call.input.tool_name}'.` }, true);
+    return untracked(call, found ? { result: found } : { error: `Unknown tool '${call.input.tool_name}'.` });
   }
   // Only what the agent was given: its categories (grouped or flat names) and its custom tools.
   const builtin = resolveCall(r.ctx.registry, call.name, call.input);
@@ -105,9 +151,9 @@ async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
     builtin && r.opts.toolsets!.includes(builtin.plugin.name)
       ? { kind: 'builtin', ...builtin, input: builtin.input as Record<string, unknown> }
       : custom && { kind: 'custom', tool: custom, input: call.input };
-  if (!target) return reply(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` }, true);
+  if (!target) return untracked(call, { error: `Unknown tool '${call.name}'. Use one of the tools you were given.` });
   const out = await callTool(r.caller, target);
-  if (out.kind !== 'pending') return toolResult(call, out);
+  if (out.kind !== 'pending') return settle(call, out, out.executionId);
   r.onHold(call.name, out.executionId, out.message);
   // Keep-alives pace real time (performance.now, monotonic), not the store's clock.
   let last = performance.now();
@@ -120,16 +166,73 @@ async function runTool(r: ToolRun, call: ToolCall): Promise<ToolResult> {
       r.keepAlive();
     },
   });
-  return toolResult(call, decided);
+  if (!decided) return settle(call, undefined, out.executionId);
+  // Decided: approved and run (success, error, timeout) or rejected, as its row says.
+  const [row] = await r.ctx.db.query('SELECT status FROM tool_executions WHERE store_id = $1 AND id = $2', [r.ctx.store.id, out.executionId]);
+  return settle(call, decided, out.executionId, row?.status);
 }
 
 /**
- * POST /agents/:id/chat: checks agent, provider and conversation (JSON errors), stores the user
- * message, then answers with the SSE stream of SPEC 4.2 while the loop runs: the model streams
- * text and tool calls, tools run, their results go back, until the model answers or MAX_STEPS.
+ * Whether the client asked for one JSON object rather than the event stream: `stream` in the body
+ * decides when given; else an Accept naming application/json but not text/event-stream.
+ */
+function wantsJson(ctx: Ctx, input: Static<typeof ChatInput>): boolean {
+  if (input.stream !== undefined) return !input.stream;
+  const accept = ctx.http?.request.headers.get('accept') ?? '';
+  const types = accept
+    .toLowerCase()
+    .split(',')
+    .map((t) => t.split(';')[0].trim());
+  return types.includes('application/json') && !types.includes('text/event-stream');
+}
+
+/** How the reply reaches the client: SSE events as they happen, or one JSON object at the end. */
+interface Sink {
+  send(e: Sse): void;
+  keepAlive(): void;
+}
+
+const sseSink = (write: (text: string) => void): Sink => ({
+  send: (e) => write(`data: ${JSON.stringify(e)}\n\n`),
+  // An SSE comment: clients ignore it, proxies see traffic.
+  keepAlive: () => write(': keep-alive\n\n'),
+});
+
+/** Gathers the events into a ChatReply, written whole at `end`; the same loop feeds both sinks. */
+function jsonSink(write: (text: string) => void, agentId: string, conversationId: string): Sink {
+  const out: Static<typeof ChatReply> = {
+    object: 'agent_reply',
+    agent_id: agentId,
+    conversation_id: conversationId,
+    text: '',
+    tool_calls: [],
+    error: null,
+  };
+  return {
+    send(e) {
+      const last = out.tool_calls.at(-1);
+      if (e.type === 'text') out.text += e.text;
+      else if (e.type === 'tool_use')
+        out.tool_calls.push({ tool: e.tool, input: e.input as Record<string, unknown>, execution_id: null, status: 'pending_approval' });
+      else if (e.type === 'approval_required' && last) last.execution_id = e.execution_id;
+      else if (e.type === 'tool_result' && last) Object.assign(last, { execution_id: e.execution_id, status: e.status });
+      else if (e.type === 'error') out.error = e.message;
+      else if (e.type === 'end') write(JSON.stringify(out));
+    },
+    // Whitespace before a JSON value is valid JSON: traffic for proxies while a call waits for approval.
+    keepAlive: () => write('\n'),
+  };
+}
+
+/**
+ * POST /agents/:id/chat: checks agent (not paused), channel, provider and conversation (JSON
+ * errors), stores the user message, then answers with the SSE stream of SPEC 4.2 while the loop
+ * runs: the model streams text and tool calls, tools run, their results go back, until the model
+ * answers or MAX_STEPS. Asked for JSON, the same loop answers one ChatReply when it ends.
  */
 export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatInput>): Promise<Response> {
   const agent = await agentRow(ctx, input.id);
+  if (agent.status === 'paused') throw fail('agent_paused', `Agent '${agent.id}' is paused; set its status to active to chat with it.`, 'status');
   // This endpoint is the `api` channel (an API key calling); `webchat` is the storefront widget's.
   if (!agent.channels.includes('api'))
     throw errors.conflict(`Agent '${agent.id}' is not enabled on the api channel; add 'api' to its channels.`, 'conflict_error', 'channels');
@@ -165,6 +268,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   const left = new AbortController();
   const stop = ctx.shutdown ? AbortSignal.any([left.signal, ctx.shutdown]) : left.signal;
   const encoder = new TextEncoder();
+  const json = wantsJson(ctx, input);
   const caller: ToolCaller = {
     db: ctx.db,
     clock: ctx.clock,
@@ -178,9 +282,11 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
 
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (e: Sse) => {
-        if (!left.signal.aborted) controller.enqueue(encoder.encode(`data: ${JSON.stringify(e)}\n\n`));
+      const write = (text: string) => {
+        if (!left.signal.aborted) controller.enqueue(encoder.encode(text));
       };
+      const sink = json ? jsonSink(write, agent.id, cid) : sseSink(write);
+      const send = sink.send;
       const run: ToolRun = {
         ctx,
         opts,
@@ -190,10 +296,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
         keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS,
         pollMs: deps.approvalPollMs,
         onHold: (tool, executionId, message) => send({ type: 'approval_required', tool, execution_id: executionId, message }),
-        // An SSE comment: clients ignore it, proxies see traffic.
-        keepAlive: () => {
-          if (!left.signal.aborted) controller.enqueue(encoder.encode(': keep-alive\n\n'));
-        },
+        keepAlive: sink.keepAlive,
       };
       /** Runs the model/tool steps; 'stopped' when the client left or the server is shutting down. */
       const loop = async (): Promise<'done' | 'stopped'> => {
@@ -228,7 +331,9 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
           const results: ToolResult[] = [];
           for (const call of calls) {
             send({ type: 'tool_use', tool: call.name, input: call.input });
-            results.push(await runTool(run, call));
+            const settled = await runTool(run, call);
+            send(settled.event);
+            results.push(settled.forModel);
           }
           const turn: ChatMessage = { role: 'tool', results };
           await persist(ctx, agent.id, cid, turn);
@@ -258,6 +363,10 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
   });
   return new Response(body, {
     status: 200,
-    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Conversation-Id': cid },
+    headers: {
+      'Content-Type': json ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Conversation-Id': cid,
+    },
   });
 }

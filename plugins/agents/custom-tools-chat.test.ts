@@ -49,12 +49,18 @@ describe("custom tools named in an agent's tools", () => {
       ['double_it'],
     );
     const ev = await chat('Double 21');
-    expect(ev).toEqual([{ type: 'tool_use', tool: 'double_it', input: { n: 21 } }, { type: 'text', text: 'It is 42.' }, { type: 'end' }]);
+    expect(ev).toEqual([
+      { type: 'tool_use', tool: 'double_it', input: { n: 21 } },
+      { type: 'tool_result', tool: 'double_it', execution_id: expect.any(String), status: 'success', result: { doubled: 42 } },
+      { type: 'text', text: 'It is 42.' },
+      { type: 'end' },
+    ]);
     expect(offered(0)).toEqual(['double_it', 'discover_tools']);
     expect(toolResults(1)).toEqual([JSON.stringify({ doubled: 42 })]);
     const log = await h.call('GET', '/tool-executions?tool=double_it');
     expect(log.body.executions).toEqual([
       expect.objectContaining({
+        id: ev[1].execution_id,
         tool: 'double_it',
         action: 'run',
         status: 'success',
@@ -84,7 +90,16 @@ describe("custom tools named in an agent's tools", () => {
     );
     await h.call('POST', '/products', product({ name: 'Lamp' }));
     const ev = await chat('Look around');
-    expect(ev.map((e) => e.type)).toEqual(['tool_use', 'tool_use', 'tool_use', 'tool_use', 'tool_use', 'tool_use', 'text', 'end']);
+    expect(ev.map((e) => e.type)).toEqual([...Array(6).fill(['tool_use', 'tool_result']).flat(), 'text', 'end']);
+    // discover_tools and tools the agent was not given make no execution record.
+    expect(ev.filter((e) => e.type === 'tool_result').map((e) => [e.tool, e.status, e.execution_id === null])).toEqual([
+      ['products', 'success', false],
+      ['products_list_products', 'success', false],
+      ['answer', 'success', false],
+      ['discover_tools', 'success', true],
+      ['not_given', 'error', true],
+      ['orders', 'error', true],
+    ]);
     expect(offered(0)).toEqual(['products', 'answer', 'double_it', 'discover_tools']);
     const [grouped, flat, answer, discovered, notGiven, orders] = toolResults(1).map((c: string) => JSON.parse(c));
     expect(grouped.data.map((p: any) => p.name)).toEqual(['Lamp']);

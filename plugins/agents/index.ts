@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, type Ctx } from '../../core/sdk';
+import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import {
@@ -12,6 +12,7 @@ import {
   AgentUpdate,
   ChatEvent,
   ChatInput,
+  ChatReply,
   Conversation,
   ConversationId,
   ConversationList,
@@ -56,6 +57,7 @@ export default definePlugin({
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
   config: AgentsConfig,
   events: { 'agent.message': AgentMessage },
+  errors: { agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.') },
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
@@ -88,7 +90,8 @@ export default definePlugin({
     }),
     update_agent: action({
       kind: 'write',
-      description: 'Change an agent; tools, when given, replace the whole list. is_default true clears it on the other agents.',
+      description:
+        'Change an agent; tools, when given, replace the whole list. is_default true clears it on the other agents. status paused stops it answering chats; active resumes.',
       input: AgentUpdate,
       output: Agent,
       rest: { method: 'PATCH', path: '/agents/:id' },
@@ -104,10 +107,12 @@ export default definePlugin({
     }),
     chat: action({
       kind: 'write',
-      description: 'Send a message to an agent; the reply streams as server-sent events (text, tool_use, error, end).',
+      description:
+        'Send a message to an agent; the reply streams as server-sent events (text, tool_use, tool_result, error, end), or comes as one JSON object with stream false or Accept: application/json. A paused agent answers 409 agent_paused.',
       input: ChatInput,
       output: ChatEvent,
-      rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream' },
+      rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream', jsonOutput: ChatReply },
+      errors: ['agent_paused'],
       // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
       example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
       emits: ['agent.message'],

@@ -16,6 +16,10 @@ const Tools = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   description: 'Tool categories the agent may use, e.g. products, orders, customers; replaced whole on update.',
 });
 const Channels = Type.Array(Type.Union([Type.Literal('webchat'), Type.Literal('api')]), { maxItems: 2, uniqueItems: true });
+/** `paused`: the agent keeps its settings and conversations but answers no chat (409 agent_paused). */
+const Status = Type.Union([Type.Literal('active'), Type.Literal('paused')], {
+  description: '`active` answers chats; `paused` refuses them (409 agent_paused) until set back to `active`.',
+});
 
 export const Agent = Type.Object({
   object: Type.Literal('agent'),
@@ -26,7 +30,7 @@ export const Agent = Type.Object({
   tools: Type.Array(Type.String()),
   channels: Type.Array(Type.String()),
   is_default: Type.Boolean(),
-  status: Type.Literal('active'),
+  status: Status,
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
@@ -48,6 +52,7 @@ export const AgentUpdate = Input({
   tools: Type.Optional(Tools),
   channels: Type.Optional(Channels),
   is_default: Type.Optional(Type.Boolean()),
+  status: Type.Optional(Status),
 });
 
 export const AgentId = Input({ id: Uuid('Agent id') });
@@ -59,21 +64,78 @@ export const ChatInput = Input({
   id: Uuid('Agent id'),
   message: Type.String({ minLength: 1, maxLength: 32_000 }),
   conversation_id: Type.Optional(Uuid('Continue this conversation; omitted: a new one (its id is in the X-Conversation-Id header).')),
+  stream: Type.Optional(
+    Type.Boolean({
+      description:
+        'false: answer one JSON object (ChatReply) once the reply is complete instead of the event stream; so does `Accept: application/json` without text/event-stream.',
+    }),
+  ),
 });
+
+/** What a tool call came to (tool_executions statuses); `pending_approval` when the chat stopped while it waited. */
+const ToolStatus = Type.Union(
+  [Type.Literal('success'), Type.Literal('error'), Type.Literal('timeout'), Type.Literal('rejected'), Type.Literal('pending_approval')],
+  { description: 'success, error, timeout, rejected (by an approver or for want of one), or pending_approval if the reply stopped while it waited.' },
+);
+const ExecutionId = Type.Union([Type.String(), Type.Null()], {
+  description: 'The tool execution (GET /tool-executions/{id}); null for discover_tools and calls to tools the agent was not given.',
+});
+const ToolError = Type.Object({ type: Type.String(), code: Type.String(), message: Type.String(), param: Type.Union([Type.String(), Type.Null()]) });
 
 /** One server-sent event of the chat stream (SPEC 4.2); the response is a stream of these. */
 export const ChatEvent = Type.Object(
   {
-    type: Type.Union([Type.Literal('text'), Type.Literal('tool_use'), Type.Literal('approval_required'), Type.Literal('error'), Type.Literal('end')]),
+    type: Type.Union([
+      Type.Literal('text'),
+      Type.Literal('tool_use'),
+      Type.Literal('approval_required'),
+      Type.Literal('tool_result'),
+      Type.Literal('error'),
+      Type.Literal('end'),
+    ]),
     text: Type.Optional(Type.String()),
     tool: Type.Optional(Type.String()),
     input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     message: Type.Optional(Type.String()),
-    execution_id: Type.Optional(Type.String({ description: 'approval_required: the held execution; approve or reject it under /tool-executions.' })),
+    execution_id: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'approval_required: the held execution; approve or reject it under /tool-executions. tool_result: the execution (null for discover_tools and unknown tools).',
+      }),
+    ),
+    status: Type.Optional(ToolStatus),
+    result: Type.Optional(Type.Unknown({ description: 'tool_result with status success: what the tool returned (the model reads the same).' })),
+    error: Type.Optional(ToolError),
   },
   {
     description:
-      'text/event-stream: lines `data: <ChatEvent>`; `end` is last. While a call waits for approval, `: keep-alive` comments keep the stream open.',
+      'text/event-stream: lines `data: <ChatEvent>`; `end` is last. Each `tool_use` is followed by its `tool_result` (tool, execution_id, status, and result or error), after an `approval_required` when the call is gated. While a call waits for approval, `: keep-alive` comments keep the stream open.',
+  },
+);
+
+/** The whole reply as one JSON object: `stream: false`, or `Accept: application/json` without text/event-stream. */
+export const ChatReply = Type.Object(
+  {
+    object: Type.Literal('agent_reply'),
+    agent_id: Uuid(),
+    conversation_id: Uuid('Send it as conversation_id to continue; also in the X-Conversation-Id header.'),
+    text: Type.String({ description: "The model's text of this reply, all steps concatenated (the stream's text chunks)." }),
+    tool_calls: Type.Array(
+      Type.Object({
+        tool: Type.String(),
+        input: Type.Record(Type.String(), Type.Unknown()),
+        execution_id: ExecutionId,
+        status: ToolStatus,
+      }),
+      { description: 'The tool calls made for this reply, in order.' },
+    ),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: "null when the reply is complete; otherwise why it stopped (the stream's error event: provider failure, step limit, shutdown).",
+    }),
+  },
+  {
+    description:
+      'Sent once the reply is complete. While a tool call waits for approval the body starts with whitespace (keep-alive), which JSON parsers skip.',
   },
 );
 

@@ -126,6 +126,7 @@ export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeo
       tools: dedupe(input.tools),
       channels: input.channels,
       is_default: input.is_default,
+      status: input.status,
     },
     { json: ['tools', 'channels'], after: 2 },
   );

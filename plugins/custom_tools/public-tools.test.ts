@@ -218,7 +218,7 @@ describe("another store's published tool", () => {
       const byName = await c.call('POST', '/agents', { name: 'Named', model: 'openai/gpt-test', tools: [tool.name] });
       expect(byName.status).toBe(201);
       const ev = events((await c.call('POST', `/agents/${byName.body.id}/chat`, { message: 'Double 5' })).body);
-      expect(ev.map((e) => e.type)).toEqual(['tool_use', 'text', 'end']);
+      expect(ev.map((e) => e.type)).toEqual(['tool_use', 'tool_result', 'text', 'end']);
       expect(fake.requests[0].body.tools.map((t: any) => t.function.name)).toEqual([tool.name, 'discover_tools']);
       expect(JSON.stringify(fake.requests[1].body.messages)).toContain('doubled');
       const log = await c.call('GET', `/tool-executions?tool=${tool.name}`);

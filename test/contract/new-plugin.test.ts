@@ -61,7 +61,7 @@ describe('a new plugin, registered and nothing else', () => {
     expect(listTools(h.registry, principal, { mode: 'grouped', readOnly: false }).map((t) => t.name)).toEqual(['notes', 'discover_tools']);
     const agent = (await h.call('POST', '/agents', { name: 'Scribe', model: 'openai/gpt-test', tools: ['notes'] })).body;
     const chat = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Note that we are out of aprons.' });
-    expect(events(chat.body).map((e: any) => e.type)).toEqual(['tool_use', 'text', 'end']);
+    expect(events(chat.body).map((e: any) => e.type)).toEqual(['tool_use', 'tool_result', 'text', 'end']);
     expect(model.requests[0].body.tools.map((t: any) => t.function.name)).toEqual(['notes', 'discover_tools']);
     expect((await h.call('GET', '/notes')).body.data.map((n: any) => n.title)).toEqual(['Written by the agent']);
   });

@@ -107,6 +107,7 @@ describe('SPEC 3.1: a gated agent call', () => {
     expect(events(text)).toEqual([
       { type: 'tool_use', tool: 'products', input: call.input },
       expect.objectContaining({ type: 'approval_required' }),
+      { type: 'tool_result', tool: 'products', execution_id: id, status: 'success', result: expect.objectContaining({ sku: call.input.sku }) },
       { type: 'text', text: 'Created.' },
       { type: 'end' },
     ]);
@@ -141,7 +142,13 @@ describe('SPEC 3.1: a gated agent call', () => {
     const no = await w.h.call('POST', `/tool-executions/${id}/reject`, { reason: 'Not before the sale' });
     expect(no.status).toBe(200);
     expect(no.body).toMatchObject({ status: 'rejected', approval: { decision: 'rejected', reason: 'Not before the sale' } });
-    expect(events(await chat.finished).map((e) => e.type)).toEqual(['tool_use', 'approval_required', 'text', 'end']);
+    const seen = events(await chat.finished);
+    expect(seen.map((e) => e.type)).toEqual(['tool_use', 'approval_required', 'tool_result', 'text', 'end']);
+    expect(seen[2]).toMatchObject({
+      execution_id: id,
+      status: 'rejected',
+      error: { code: 'approval_rejected', message: expect.stringContaining('Not before the sale') },
+    });
     expect(w.sentToModel(1)).toContain('Not before the sale');
     expect(w.sentToModel(1)).toContain('approval_rejected');
     expect(await w.exec(id)).toMatchObject({

@@ -128,6 +128,27 @@ describe('enrich_customer', () => {
     });
   });
 
+  test('a partial refund lowers total spent and the average (the order still counts), and can drop vip', async () => {
+    const id = await mkCustomer(h);
+    const bigOrder = await order(h, '2026-03-01T00:00:00.000Z', id, big, 1); // 1000.00
+    await order(h, '2026-03-02T00:00:00.000Z', id, lamp, 1); // 19.99
+    expect((await h.call('PATCH', `/orders/${bigOrder.id}`, { status: 'paid' })).status).toBe(200);
+    const before = (await enrich(h, id, '2026-03-03T00:00:00.000Z')).enrichment;
+    expect(before).toMatchObject({ orders_count: 2, total_spent: 1019.99, segments: ['new', 'repeat', 'vip'] });
+
+    const refund = await h.call('POST', `/orders/${bigOrder.id}/refunds`, { amount: 250.5 });
+    expect(refund.status).toBe(201);
+    const after = (await enrich(h, id, '2026-03-04T00:00:00.000Z')).enrichment;
+    expect(after).toMatchObject({
+      orders_count: 2,
+      total_spent: 769.49, // 1000.00 - 250.50 + 19.99
+      average_order_value: 384.75, // 76949 / 2 = 38474.5 cents, half up
+      currency: 'USD',
+      segments: ['new', 'repeat'], // 769.49 is under the 1000.00 of vip
+    });
+    expect(after.by_currency).toEqual([{ currency: 'USD', orders_count: 2, total_spent: 769.49, average_order_value: 384.75 }]);
+  });
+
   test('several currencies are never summed: figures are per currency, headed by the one most orders use', async () => {
     const id = await mkCustomer(h);
     await order(h, '2026-03-01T00:00:00.000Z', id, euro, 1); // 7.05 EUR

@@ -39,8 +39,9 @@ const meanMinor = (total: bigint, n: number) => (n === 0 ? 0n : (2n * total + Bi
 
 /**
  * Orders placed for this customer, not cancelled, grouped by currency (a sum across currencies
- * means nothing). Read through the orders plugin's own action (ctx.call), with the caller's
- * scopes: the customers plugin owns no order data and does not read the orders table.
+ * means nothing), each worth its total less what was refunded of it. Read through the orders
+ * plugin's own action (ctx.call), with the caller's scopes: the customers plugin owns no order
+ * data and does not read the orders table.
  */
 async function orderStats(ctx: Ctx, customerId: string): Promise<CurrencyStats[]> {
   const byCurrency = new Map<string, CurrencyStats>();
@@ -52,7 +53,8 @@ async function orderStats(ctx: Ctx, customerId: string): Promise<CurrencyStats[]
       const at = new Date(o.created_at);
       const s = byCurrency.get(o.currency) ?? { currency: o.currency, orders: 0, totalMinor: 0n, firstAt: at, lastAt: at };
       s.orders++;
-      s.totalMinor += BigInt(toMinor(o.total, o.currency, 'total'));
+      // What the customer kept paying for: a refund (never more than the total) lowers the spend, not the count.
+      s.totalMinor += BigInt(toMinor(o.total, o.currency, 'total')) - BigInt(toMinor(o.amount_refunded, o.currency, 'amount_refunded'));
       if (at < s.firstAt) s.firstAt = at;
       if (at > s.lastAt) s.lastAt = at;
       byCurrency.set(o.currency, s);

@@ -4,6 +4,7 @@ import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import migration003 from './migrations/003_variants_metadata_search.sql' with { type: 'text' };
 import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
+import migration005 from './migrations/005_search_pending_list.sql' with { type: 'text' };
 import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
 import {
   Product,
@@ -42,8 +43,21 @@ export default definePlugin({
     { id: 'products/002_currency_minor_units', sql: migration002 },
     { id: 'products/003_variants_metadata_search', sql: migration003 },
     { id: 'products/004_sku_space', sql: migration004 },
+    { id: 'products/005_search_pending_list', sql: migration005 },
   ],
   requires: ['inventory'],
+  jobs: [
+    {
+      // The embedded database has no autovacuum, so without this its planner never learns how many
+      // products a store has and would sort a whole store for a q page (search.ts). PostgreSQL's
+      // autovacuum already keeps these statistics.
+      name: 'statistics',
+      cron: '*/10 * * * *',
+      run: async ({ db }) => {
+        if (db.kind === 'pglite') await db.exec('ANALYZE products, product_variants');
+      },
+    },
+  ],
   actions: {
     list_products: action({
       kind: 'read',

@@ -23,6 +23,7 @@ import {
 } from '../../core/sdk';
 import { setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
+import { searchPage } from './search';
 import { checkOptions, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
 
 /** `variants`: the product's live variant rows (a variable product's; none for the others). */
@@ -166,38 +167,27 @@ export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
     lock: forUpdate ? 'FOR UPDATE' : undefined,
   });
 
-/** The text q searches: the expression of the trigram index products_search (migration 003), exactly. */
-const SEARCH_TEXT = "lower(name || ' ' || coalesce(sku, ''))";
-
 /**
- * Each filter is a condition the store's indexes serve (migration 003): q and sku match the
- * product or one of its live variants, through an id set the planner builds from the trigram and
- * SKU indexes of both tables before walking the page in seq order.
+ * Each filter is a condition the store's indexes serve (migration 003): sku matches the product or
+ * one of its live variants through the SKU indexes of both tables. q has its own query shape
+ * (search.ts), so a page never sorts every match of a common term.
  */
-export const listProducts = (ctx: Ctx, input: Static<typeof ProductQuery>) =>
-  listPage(
-    ctx,
-    {
-      table: 'products',
-      path: '/products',
-      input,
-      where: [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'],
-      filters: {
-        'status = $': input.status === 'archived' ? undefined : input.status,
-        'type = $': input.type,
-        [`id IN (SELECT id FROM products WHERE store_id = $1 AND ${SEARCH_TEXT} LIKE $
-               UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND lower(coalesce(sku, '')) LIKE $)`]:
-          input.q === undefined ? undefined : containing(input.q),
-        [`id IN (SELECT id FROM products WHERE store_id = $1 AND sku = $
-               UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND sku = $)`]: input.sku,
-        // collection_products belongs to plugins/collections; its primary key (collection_id, product_id) serves this.
-        'id IN (SELECT product_id FROM collection_products WHERE collection_id = $)': input.collection_id,
-        ...metadataFilter(input.metadata),
-        ...dateRangeFilters('created_at', input.created),
-      },
-    },
-    (rows) => productsOut(ctx.db, ctx.store.id, rows),
-  );
+export function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>) {
+  const where = [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'];
+  const filters = {
+    'status = $': input.status === 'archived' ? undefined : input.status,
+    'type = $': input.type,
+    [`id IN (SELECT id FROM products WHERE store_id = $1 AND sku = $
+           UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND sku = $)`]: input.sku,
+    // collection_products belongs to plugins/collections; its primary key (collection_id, product_id) serves this.
+    'id IN (SELECT product_id FROM collection_products WHERE collection_id = $)': input.collection_id,
+    ...metadataFilter(input.metadata),
+    ...dateRangeFilters('created_at', input.created),
+  };
+  const toData = (rows: Row[]) => productsOut(ctx.db, ctx.store.id, rows);
+  if (input.q !== undefined) return searchPage(ctx, { path: '/products', input, where, filters, pattern: containing(input.q) }, toData);
+  return listPage(ctx, { table: 'products', path: '/products', input, where, filters }, toData);
+}
 
 /**
  * A stored amount the update keeps, in the product's (maybe new) currency: the same decimal amount,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config';
-import { openDb, type Db } from './db';
+import { openDb, refreshStatistics, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
 import { allMigrations } from './migrations';
@@ -33,6 +33,7 @@ export async function openMigrated(config: Config, app: Composition): Promise<Op
       poolSize: config.poolSize,
     });
     await migrate(db, allMigrations(app.registry.plugins));
+    await refreshStatistics(db);
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
     await installJobs(db, app.jobs(db, config.clock));
     return {

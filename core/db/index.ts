@@ -9,3 +9,12 @@ export async function openDb(opts: { databaseUrl?: string; dataDir?: string; poo
   if (opts.databaseUrl) return postgresDb(opts.databaseUrl, opts.poolSize);
   return pgliteDb(opts.dataDir);
 }
+
+/**
+ * The embedded database has no autovacuum, so without this its planner never learns how many rows
+ * a table holds (and, for one, sorts a whole store for a product q page: plugins/products/search.ts).
+ * Run at start-up and by the maintenance job; PostgreSQL's autovacuum keeps these itself.
+ */
+export async function refreshStatistics(db: Db) {
+  if (db.kind === 'pglite') await db.exec('ANALYZE');
+}

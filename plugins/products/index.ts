@@ -46,18 +46,6 @@ export default definePlugin({
     { id: 'products/005_search_pending_list', sql: migration005 },
   ],
   requires: ['inventory'],
-  jobs: [
-    {
-      // The embedded database has no autovacuum, so without this its planner never learns how many
-      // products a store has and would sort a whole store for a q page (search.ts). PostgreSQL's
-      // autovacuum already keeps these statistics.
-      name: 'statistics',
-      cron: '*/10 * * * *',
-      run: async ({ db }) => {
-        if (db.kind === 'pglite') await db.exec('ANALYZE products, product_variants');
-      },
-    },
-  ],
   actions: {
     list_products: action({
       kind: 'read',

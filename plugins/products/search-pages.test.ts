@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
 import { SEARCH_WINDOW } from './search';
-import products from './index';
+import { refreshStatistics } from '../../core/db';
 
 describe('paging a q search over more products than its walk window', () => {
   let h: Harness;
@@ -78,9 +78,8 @@ describe('paging a q search over more products than its walk window', () => {
     expect((await pages('q=needle&type=variable&limit=5', 'starting_after')).flat()).toEqual(await expected("AND type = 'variable'"));
   });
 
-  test('the statistics job gives the embedded database the row counts its planner needs (PostgreSQL has autovacuum)', async () => {
-    const job = products.jobs!.find((j) => j.name === 'statistics')!;
-    await job.run({ db: h.db } as Parameters<typeof job.run>[0]);
+  test('refreshing statistics (at start-up and in maintenance) gives the embedded database the row counts its planner needs (PostgreSQL has autovacuum)', async () => {
+    await refreshStatistics(h.db);
     const [{ reltuples }] = await h.db.query<{ reltuples: number }>("SELECT reltuples FROM pg_class WHERE relname = 'products'");
     if (h.db.kind === 'pglite') expect(Number(reltuples)).toBeGreaterThanOrEqual(TOTAL);
   });

@@ -147,6 +147,8 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
   return { query: [], body: { required: bodyRequired.length > 0, content: { 'application/json': { schema } } } };
 }
 
+const since = (version: string | undefined) => (version ? `\n\nAdded in API version ${version}: a request pinned to an older version gets 404.` : '');
+
 /** Who may call, as OpenAPI security requirements and one sentence for the description. */
 function access(route: RestRoute): { security: Json[]; sentence: string; scopes?: string[] } {
   if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
@@ -191,7 +193,7 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       operationId: `${route.plugin.name}_${route.actionName}`,
       tags: [route.plugin.name],
       summary: firstSentence(route.action.description),
-      description: `${route.action.description}\n\n${who.sentence}${events}`,
+      description: `${route.action.description}\n\n${who.sentence}${events}${since(route.action.rest!.since)}`,
       parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method)],
       ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
       responses: {
@@ -203,6 +205,7 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       },
       security: who.security,
       ...(who.scopes ? { 'x-required-scopes': who.scopes } : {}),
+      ...(route.action.rest!.since ? { 'x-since-version': route.action.rest!.since } : {}),
       ...errorCodes(route.action.errors),
     };
     return { path: toOpenApiPath(route.path), method: route.method.toLowerCase(), operation };

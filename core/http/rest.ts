@@ -11,7 +11,7 @@ import { claimInFlight, idempotencyKeyOf, keyOwner, withIdempotency, type Stored
 import { streamIdempotently } from './idempotent-stream';
 import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
 import type { Services } from './services';
-import { downgradeBody, resolveVersion } from './versioning';
+import { VERSIONS, downgradeBody, notYetInVersion, resolveVersion } from './versioning';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -44,6 +44,8 @@ export function restRoutes(registry: Registry): RestRoute[] {
       .map(([actionName, action]) => {
         const rest = action.rest!;
         const scope = rest.scope ?? 'store';
+        if (rest.since && !VERSIONS.some((v) => v.id === rest.since))
+          throw new Error(`${plugin.name}.${actionName}: rest.since '${rest.since}' is not an API version (${VERSIONS.map((v) => v.id).join(', ')})`);
         return {
           plugin,
           actionName,
@@ -158,6 +160,8 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
   try {
     const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
     headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
+    const missing = notYetInVersion(route.action.rest!.since, version.version, `${route.method} ${route.path}`);
+    if (missing) throw missing;
     if (route.auth.length === 1 && route.auth[0] === 'admin' && !svc.adminToken)
       throw errors.auth('The admin API is disabled: set SVC_ADMIN_TOKEN on the server.');
     const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);

@@ -108,3 +108,15 @@ export function downgradeBody(body: unknown, version: ApiVersion): unknown {
   };
   return apply(body);
 }
+
+/**
+ * The 404 for a route a request's version predates (RestMapping.since): the endpoint was not part
+ * of that snapshot. Undefined when the route exists in `version`.
+ */
+export function notYetInVersion(since: string | undefined, version: ApiVersion, route: string) {
+  if (!since || VERSIONS.indexOf(version) >= VERSIONS.findIndex((v) => v.id === since)) return undefined;
+  return errors.notFound(
+    `endpoint ${route} in API version ${version.id}: it was added in ${since}. Send X-API-Version: ${since} or later (or leave the header out for ${LATEST.id})`,
+    'X-API-Version',
+  );
+}

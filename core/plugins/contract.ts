@@ -151,6 +151,12 @@ export interface RestMapping {
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
   /**
+   * The API version that added this route (SPEC 9, e.g. `v2026-01-15`). A request pinned to an
+   * older version with X-API-Version gets 404, as that version's snapshot had no such endpoint.
+   * Routes without it exist in every version.
+   */
+  since?: string;
+  /**
    * A raw answer that may instead be one JSON object (the client asks for it, e.g. agent chat with
    * `Accept: application/json`): that object's schema, documented as the `application/json` content.
    */

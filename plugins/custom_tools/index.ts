@@ -1,7 +1,5 @@
 import { action, definePlugin, noExample } from '../../core/sdk';
 
-// Enabling is for another store's tool the operator published: public-tools.test.ts covers it.
-const PUBLIC_ONLY = noExample("needs another store's tool published by the operator (plugins/custom_tools/public-tools.test.ts)");
 import { conflict } from '../../core/sdk';
 import type { TSchema } from '@sinclair/typebox';
 import {
@@ -26,6 +24,11 @@ import {
 import { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool, type View } from './store';
 import { disableTool, enableTool, readableTool } from './published';
 import { operatorActions } from './operator';
+
+/** SPEC 9: custom tools came with API version v2026-03-07. */
+const SINCE = 'v2026-03-07';
+// Enabling is for another store's tool the operator published: public-tools.test.ts covers it.
+const PUBLIC_ONLY = noExample("needs another store's tool published by the operator (plugins/custom_tools/public-tools.test.ts)");
 
 /** What differs between the two forms: names, paths, schemas, and how delete and test answer. */
 interface Form {
@@ -99,7 +102,7 @@ function formActions(f: Form) {
       description: `Register a custom tool (${f.label}).`,
       input: f.create,
       output: f.one,
-      rest: { method: 'POST', path, status: 201 },
+      rest: { method: 'POST', path, status: 201, since: SINCE },
       example: f.example,
       handler: (ctx, input: any) => createTool(ctx.registry.plugins, ctx, view, input),
     }),
@@ -108,7 +111,7 @@ function formActions(f: Form) {
       description: `List the store's custom tools and the tools the operator published to every store (owned false; enabled says whether this store offers it), newest first (${view === 'tool' ? 'Shape B' : 'Shape A'} form).`,
       input: ToolQuery,
       output: f.list,
-      rest: { method: 'GET', path },
+      rest: { method: 'GET', path, since: SINCE },
       handler: (ctx, input) => listTools(ctx, view, input),
     }),
     [`get_${noun}`]: action({
@@ -116,7 +119,7 @@ function formActions(f: Form) {
       description: "Fetch one custom tool (the store's own, or a published one); secret values are never shown, only their names.",
       input: ToolId,
       output: f.one,
-      rest: { method: 'GET', path: `${path}/:id` },
+      rest: { method: 'GET', path: `${path}/:id`, since: SINCE },
       handler: async (ctx, { id }) => {
         const { tool, access } = await readableTool(ctx, id);
         return render(tool, view, access);
@@ -129,7 +132,7 @@ function formActions(f: Form) {
       description: 'Change a custom tool: the fields given replace the stored ones.',
       input: f.update,
       output: f.one,
-      rest: { method: 'PATCH', path: `${path}/:id` },
+      rest: { method: 'PATCH', path: `${path}/:id`, since: SINCE },
       handler: (ctx, input: any) => updateTool(ctx.registry.plugins, ctx, view, input),
     }),
     [`delete_${noun}`]: action({
@@ -139,7 +142,7 @@ function formActions(f: Form) {
       description: 'Delete a custom tool; agents and MCP clients stop seeing it. Its execution records stay.',
       input: ToolId,
       output: f.deleted.output,
-      rest: { method: 'DELETE', path: `${path}/:id`, status: f.deleted.status },
+      rest: { method: 'DELETE', path: `${path}/:id`, status: f.deleted.status, since: SINCE },
       handler: async (ctx, { id }) => f.deleted.body((await deleteTool(ctx, id)).id) as any,
     }),
     [`set_${noun}_secrets`]: action({
@@ -148,7 +151,7 @@ function formActions(f: Form) {
       description: "Set the tool's secrets (replaces the whole set): name to value, stored encrypted, referenced as {{NAME}} or {{secrets.NAME}}.",
       input: SecretsInput,
       output: SecretsSet,
-      rest: { method: 'PUT', path: `${path}/:id/secrets` },
+      rest: { method: 'PUT', path: `${path}/:id/secrets`, since: SINCE },
       handler: (ctx, input) => setSecrets(ctx, input as Record<string, string>),
     }),
     // A published tool of another store is offered here only once this store opts in (public.ts).
@@ -160,7 +163,7 @@ function formActions(f: Form) {
       description: "Offer a tool the operator published (owned false) to this store's agents and MCP clients.",
       input: ToolId,
       output: f.one,
-      rest: { method: 'POST', path: `${path}/:id/enable` },
+      rest: { method: 'POST', path: `${path}/:id/enable`, since: SINCE },
       example: PUBLIC_ONLY,
       handler: async (ctx, { id }) => {
         const { tool, access } = await enableTool(ctx, id);
@@ -175,7 +178,7 @@ function formActions(f: Form) {
         "Stop offering a published tool of another store to this store's agents and MCP clients (agents naming it in their tools still use it).",
       input: ToolId,
       output: f.one,
-      rest: { method: 'POST', path: `${path}/:id/disable` },
+      rest: { method: 'POST', path: `${path}/:id/disable`, since: SINCE },
       example: PUBLIC_ONLY,
       handler: async (ctx, { id }) => {
         const { tool, access } = await disableTool(ctx, id);
@@ -189,7 +192,7 @@ function formActions(f: Form) {
       description: `Run a tool once on the given ${f.test.field} (no audit record, no approval): success, result, execution_time_ms.`,
       input: f.test.input,
       output: TestResult,
-      rest: { method: 'POST', path: `${path}/:id/test` },
+      rest: { method: 'POST', path: `${path}/:id/test`, since: SINCE },
       handler: (ctx, input: any) => testTool(ctx, input.id, input[f.test.field] ?? {}),
     }),
   };

@@ -75,7 +75,7 @@ export default definePlugin({
         'Fails with insufficient_stock, moving nothing, when the source holds fewer units than asked.',
       input: StockTransfer,
       output: InventoryItem,
-      rest: { method: 'POST', path: '/inventory/transfer' },
+      rest: { method: 'POST', path: '/inventory/transfer', since: 'v2026-01-15' },
       example: transferExample,
       emits: ['inventory.transferred'],
       errors: ['insufficient_stock'],

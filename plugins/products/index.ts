@@ -105,7 +105,7 @@ export default definePlugin({
         'if one item fails nothing is changed and the error names it (param items.N.field). One product event per item.',
       input: BulkInput,
       output: BulkResult,
-      rest: { method: 'POST', path: '/products/bulk' },
+      rest: { method: 'POST', path: '/products/bulk', since: 'v2026-01-15' },
       emits: ['product.created', 'product.updated', 'product.deleted'],
       errors: ['duplicate_sku'],
       example: { items: [{ action: 'create', name: 'Bulk mug', pricing_data: { retail: 9.5 }, stock_quantity: 3 }] },

@@ -104,7 +104,7 @@ export default definePlugin({
         'duration and response excerpt, and when the next retry is due. Filter by status.',
       input: DeliveryQuery,
       output: DeliveryList,
-      rest: { method: 'GET', path: '/webhooks/:id/deliveries' },
+      rest: { method: 'GET', path: '/webhooks/:id/deliveries', since: 'v2026-01-15' },
       handler: listDeliveries,
     }),
     resend_delivery: action({
@@ -112,7 +112,7 @@ export default definePlugin({
       description: 'Send one delivery again now, with a fresh retry schedule.',
       input: DeliveryRef,
       output: Delivery,
-      rest: { method: 'POST', path: '/webhooks/:id/deliveries/:delivery_id/resend', status: 202 },
+      rest: { method: 'POST', path: '/webhooks/:id/deliveries/:delivery_id/resend', status: 202, since: 'v2026-01-15' },
       example: async ({ make }) => {
         const hook = await make('webhooks_mgmt.create_webhook');
         return { id: hook.id, delivery_id: (await make('webhooks_mgmt.test', { id: hook.id })).id };

@@ -39,6 +39,24 @@ describe('API versioning', () => {
     expect(r.body.error).toMatchObject({ code: 'api_version_retired', request_id: r.headers.get('x-request-id') });
   });
 
+  test('an endpoint added in a later version is 404 under an older one, and works from its version on (SPEC 9 history)', async () => {
+    // Before v2025-11-01 retires (2026-07-15), so both older versions still answer.
+    const h = await setup({ now: '2026-03-08T00:00:00Z' });
+    const bulk = { items: [{ action: 'create', ...product({ sku: 'BULK-1' }) }] };
+    const old = await h.call('POST', '/products/bulk', bulk, { 'X-API-Version': 'v2025-11-01' });
+    expect(old.status).toBe(404);
+    expect(old.body.error).toMatchObject({ code: 'resource_missing', param: 'X-API-Version' });
+    expect(old.body.error.message).toContain('added in v2026-01-15');
+    expect((await h.call('GET', '/products', undefined, { 'X-API-Version': 'v2025-11-01' })).body.data).toEqual([]); // nothing was made
+    const custom = await h.call('GET', '/tools', undefined, { 'X-API-Version': 'v2026-01-15' });
+    expect(custom.status).toBe(404);
+    expect(custom.body.error.message).toContain('added in v2026-03-07');
+    expect((await h.call('POST', '/products/bulk', bulk, { 'X-API-Version': 'v2026-01-15' })).status).toBe(200);
+    expect((await h.call('GET', '/tools')).status).toBe(200);
+    const doc = (await h.raw('GET', '/openapi.json')).body;
+    expect(doc.paths['/v1/stores/{storeId}/products/bulk'].post['x-since-version']).toBe('v2026-01-15');
+  });
+
   test('an unknown or malformed version is 400 invalid_api_version', async () => {
     const h = await setup();
     for (const v of ['v2024-01-01', 'latest', '2026-3-7']) {

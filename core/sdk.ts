@@ -60,7 +60,7 @@ export { toolsChanged } from './signals';
 
 // Outside the process: secrets, outbound requests, the sandbox.
 export { secretBox, resetSecretBox, redactDeep } from './secrets';
-export { checkUrl, EgressError } from './net/egress';
+export { checkUrl, EgressError, egressFetch, type AllowList, type EgressInit, type Resolver } from './net/egress';
 export { runInSandbox, sandboxPoolSize } from './sandbox/pool';
 export { ASYNC_FUNCTION } from './sandbox';
 

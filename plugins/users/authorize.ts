@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { action, type Ctx } from '../../core/sdk';
 import { audiencesOf } from './authenticator';
-import { getClient, redirectMatches, type Client } from './clients';
+import { ClientMetadataError, getClient, redirectMatches, type Client } from './clients';
+import { isMetadataUrl, metadataClient } from './client-metadata';
 import { createGrantWithCode } from './grants';
 import { csrfFailure } from './login';
 import { describeScope, grantable, isRole, scopeUniverse } from './roles';
@@ -33,7 +34,16 @@ const FIELDS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 
  * after that they go back to the client as `error=` (RFC 6749 4.1.2.1).
  */
 async function parse(ctx: Ctx, p: Params): Promise<Parsed> {
-  const client = await getClient(ctx.db, p.client_id);
+  let client: Client | undefined;
+  if (isMetadataUrl(p.client_id)) {
+    try {
+      client = await metadataClient(ctx, p.client_id);
+    } catch (e) {
+      if (!(e instanceof ClientMetadataError)) throw e;
+      ctx.log.info('client metadata document refused', { client_id: p.client_id.replace(/\/\/[^/@]*@/, '//').slice(0, 200), reason: e.message });
+      return { kind: 'fatal', message: `This application cannot be verified. ${e.message}` };
+    }
+  } else client = await getClient(ctx.db, p.client_id);
   if (!client) return { kind: 'fatal', message: 'This application is not registered with this server (unknown client_id).' };
   const redirectUri = p.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
   if (!redirectUri) return { kind: 'fatal', message: 'The request names no redirect_uri.' };
@@ -97,13 +107,16 @@ function consentPage(
       : `<label for="store_id">Store</label><select id="store_id" name="store_id">${stores.map((s) => `<option value="${s.id}">${escapeHtml(s.name)} (${s.role})</option>`).join('')}</select>`;
   const body = page(
     'Allow access?',
-    `<p><strong>${escapeHtml(req.client.name)}</strong> wants to act for you (${escapeHtml(email)}) and:</p><ul>${scopes}</ul>
+    `<p><strong>${escapeHtml(req.client.name)}</strong>${who(req.client)} wants to act for you (${escapeHtml(email)}) and:</p><ul>${scopes}</ul>
 <p>It is sent back to <code>${escapeHtml(new URL(req.redirectUri).origin)}</code>. Scopes your role does not hold are not granted.</p>
 <form method="post" action="/auth/authorize">${csrfField(csrf.token)}${hidden}${picker}
 <button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
   );
   return html(200, body, csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {});
 }
+
+/** A metadata document's client: its name is whatever that host publishes, so the host is what users should judge. */
+const who = (client: Client) => (isMetadataUrl(client.client_id) ? ` (from <code>${escapeHtml(new URL(client.client_id).host)}</code>)` : '');
 
 const Form = Type.Record(Type.String(), Type.String());
 

@@ -105,7 +105,8 @@ export async function registerClient(
 }
 
 export async function getClient(db: Db, clientId: unknown): Promise<Client | undefined> {
-  if (typeof clientId !== 'string' || clientId.length > 200) return undefined;
+  // Registered ids are short; a metadata document's id is its URL (client-metadata.ts).
+  if (typeof clientId !== 'string' || clientId.length > 2000) return undefined;
   const [row] = await db.query('SELECT client_id, secret_hash, name, redirect_uris FROM oauth_clients WHERE client_id = $1', [clientId]);
   return row
     ? {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_users.sql' with { type: 'text' };
 import migration002 from './migrations/002_device.sql' with { type: 'text' };
+import migration003 from './migrations/003_client_metadata.sql' with { type: 'text' };
 import { userAuthenticator } from './authenticator';
 import { authorizeActions } from './authorize';
 import { deviceActions } from './device-web';
@@ -44,6 +45,7 @@ export default definePlugin({
   migrations: [
     { id: 'users/001_users', sql: migration001 },
     { id: 'users/002_device', sql: migration002 },
+    { id: 'users/003_client_metadata', sql: migration003 },
   ],
   authenticators: (deps) => [userAuthenticator(deps)],
   actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions, ...deviceActions },

@@ -29,6 +29,8 @@ export function serverMetadata(ctx: Ctx) {
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     scopes_supported: scopeUniverse(ctx.registry),
     authorization_response_iss_parameter_supported: true,
+    // A client_id may be the https URL of its metadata document (client-metadata.ts).
+    client_id_metadata_document_supported: true,
   };
 }
 

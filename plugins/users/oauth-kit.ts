@@ -73,18 +73,31 @@ export async function authorize(
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set('code_challenge_method', 'S256');
   url.searchParams.set('resource', MCP_URL);
-  let r = await b.get(url.toString());
+  return { ...(await answerAuthorization(b, url.toString(), email, o)), verifier, state };
+}
+
+/**
+ * Opens an authorization URL (built by any client) in `b`: signs in if asked to, answers the
+ * consent page; returns the callback URL the browser is sent to, the last page, and the consent page.
+ */
+export async function answerAuthorization(
+  b: ReturnType<typeof browser>,
+  url: string,
+  email: string,
+  o: Pick<AuthorizeOpts, 'decision' | 'storeId'> = {},
+) {
+  let r = await b.get(url);
   if (r.status === 303 && r.location?.startsWith('/auth/login')) {
     const login = await b.get(r.location);
     r = await b.post('/auth/login', { ...formFields(login.text, '/auth/login'), email, password: 'correct horse battery staple' });
     if (r.status !== 303) throw new Error(`sign-in failed: ${r.status}`);
     r = await b.get(r.location!);
   }
-  if (r.status !== 200) return { callback: r.location ? new URL(r.location) : undefined, page: r, verifier, state };
+  if (r.status !== 200) return { callback: r.location ? new URL(r.location) : undefined, page: r, consent: undefined };
   const fields = formFields(r.text, '/auth/authorize');
   if (o.storeId) fields.store_id = o.storeId;
   const done = await b.post('/auth/authorize', { ...fields, decision: o.decision ?? 'allow' });
-  return { callback: done.location ? new URL(done.location) : undefined, page: done, verifier, state, consent: r.text };
+  return { callback: done.location ? new URL(done.location) : undefined, page: done, consent: r.text };
 }
 
 export async function exchange(h: Harness, as: oauth.AuthorizationServer, client: oauth.Client, callback: URL, verifier: string, state: string) {

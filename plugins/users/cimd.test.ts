@@ -120,6 +120,25 @@ describe('a client identified by its metadata document', () => {
     expect(never.fetches()).toBe(first * 2);
   });
 
+  test('a refresh after the cached document expired checks it again: a client whose document is gone gets no more tokens', async () => {
+    const doc = publish(goodDoc, { 'cache-control': 'max-age=60' });
+    const { as } = await discover(h);
+    const client = clientOf(doc.url);
+    const a = await authorize(h, as, client, browser(), owner.email, { scope: 'products:read' });
+    const tokens = await exchange(h, as, client, a.callback!, a.verifier, a.state);
+    const refresh = (token: string) => tokenRequest(h, { grant_type: 'refresh_token', client_id: doc.url, refresh_token: token });
+    const fresh = await refresh(tokens.refresh_token!); // within max-age: the cached copy stands
+    expect(fresh.status).toBe(200);
+    expect(doc.fetches()).toBe(1);
+    docs.delete(doc.path); // the publisher takes the client down
+    h.clock.advance(61_000);
+    const refused = await refresh(fresh.body.refresh_token);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe('invalid_client');
+    expect(refused.body.error_description).toContain('HTTP 404');
+    expect(doc.fetches()).toBe(2);
+  });
+
   test('a changed document takes effect once the cached one expires', async () => {
     const { as } = await discover(h);
     const b = browser();

@@ -11,6 +11,7 @@ import { loginActions } from './login';
 import { memberActions, roleErrors } from './members';
 import { metadataActions } from './metadata';
 import { tokenActions } from './token';
+import { pruneExpired } from './prune';
 
 /**
  * People and OAuth 2.1 (issue 11): users with a role per store, browser sign-in, an authorization
@@ -48,5 +49,15 @@ export default definePlugin({
     { id: 'users/003_client_metadata', sql: migration003 },
   ],
   authenticators: (deps) => [userAuthenticator(deps)],
+  jobs: [
+    {
+      name: 'prune',
+      cron: '17 3 * * *',
+      run: async ({ db, clock, log }) => {
+        const deleted = await pruneExpired(db, clock.now());
+        log.info('expired sign-in and OAuth rows deleted', deleted);
+      },
+    },
+  ],
   actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions, ...deviceActions },
 });

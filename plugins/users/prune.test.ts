@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'bun:test';
+import { setup } from '../../test/kit/setup';
+import users from './index';
+import { authorize, discover, exchange, register } from './oauth-kit';
+import { addUser, browser, uniqueIp } from './test-kit';
+
+/** The daily prune job of sign-in and OAuth rows (both backends). */
+describe('users.prune', () => {
+  test('deletes what expired and clients nobody used; keeps used clients and what is still live', async () => {
+    const h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
+    const owner = await addUser(h, 'owner');
+    const { as } = await discover(h);
+    const used = await register(h, as);
+    const unused = await register(h, as);
+    const a = await authorize(h, as, used, browser(h, { ip: uniqueIp() }), owner.email, { scope: 'products:read' });
+    await exchange(h, as, used, a.callback!, a.verifier, a.state);
+    const count = async (table: string) => Number((await h.db.query(`SELECT count(*) AS n FROM ${table}`))[0].n);
+    const job = users.jobs!.find((j) => j.name === 'prune')!;
+    const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: h.svc.log, config: {} } as any, []);
+
+    await run(); // nothing has expired yet: the refresh token and the session live on
+    expect(await count('oauth_refresh_tokens')).toBe(1);
+    expect(await count('user_sessions')).toBeGreaterThan(0);
+    expect(await count('oauth_clients')).toBeGreaterThanOrEqual(2);
+
+    h.clock.advance(31 * 86_400_000); // past the refresh token's 30 days and the clients' 30 unused days
+    const late = await register(h, as); // registered today: kept
+    await run();
+    expect(await count('oauth_codes')).toBe(0);
+    expect(await count('oauth_refresh_tokens')).toBe(0);
+    expect(await count('user_sessions')).toBe(0);
+    const clients = (await h.db.query<{ client_id: string }>('SELECT client_id FROM oauth_clients')).map((r) => r.client_id);
+    expect(clients).toContain(used.client_id); // its grant refers to it
+    expect(clients).toContain(late.client_id);
+    expect(clients).not.toContain(unused.client_id);
+  });
+});

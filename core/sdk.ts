@@ -58,6 +58,9 @@ export { enqueue } from './jobs/send';
 export { generateSecret } from './webhooks/sign';
 export { toolsChanged } from './signals';
 
+// Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
+export { ERASED, scrubPersonalData, type PersonalData, type PersonalDataColumn } from './personal-data';
+
 // Outside the process: secrets, outbound requests, the sandbox.
 export { secretBox, resetSecretBox, redactDeep } from './secrets';
 export { checkUrl, EgressError, egressFetch, type AllowList, type EgressInit, type Resolver } from './net/egress';

@@ -5,6 +5,7 @@ import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
 import type { Registry } from './registry';
+import type { PersonalDataColumn } from '../personal-data';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -249,6 +250,12 @@ export interface PluginDef {
   requires?: string[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
+  /**
+   * Columns of this plugin's tables that keep copies of other resources' data as JSON (an agent's
+   * conversation turns hold tool results): erasing a person (`scrubPersonalData`) scrubs them too,
+   * like the core's own copies. Each table has `store_id`; `key` is its primary key (default `id`).
+   */
+  personalData?: PersonalDataColumn[];
   /**
    * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
    * Services.authenticators, after the admin token and before API keys, so every surface (REST,

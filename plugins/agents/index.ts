@@ -62,6 +62,8 @@ export default definePlugin({
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
   ],
+  // Conversation turns hold what users typed and what tools returned (a customer's details): an erasure scrubs them.
+  personalData: [{ table: 'agent_messages', column: 'content' }],
   actions: {
     list_agents: action({
       kind: 'read',

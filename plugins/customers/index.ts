@@ -64,12 +64,12 @@ export default definePlugin({
       kind: 'destructive',
       description:
         'Erase a customer (GDPR/CCPA right to erasure): name, email, phone, addresses, tags, metadata and enrichment are scrubbed ' +
-        'for good and the customer disappears from lists and lookups; their orders stay, pointing at the erased id. Cannot be undone.',
+        'for good, also in earlier copies (webhook event payloads, the tool-call audit log, idempotent replays, agent conversations), ' +
+        'and the customer disappears from lists and lookups; their orders stay, pointing at the erased id. Cannot be undone.',
       input: CustomerId,
       output: CustomerDeleted,
       rest: { method: 'DELETE', path: '/customers/:id' },
       emits: ['customer.deleted'],
-      atomic: true,
       handler: (ctx, { id }) => eraseCustomer(ctx, id),
     }),
     enrich_customer: action({

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
-import { containing, errors } from '../../core/sdk';
+import { containing, errors, scrubPersonalData } from '../../core/sdk';
 import {
   checkMetadata,
   dateRangeFilters,
@@ -132,22 +132,46 @@ export async function updateCustomer(ctx: Ctx, input: Static<typeof CustomerUpda
   return customer;
 }
 
+/** What identifies the person in a customer's data: these strings are erased wherever copies of it were made. */
+const IDENTIFYING = ['email', 'first_name', 'last_name', 'phone', 'name', 'company', 'line1', 'line2', 'postal_code'];
+
+/** The identifying strings of a customer row: its fields, its addresses' lines and names, its metadata values. */
+function personalValues(r: Row): string[] {
+  const values = [r.email, r.first_name, r.last_name, r.phone];
+  for (const a of (r.addresses ?? []) as Record<string, unknown>[]) for (const k of IDENTIFYING) values.push(a[k]);
+  for (const v of Object.values((r.metadata ?? {}) as Record<string, unknown>)) values.push(v);
+  return values.filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+}
+
 /**
  * Erasure (GDPR art. 17, CCPA): every personal field is scrubbed and the row stays, marked
- * erased_at, so orders keep their customer_id for the books. One statement on the live row: of
- * parallel erasures exactly one matches (the others wait on its row lock, then find it erased:
- * 404). Orders' own copies (addresses on an order) are the books' and stay.
+ * erased_at, so orders keep their customer_id for the books. The live row is locked first: of
+ * parallel erasures exactly one finds it (the others wait on its lock, then find it erased: 404).
+ * In the same transaction the core scrubs the copies made earlier (stored webhook events, the
+ * tool-call audit log, idempotent replays, agents' conversations): see README "Erasure".
+ * Orders' own copies (addresses on an order) are the books' and stay.
  */
 export async function eraseCustomer(ctx: Ctx, id: string) {
+  const before = await customerRow(ctx, id, true);
   const now = ctx.clock.now();
-  const rows = await ctx.db.query(
+  await ctx.db.query(
     `UPDATE customers SET email = NULL, first_name = NULL, last_name = NULL, phone = NULL, accepts_marketing = false,
        tags = '[]', metadata = '{}', addresses = '[]', enrichment = NULL, erased_at = $3, updated_at = $3
-     WHERE store_id = $1 AND id = $2 AND erased_at IS NULL RETURNING id`,
-    [ctx.store.id, id, now],
+     WHERE store_id = $1 AND id = $2`,
+    [ctx.store.id, before.id, now],
   );
-  if (!rows.length) throw errors.notFound(`customer: '${id}'`, 'id');
-  const deleted = { object: 'customer' as const, id: rows[0].id as string, deleted: true as const };
+  const scrubbed = await scrubPersonalData(
+    ctx.db,
+    ctx.store.id,
+    {
+      mentions: [before.id, before.email],
+      values: personalValues(before),
+      record: { object: 'customer', id: before.id, identifying: IDENTIFYING },
+    },
+    ctx.registry,
+  );
+  ctx.log.info('customer erased', { customer_id: before.id, scrubbed });
+  const deleted = { object: 'customer' as const, id: before.id as string, deleted: true as const };
   ctx.emit('customer.deleted', deleted);
   return deleted;
 }

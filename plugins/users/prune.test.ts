@@ -16,7 +16,7 @@ describe('users.prune', () => {
     await exchange(h, as, used, a.callback!, a.verifier, a.state);
     const count = async (table: string) => Number((await h.db.query(`SELECT count(*) AS n FROM ${table}`))[0].n);
     const job = users.jobs!.find((j) => j.name === 'prune')!;
-    const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: h.svc.log, config: {} } as any, []);
+    const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: h.svc.log, config: {} } as any);
 
     await run(); // nothing has expired yet: the refresh token and the session live on
     expect(await count('oauth_refresh_tokens')).toBe(1);

@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +123,78 @@ test('svc mcp uses the signed-in session: its store by default, the token refres
     expect(saved.refresh_token).not.toBe(session.refresh_token);
     expect(saved.expires_at).toBeGreaterThan(Date.now());
   } finally {
+    server.stop(true);
+  }
+}, 60_000);
+
+test("the legacy SSE bridge (svc mcp --transport sse) takes a user's access token as its Bearer credential", async () => {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => h.app.handle(r) });
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const url = `http://127.0.0.1:${server.port}`;
+  const bridge = Bun.spawn(
+    [
+      process.execPath,
+      join(import.meta.dir, '..', '..', 'core', 'cli.ts'),
+      'mcp',
+      '--transport',
+      'sse',
+      '--port',
+      String(port),
+      '--store',
+      h.store.id,
+      '--url',
+      url,
+    ],
+    {
+      env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'svc-home-')) },
+      stderr: 'pipe',
+    },
+  );
+  try {
+    const human = browser(h, { ip: uniqueIp(), origin: url });
+    await human.signIn(user.email);
+    const session = await browserLogin(url, {
+      scope: 'products:read',
+      show: (u) =>
+        void (async () => {
+          const page = await human.get(u);
+          const decided = await human.post('/auth/authorize', {
+            ...formFields(page.text, '/auth/authorize'),
+            store_id: h.store.id,
+            decision: 'allow',
+          });
+          await fetch(decided.location!).catch(() => {});
+        })(),
+    });
+    const base = `http://127.0.0.1:${port}`;
+    for (
+      let i = 0;
+      i < 100 &&
+      !(await fetch(`${base}/sse`).then(
+        () => true,
+        () => false,
+      ));
+      i++
+    )
+      await Bun.sleep(100);
+    const p = await h.call('POST', '/products', product({ name: 'Bridged mug' }));
+    const auth = { Authorization: `Bearer ${session.access_token}` };
+    const transport = new SSEClientTransport(new URL(`${base}/sse`), {
+      eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as any), ...auth } }) },
+      requestInit: { headers: auth },
+    });
+    const client = new Client({ name: 'sse-user-test', version: '1' });
+    await client.connect(transport);
+    const r: any = await client.callTool({ name: 'products', arguments: { action: 'get_product', id: p.body.id } });
+    expect(r.structuredContent?.name).toBe('Bridged mug');
+    // The token holds products:read only: a write is refused as for any credential without the scope.
+    const denied: any = await client.callTool({ name: 'products', arguments: { action: 'create_product', name: 'Nope' } });
+    expect(denied.isError).toBe(true);
+    expect(denied.content[0].text).toContain('insufficient_scope');
+    await client.close();
+  } finally {
+    bridge.kill();
+    await bridge.exited;
     server.stop(true);
   }
 }, 60_000);

@@ -2,7 +2,7 @@
  * CPU time a process has used, from /proc (Linux). Server CPU per request is steadier than req/s
  * on a shared machine: other work slows a run down but barely changes what each request costs.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
 
@@ -14,4 +14,23 @@ export function cpuMs(pid: number): number | undefined {
   const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time of every PostgreSQL process on this machine (backends, WAL writer, checkpointer...),
+ * in milliseconds: what a run cost the database, which shares the cores with the server.
+ */
+export function postgresCpuMs(): number | undefined {
+  if (!existsSync('/proc')) return undefined;
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      total += cpuMs(Number(pid)) ?? 0;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
 }

@@ -19,7 +19,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { checksTable, decayTable, p99Under, ratio, resultsTable } from './report';
 import { createBenchDb, SEARCH_WORD, seedSearchStore, type BenchDb } from './seed';
-import { cpuMs } from './proc-cpu';
+import { cpuMs, postgresCpuMs } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
 import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
 
@@ -98,9 +98,12 @@ type Spec = Omit<WrkRun, 'seconds' | 'connections' | 'threads' | 'scriptArgs'> &
 /** One wrk run against `server`, with the server process's CPU time per request. */
 async function wrkOnce(server: Child, spec: Spec, seconds: number): Promise<WrkResult> {
   const before = cpuMs(server.pid);
+  const dbBefore = postgresCpuMs();
   const r = await runWrk(wrk, { ...spec, scriptArgs: spec.scriptArgs?.(), seconds, connections: CONNECTIONS, threads: THREADS });
   const after = cpuMs(server.pid);
+  const dbAfter = postgresCpuMs();
   if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
+  if (dbBefore !== undefined && dbAfter !== undefined && r.requests > 0) r.dbCpuUs = ((dbAfter - dbBefore) * 1000) / r.requests;
   return r;
 }
 
@@ -108,6 +111,7 @@ async function wrkOnce(server: Child, spec: Spec, seconds: number): Promise<WrkR
 const describe = (r: WrkResult) =>
   `${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
   `${r.serverCpuUs === undefined ? '' : `  server ${r.serverCpuUs.toFixed(1)} µs/req`}` +
+  `${r.dbCpuUs === undefined ? '' : `  database ${r.dbCpuUs.toFixed(1)} µs/req`}` +
   `  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`;
 
 function cpuRatio(label: string, base: WrkResult, other: WrkResult) {

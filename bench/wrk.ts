@@ -9,6 +9,8 @@ export interface WrkResult {
   errors: number;
   /** CPU time the server process spent per request, microseconds, where measurable. */
   serverCpuUs?: number;
+  /** CPU time all PostgreSQL processes spent per request, microseconds, where measurable. */
+  dbCpuUs?: number;
   raw: string;
 }
 

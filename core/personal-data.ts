@@ -1,6 +1,5 @@
 import type { Db } from './db/types';
 import type { Registry } from './plugins/registry';
-import { flushAllAudits } from './tools/audit-batch';
 
 /**
  * Erasure of a person's data from the copies the core keeps (GDPR art. 17, CCPA): stored webhook
@@ -115,8 +114,6 @@ async function find(db: Db, storeId: string, t: Target, mentions: string[], reco
  * in each table, for logs and tests.
  */
 export async function scrubPersonalData(db: Db, storeId: string, person: PersonalData, registry?: Registry): Promise<Record<string, number>> {
-  // Read records still gathering in this process (core/tools/audit-batch.ts) would land after the scrub.
-  await flushAllAudits();
   const targets = targetsOf(registry);
   const m = matcher(person);
   const recordId = person.record ? person.record.id.toLowerCase() : null;

@@ -6,7 +6,6 @@ import { adminToken, openMigrated, type Composition } from './runtime';
 import { addressOf, recordAddress } from './server-address';
 import { Lifecycle, remaining, until } from './lifecycle';
 import { closeSandboxPool } from './sandbox/pool';
-import { flushAudits } from './tools/audit-batch';
 
 /**
  * `svc serve`: HTTP for role api, job handlers for role worker, both for all (the default). What it
@@ -22,8 +21,6 @@ export async function serve(
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', opened.close);
   lifecycle.register('sandbox pool', 'close', closeSandboxPool);
-  // Before the database closes (closes run in reverse): read records still gathering are stored.
-  lifecycle.register('audit records', 'close', () => flushAudits(opened.db));
   const admin = adminToken(config);
   // Never the token itself: logs are kept and shared; the file is readable by this user only.
   if (admin.created) log(`Admin token created and kept in ${admin.file} (mode 0600); send it as Authorization: Bearer <token>.`);

@@ -112,7 +112,7 @@ export async function insertExecution(
   opts: { wait?: boolean; id?: string } = {},
 ): Promise<string> {
   const id = opts.id ?? crypto.randomUUID();
-  const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs), opts.wait !== false);
+  const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs));
   if (opts.wait === false) writing.catch((e) => (r.caller.log ?? auditLog).error('audit record lost', { execution_id: id, ...errorFields(e) }));
   else await writing;
   return id;

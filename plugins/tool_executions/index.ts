@@ -1,7 +1,7 @@
 import { action, actorOf, callTool, definePlugin, resolveTarget, type Ctx, type ExampleKit } from '../../core/sdk';
 import { errors, fail, forbidden } from '../../core/sdk';
 import { approveExecution, rejectExecution } from '../../core/sdk';
-import { executionRow, flushAudits, queryExecutions, toExecution } from '../../core/sdk';
+import { executionRow, queryExecutions, toExecution } from '../../core/sdk';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput } from './schemas';
 
 const instant = (value: string | undefined, param: string) => {
@@ -51,10 +51,7 @@ export default definePlugin({
       input: ExecutionQuery,
       output: ExecutionList,
       rest: { method: 'GET', path: '/tool-executions' },
-      handler: async (ctx, input) => {
-        await flushAudits(ctx.db); // a client reads its own calls: records still gathering here are written first
-        return queryExecutions(ctx.db, ctx.store.id, { ...input, from: instant(input.from, 'from'), to: instant(input.to, 'to') });
-      },
+      handler: (ctx, input) => queryExecutions(ctx.db, ctx.store.id, { ...input, from: instant(input.from, 'from'), to: instant(input.to, 'to') }),
     }),
     get_execution: action({
       kind: 'read',
@@ -63,10 +60,7 @@ export default definePlugin({
       output: Execution,
       rest: { method: 'GET', path: '/tool-executions/:id' },
       example: heldCall,
-      handler: async (ctx, { id }) => {
-        await flushAudits(ctx.db);
-        return toExecution(await executionRow(ctx.db, ctx.store.id, id)) as any;
-      },
+      handler: async (ctx, { id }) => toExecution(await executionRow(ctx.db, ctx.store.id, id)) as any,
     }),
     approve_execution: action({
       kind: 'write',

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../kit/setup';
-import { flushAudits, writeAudit, type AuditRow } from '../../core/tools/audit-batch';
+import { writeAudit, type AuditRow } from '../../core/tools/audit-batch';
 
 const row = (storeId: string, n: number): AuditRow => ({
   id: crypto.randomUUID(),
@@ -40,24 +40,6 @@ describe('audit records written together (group commit)', () => {
       expect(e.input.text).toBe(odd[e.input.n]);
       expect(e.output).toEqual({ echo: odd[e.input.n] });
     }
-  });
-
-  test('records nobody waits for (reads) gather for a moment on PostgreSQL; reading the log here, or a drain, stores them first', async () => {
-    const h = await setup();
-    void writeAudit(h.db, row(h.store.id, 1), false);
-    void writeAudit(h.db, row(h.store.id, 2), false);
-    const [{ n }] = await h.db.query<{ n: string }>("SELECT count(*) AS n FROM tool_executions WHERE store_id = $1 AND tool = 'batch_probe'", [
-      h.store.id,
-    ]);
-    // PostgreSQL: still gathering. The embedded database writes at once (one connection, in order).
-    expect(Number(n)).toBe(h.db.kind === 'postgres' ? 0 : 2);
-    expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(2); // the log flushes before it answers
-    void writeAudit(h.db, row(h.store.id, 3), false);
-    await flushAudits(h.db); // what shutdown does before the database closes
-    const [{ m }] = await h.db.query<{ m: string }>("SELECT count(*) AS m FROM tool_executions WHERE store_id = $1 AND tool = 'batch_probe'", [
-      h.store.id,
-    ]);
-    expect(Number(m)).toBe(3);
   });
 
   test('a record that cannot be stored fails alone; the others written with it are kept', async () => {

@@ -11,11 +11,13 @@ const ms = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export function resultsTable(rows: Row[]): string {
-  const lines = ['| Measurement | req/s | p50 (ms) | p99 (ms) | server CPU (µs/req) | errors |', '|---|---:|---:|---:|---:|---:|'];
-  for (const { label, result: r } of rows) {
-    const cpu = r.serverCpuUs === undefined ? 'n/a' : r.serverCpuUs.toFixed(1);
-    lines.push(`| ${label} | ${n0(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${cpu} | ${r.errors} |`);
-  }
+  const lines = [
+    '| Measurement | req/s | p50 (ms) | p99 (ms) | server CPU (µs/req) | database CPU (µs/req) | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  const us = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(1));
+  for (const { label, result: r } of rows)
+    lines.push(`| ${label} | ${n0(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${us(r.serverCpuUs)} | ${us(r.dbCpuUs)} | ${r.errors} |`);
   return lines.join('\n');
 }
 

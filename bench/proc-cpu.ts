@@ -17,20 +17,28 @@ export function cpuMs(pid: number): number | undefined {
 }
 
 /**
- * CPU time of every PostgreSQL process on this machine (backends, WAL writer, checkpointer...),
- * in milliseconds: what a run cost the database, which shares the cores with the server.
+ * CPU time of each PostgreSQL process on this machine (backends, WAL writer, checkpointer...), by
+ * pid, in milliseconds: what a run cost the database, which shares the cores with the server.
  */
-export function postgresCpuMs(): number | undefined {
+export function postgresCpuMs(): Map<number, number> | undefined {
   if (!existsSync('/proc')) return undefined;
-  let total = 0;
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-      total += cpuMs(Number(pid)) ?? 0;
+      const ms = cpuMs(Number(pid));
+      if (ms !== undefined) byPid.set(Number(pid), ms);
     } catch {
       // The process ended while we looked.
     }
   }
+  return byPid;
+}
+
+/** CPU the database spent between two samples: processes that ended meanwhile count up to their last sample. */
+export function postgresCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }

@@ -19,7 +19,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { checksTable, decayTable, p99Under, ratio, resultsTable } from './report';
 import { createBenchDb, SEARCH_WORD, seedSearchStore, type BenchDb } from './seed';
-import { cpuMs, postgresCpuMs } from './proc-cpu';
+import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
 import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
 
@@ -103,7 +103,7 @@ async function wrkOnce(server: Child, spec: Spec, seconds: number): Promise<WrkR
   const after = cpuMs(server.pid);
   const dbAfter = postgresCpuMs();
   if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
-  if (dbBefore !== undefined && dbAfter !== undefined && r.requests > 0) r.dbCpuUs = ((dbAfter - dbBefore) * 1000) / r.requests;
+  if (dbBefore && dbAfter && r.requests > 0) r.dbCpuUs = (postgresCpuSince(dbBefore, dbAfter) * 1000) / r.requests;
   return r;
 }
 

@@ -140,7 +140,8 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
     ? { ...target, input: { ...target.input, [deep[0]]: `[not recorded: nested more than ${MAX_JSON_DEPTH} levels deep]` } }
     : target;
   const record = { tool, action, target: recorded as ToolTarget, caller };
-  const executionId = crypto.randomUUID();
+  // Time-ordered (UUIDv7): records go to the end of the primary-key index, not to random pages.
+  const executionId = Bun.randomUUIDv7();
   let run: RunResult;
   try {
     if (deep) throw tooDeepError(deep, 'tool input');

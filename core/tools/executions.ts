@@ -111,7 +111,7 @@ export async function insertExecution(
   durationMs: number,
   opts: { wait?: boolean; id?: string } = {},
 ): Promise<string> {
-  const id = opts.id ?? crypto.randomUUID();
+  const id = opts.id ?? Bun.randomUUIDv7();
   const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs));
   if (opts.wait === false) writing.catch((e) => (r.caller.log ?? auditLog).error('audit record lost', { execution_id: id, ...errorFields(e) }));
   else await writing;

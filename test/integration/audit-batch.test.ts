@@ -44,7 +44,7 @@ describe('audit records written together (group commit)', () => {
 
   test('a record that cannot be stored fails alone; the others written with it are kept', async () => {
     const h = await setup();
-    const bad = { ...row(h.store.id, 1), store_id: crypto.randomUUID() }; // no such store
+    const bad = { ...row(h.store.id, 1), created_at: 'not a time' }; // the database refuses it
     const results = await Promise.allSettled([writeAudit(h.db, row(h.store.id, 2)), writeAudit(h.db, bad), writeAudit(h.db, row(h.store.id, 3))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(2);

@@ -53,7 +53,7 @@ export async function resolveTarget(
   args: Record<string, unknown>,
 ): Promise<ToolTarget | undefined> {
   const builtin = resolveCall(registry, name, args);
-  if (builtin) return { kind: 'builtin', ...builtin, input: builtin.input as Record<string, unknown> };
+  if (builtin) return { kind: 'builtin', plugin: builtin.plugin, actionName: builtin.actionName, input: builtin.input as Record<string, unknown> };
   const tool = await findCustomTool(db, storeId, name);
   return tool ? { kind: 'custom', tool, input: args } : undefined;
 }
@@ -110,12 +110,11 @@ export async function runTarget(
       return { status: out.status, error: fail(code, `${target.tool.name}: ${out.message}`) };
     }
     const action = builtinAction(target.plugin, target.actionName);
-    const result = await invoke(
-      target.plugin,
-      action,
-      { ...deps, requestId: newRequestId(), storePath: `/v1/stores/${deps.store.id}`, withChange },
-      target.input,
-    );
+    // Named fields, not a spread of deps: the caller may carry more (agent, readOnly, source), and
+    // copying an object of unknown shape on every call is measurable.
+    const { db, clock, registry, log, principal, store } = deps;
+    const ctx = { db, clock, registry, log, principal, store, requestId: newRequestId(), storePath: `/v1/stores/${store.id}`, withChange };
+    const result = await invoke(target.plugin, action, ctx, target.input);
     return { status: 'success', result };
   } catch (err) {
     const e = toSvcError(err);

@@ -84,26 +84,27 @@ test('a denied consent or a forged answer ends the login with a clear error', as
   await expect(forged).rejects.toThrow(/state differs/);
 }, 60_000);
 
+/** `svc login` against the server at `url`, a person signing in and allowing products:read for the store. */
+async function signedIn(url: string) {
+  const human = browser(h, { ip: uniqueIp(), origin: url });
+  await human.signIn(user.email);
+  return browserLogin(url, {
+    scope: 'products:read',
+    show: (u) =>
+      void (async () => {
+        const page = await human.get(u);
+        const decided = await human.post('/auth/authorize', { ...formFields(page.text, '/auth/authorize'), store_id: h.store.id, decision: 'allow' });
+        await fetch(decided.location!).catch(() => {});
+      })(),
+  });
+}
+
 test('svc mcp uses the signed-in session: its store by default, the token refreshed when due', async () => {
   // A real listener this time: the stdio bridge is another process.
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => h.app.handle(r) });
   try {
     const url = `http://127.0.0.1:${server.port}`;
-    const human = browser(h, { ip: uniqueIp(), origin: url });
-    await human.signIn(user.email);
-    const session = await browserLogin(url, {
-      scope: 'products:read',
-      show: (u) =>
-        void (async () => {
-          const page = await human.get(u);
-          const decided = await human.post('/auth/authorize', {
-            ...formFields(page.text, '/auth/authorize'),
-            store_id: h.store.id,
-            decision: 'allow',
-          });
-          await fetch(decided.location!).catch(() => {});
-        })(),
-    });
+    const session = await signedIn(url);
     const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
     // Saved as already expiring: the bridge must refresh before its first request.
     saveSession(join(home, '.svc', 'session.json'), { url, oauth: { ...session, expires_at: Date.now() } });
@@ -151,21 +152,7 @@ test("the legacy SSE bridge (svc mcp --transport sse) takes a user's access toke
     },
   );
   try {
-    const human = browser(h, { ip: uniqueIp(), origin: url });
-    await human.signIn(user.email);
-    const session = await browserLogin(url, {
-      scope: 'products:read',
-      show: (u) =>
-        void (async () => {
-          const page = await human.get(u);
-          const decided = await human.post('/auth/authorize', {
-            ...formFields(page.text, '/auth/authorize'),
-            store_id: h.store.id,
-            decision: 'allow',
-          });
-          await fetch(decided.location!).catch(() => {});
-        })(),
-    });
+    const session = await signedIn(url);
     const base = `http://127.0.0.1:${port}`;
     for (
       let i = 0;

@@ -11,6 +11,7 @@ import core009 from './db/migrations/009_webhook_roll_and_version.sql' with { ty
 import core010 from './db/migrations/010_change_notifications.sql' with { type: 'text' };
 import core011 from './db/migrations/011_session_changes_notify.sql' with { type: 'text' };
 import core012 from './db/migrations/012_audit_without_store_check.sql' with { type: 'text' };
+import core013 from './db/migrations/013_audit_output_text.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -30,6 +31,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/010_change_notifications', sql: core010 },
     { id: 'core/011_session_changes_notify', sql: core011 },
     { id: 'core/012_audit_without_store_check', sql: core012 },
+    { id: 'core/013_audit_output_text', sql: core013 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

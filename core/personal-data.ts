@@ -66,7 +66,9 @@ const CORE_TARGETS: Target[] = [
     key: ['delivery_id', 'attempt'],
     scope: (a) => `${a}.delivery_id IN (SELECT id FROM webhook_deliveries WHERE store_id = $1)`,
   },
-  ...['input', 'output', 'approval'].map((column) => ({ table: 'tool_executions', column, kind: 'jsonb' as const, key: ['id'], scope: byStore })),
+  ...['input', 'approval'].map((column) => ({ table: 'tool_executions', column, kind: 'jsonb' as const, key: ['id'], scope: byStore })),
+  // The output is kept as JSON text (migration core/013).
+  { table: 'tool_executions', column: 'output', kind: 'text', key: ['id'], scope: byStore },
   ...(['response_text', 'response_body'] as const).map((column) => ({
     table: 'idempotency_keys',
     column,

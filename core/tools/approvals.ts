@@ -7,7 +7,7 @@ import { recordEvents } from '../events/outbox';
 import { authorize, runTarget, type RunResult, type ToolOutcome, type ToolTarget } from './call';
 import { storableJson } from './audit-batch';
 import { toCustomTool } from './custom';
-import { FINAL, enqueueRun, executionRow, outputOf, principalFrom, scheduleTimeout, toExecution } from './executions';
+import { FINAL, enqueueRun, executionRow, outputOf, outputValue, principalFrom, scheduleTimeout, toExecution } from './executions';
 
 export interface ApprovalDeps {
   db: Db;
@@ -31,7 +31,7 @@ async function decide(
 ) {
   const now = deps.clock.now();
   const [row] = await deps.db.query(
-    `UPDATE tool_executions SET status = $3, approval = approval || $4::text::jsonb, output = coalesce($5::text::jsonb, output),
+    `UPDATE tool_executions SET status = $3, approval = approval || $4::text::jsonb, output = coalesce($5, output),
        completed_at = CASE WHEN $3 = 'rejected' THEN $6 ELSE completed_at END
      WHERE store_id = $1 AND id = $2 AND status = 'pending_approval' AND expires_at ${window === 'open' ? '>' : '<='} $6
      RETURNING *`,
@@ -189,7 +189,7 @@ export async function runApproved(deps: ApprovalDeps, storeId: string, id: strin
   const started = performance.now();
   const run = await runStored(deps, row);
   const [done] = await deps.db.query(
-    `UPDATE tool_executions SET status = $3, output = $4::text::jsonb, duration_ms = $5, completed_at = $6
+    `UPDATE tool_executions SET status = $3, output = $4, duration_ms = $5, completed_at = $6
      WHERE store_id = $1 AND id = $2 AND status = 'approved' RETURNING *`,
     [row.store_id, row.id, run.status, storableJson(outputOf(run)), Math.round(performance.now() - started), deps.clock.now()],
   );
@@ -237,8 +237,9 @@ async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
 
 /** A finished execution as the outcome the caller would have had (for a waiting agent, or an MCP client fetching it). */
 export function outcomeOf(row: Row): ToolOutcome {
-  if (row.status === 'success') return { kind: 'result', result: row.output, executionId: row.id };
-  const e = row.output?.error ?? { type: 'api_error', code: 'tool_error', message: 'The call failed.', param: null };
+  const output = outputValue(row.output);
+  if (row.status === 'success') return { kind: 'result', result: output, executionId: row.id };
+  const e = output?.error ?? { type: 'api_error', code: 'tool_error', message: 'The call failed.', param: null };
   // A stored code from an older build may no longer be in the table: keep the message, not the code.
   const error = errorDef(e.code) ? fail(e.code, e.message, e.param) : fail('tool_error', e.message, e.param);
   return { kind: 'error', error, executionId: row.id };

@@ -42,15 +42,20 @@ function storable(text: string): string {
   return text.replace(/\\(u0000|ud[89a-f][0-9a-f]{2}|[^u]|u[0-9a-f]{4})/gi, (m, g: string) => (/^u(0000|d[89a-f])/i.test(g) ? '\\ufffd' : m));
 }
 
-/** Rows as one JSON array, each row's output as the text its caller may already have made (core/json-text.ts). */
+/**
+ * Rows as one JSON array. Each row's output travels as a string, the JSON text its caller may already
+ * have made (core/json-text.ts), and is stored as that text (migration core/013).
+ */
 const rowsJson = (rows: AuditRow[]) =>
-  storable(`[${rows.map((r) => `${JSON.stringify({ ...r, output: undefined }).slice(0, -1)},"output":${jsonText(r.output)}}`).join(',')}]`);
+  storable(
+    `[${rows.map((r) => `${JSON.stringify({ ...r, output: undefined }).slice(0, -1)},"output":${JSON.stringify(jsonText(r.output))}}`).join(',')}]`,
+  );
 
 const INSERT = `INSERT INTO tool_executions
   (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, completed_at)
   SELECT id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, created_at
   FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, store_id uuid, tool text, action text, custom_tool_id uuid, agent_id uuid,
-    agent_name text, source text, status text, duration_ms integer, input jsonb, output jsonb, created_at timestamptz)`;
+    agent_name text, source text, status text, duration_ms integer, input jsonb, output text, created_at timestamptz)`;
 
 interface Waiting {
   row: AuditRow;

@@ -158,6 +158,9 @@ export const scheduleTimeout = (tx: Db, storeId: string, id: string, seconds: nu
 export const enqueueRun = (tx: Db, storeId: string, id: string) =>
   enqueue(tx, APPROVAL_QUEUE, [{ data: { execution_id: id, store_id: storeId, kind: 'run' } } satisfies JobInsert<ApprovalJob>]);
 
+/** A record's output as the value the call answered: it is kept as JSON text (migration core/013). */
+export const outputValue = (stored: unknown) => (typeof stored === 'string' ? JSON.parse(stored) : (stored ?? null));
+
 /** The API form of an execution (SPEC 2.6 plus source, approval and completed_at). Never holds secrets: runners redact. */
 export function toExecution(r: Record<string, any>) {
   // run_claimed_at is the worker's lease on running an approved call: bookkeeping, not API.
@@ -174,7 +177,7 @@ export function toExecution(r: Record<string, any>) {
     status: r.status,
     duration_ms: r.duration_ms,
     input: r.input,
-    output: r.output,
+    output: outputValue(r.output),
     approval,
     created_at: iso(r.created_at),
     completed_at: isoOrNull(r.completed_at),

@@ -19,18 +19,24 @@ export function tooDeepInText(text: string, max: number): JsonPath | undefined {
   return deeperThan(text, max) ? pathTooDeep(text, max) : undefined;
 }
 
+/** The index of the quote closing the string that opens at `start` (escapes skipped), or the end of the text. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (; i < text.length; i++) {
+    const d = text.charCodeAt(i);
+    if (d === 0x5c /* \ */) i++;
+    else if (d === 0x22) break;
+  }
+  return i;
+}
+
 /** Whether containers nest deeper than `max`: brackets counted outside strings, nothing kept (the common, cheap answer). */
 function deeperThan(text: string, max: number): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    if (c === 0x22 /* " */) i = stringEnd(text, i);
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > max) return true;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
@@ -45,11 +51,7 @@ function pathTooDeep(text: string, max: number): JsonPath | undefined {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
+      i = stringEnd(text, i);
       const top = frames[frames.length - 1];
       if (top?.object && top.expectKey) {
         top.key = decodeKey(text.slice(start, i + 1));

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { action, type Ctx } from '../../core/sdk';
 import { audiencesOf } from './authenticator';
-import { ClientMetadataError, getClient, redirectMatches, type Client } from './clients';
-import { isMetadataUrl, metadataClient } from './client-metadata';
+import { ClientMetadataError, redirectMatches, type Client } from './clients';
+import { findClient, isMetadataUrl } from './client-metadata';
 import { createGrantWithCode } from './grants';
 import { csrfFailure } from './login';
 import { describeScope, grantable, isRole, scopeUniverse } from './roles';
@@ -35,15 +35,18 @@ const FIELDS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 
  */
 async function parse(ctx: Ctx, p: Params): Promise<Parsed> {
   let client: Client | undefined;
-  if (isMetadataUrl(p.client_id)) {
-    try {
-      client = await metadataClient(ctx, p.client_id);
-    } catch (e) {
-      if (!(e instanceof ClientMetadataError)) throw e;
-      ctx.log.info('client metadata document refused', { client_id: p.client_id.replace(/\/\/[^/@]*@/, '//').slice(0, 200), reason: e.message });
-      return { kind: 'fatal', message: `This application cannot be verified. ${e.message}` };
-    }
-  } else client = await getClient(ctx.db, p.client_id);
+  try {
+    client = await findClient(ctx, p.client_id);
+  } catch (e) {
+    if (!(e instanceof ClientMetadataError)) throw e;
+    ctx.log.info('client metadata document refused', {
+      client_id: String(p.client_id)
+        .replace(/\/\/[^/@]*@/, '//')
+        .slice(0, 200),
+      reason: e.message,
+    });
+    return { kind: 'fatal', message: `This application cannot be verified. ${e.message}` };
+  }
   if (!client) return { kind: 'fatal', message: 'This application is not registered with this server (unknown client_id).' };
   const redirectUri = p.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
   if (!redirectUri) return { kind: 'fatal', message: 'The request names no redirect_uri.' };

@@ -146,3 +146,11 @@ export async function metadataClient(ctx: Ctx, id: string): Promise<Client> {
   ctx.log.info('client metadata document fetched', { client_id: id, cache_seconds: maxAge });
   return { client_id: id, name, redirect_uris, confidential: false, secret_hash: null };
 }
+
+/**
+ * The client a client_id names, wherever it is registered: a metadata document URL (fetched again
+ * once its cached copy is stale) or a registered id. Undefined when unknown; ClientMetadataError
+ * when a document cannot be fetched or is invalid.
+ */
+export const findClient = (ctx: Ctx, id: unknown): Promise<Client | undefined> =>
+  isMetadataUrl(id) ? metadataClient(ctx, id) : getClient(ctx.db, id);

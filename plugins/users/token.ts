@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { action, type Ctx } from '../../core/sdk';
-import { ClientMetadataError, getClient, registerClient, secretMatches, type Client } from './clients';
+import { ClientMetadataError, registerClient, secretMatches, type Client } from './clients';
 import { GrantError, issueTokens, redeemCode, redeemRefresh, revokeByRefresh, revokeGrant } from './grants';
 import { verifyToken } from './signing';
-import { isMetadataUrl, metadataClient } from './client-metadata';
+import { findClient } from './client-metadata';
 import { DEVICE_GRANT, pollDevice } from './device';
 import { baseUrl, jsonResponse } from './web';
 
@@ -46,17 +46,14 @@ export async function authenticateClient(ctx: Ctx, body: Record<string, unknown>
   }
   const challenge: Record<string, string> = basic ? { 'WWW-Authenticate': 'Basic realm="svc"' } : {};
   let client: Client | undefined;
-  if (isMetadataUrl(id)) {
-    // A metadata-document client is only as good as its document: once the cached copy is stale
-    // (a refresh hours later), it is fetched and checked again, and a client whose document is
-    // gone or changed for the worse gets no more tokens.
-    try {
-      client = await metadataClient(ctx, id);
-    } catch (e) {
-      if (!(e instanceof ClientMetadataError)) throw e;
-      return oauthError(401, 'invalid_client', e.message, challenge);
-    }
-  } else client = await getClient(ctx.db, id);
+  try {
+    // A metadata-document client is only as good as its document: a refresh hours later checks it
+    // again, and a client whose document is gone or changed for the worse gets no more tokens.
+    client = await findClient(ctx, id);
+  } catch (e) {
+    if (!(e instanceof ClientMetadataError)) throw e;
+    return oauthError(401, 'invalid_client', e.message, challenge);
+  }
   if (!client) return oauthError(401, 'invalid_client', 'Unknown client.', challenge);
   if (client.confidential && !secretMatches(client, secret)) return oauthError(401, 'invalid_client', 'Client authentication failed.', challenge);
   return client;

@@ -9,6 +9,9 @@ export { action, actorOf, credentialId, definePlugin, isTool, noExample } from '
 export type {
   ActionDef,
   ActionExample,
+  ActionsOf,
+  CallableActions,
+  CallOptions,
   ActionKind,
   Ctx,
   EnqueueOptions,
@@ -43,7 +46,7 @@ export { PLANS, isPlan, planAtLeast, type Plan } from './plans';
 // Rows, time, money.
 export type { Db } from './db/types';
 export { isUniqueViolation, sqlState } from './db/pg-errors';
-export { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
+export { existingIds, jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';

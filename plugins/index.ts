@@ -14,6 +14,7 @@ import users from './users';
 import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
+import reviews from './reviews';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -27,6 +28,7 @@ export const pluginList: PluginDef[] = [
   locations,
   customers,
   collections,
+  reviews,
   webhooks_mgmt,
   agents,
   custom_tools,

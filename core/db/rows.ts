@@ -46,6 +46,25 @@ export async function rowOr404(
   return found;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Which of `ids` are rows of this store (the existence check each resource-owning plugin offers
+ * in its public.ts: `productsIn(db, storeId, ids)`). One query whatever the count; a malformed id
+ * names no row. `where` adds a fixed condition (`archived_at IS NULL`).
+ */
+export async function existingIds(db: Db, q: { table: string; storeId: string; ids: readonly string[]; where?: string }): Promise<Set<string>> {
+  const wanted = [...new Set(q.ids.filter((id) => UUID.test(id)))];
+  if (!wanted.length) return new Set();
+  const rows = await db.query(`SELECT id FROM ${q.table} WHERE store_id = $1 AND id = ANY($2::uuid[])${q.where ? ` AND ${q.where}` : ''}`, [
+    q.storeId,
+    wanted,
+  ]);
+  // Compare as the ids were given: PostgreSQL answers uuids in lower case.
+  const found = new Set(rows.map((r) => String(r.id)));
+  return new Set(q.ids.filter((id) => found.has(id.toLowerCase())));
+}
+
 /**
  * A page of this store's rows, newest first, in the SPEC list envelope (cursor rules in
  * core/plugins/pagination.ts). `where` holds fixed conditions; each `filters` key is a condition

@@ -88,10 +88,13 @@ export interface Ctx {
    */
   emit(type: string, data: object): void;
   /**
-   * Runs another plugin's action (`'inventory.adjust_stock'`) through invoke with this caller's
-   * principal (its scopes are checked), inside this call's transaction when there is one.
+   * Runs another plugin's action (`'products.get_product'`) through invoke, inside this call's
+   * transaction when there is one, in this call's store. To a plugin this one lists in `requires`
+   * it runs as this plugin: the caller's scopes are not checked again (the caller was let in by
+   * this action's own scopes). To any other plugin it is held to the caller's scopes. The result
+   * is typed for actions of plugins that declare `CallableActions` (see ActionsOf).
    */
-  call<T = any>(target: string, input: unknown): Promise<T>;
+  call<K extends string>(target: K, input: unknown, opts?: CallOptions): Promise<K extends keyof CallableActions ? CallableActions[K] : any>;
   /** Enqueues one of this plugin's declared jobs in the change's transaction (exactly when it commits). */
   enqueue(job: string, payload: object, opts?: EnqueueOptions): Promise<void>;
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
@@ -103,12 +106,34 @@ export interface Ctx {
   http?: { request: Request; ip?: string };
 }
 
+export interface CallOptions {
+  /**
+   * The input field of the calling action a not-found answers names: the callee's 404 names its
+   * own field (`id`), the caller's client sent `product_id`.
+   */
+  notFoundParam?: string;
+}
+
+/**
+ * The output type of every action another plugin may `ctx.call`, by `'plugin.action'`. Empty here:
+ * a plugin fills in its own actions by augmenting it from its index.ts
+ * (`declare module '../../core/sdk' { interface CallableActions extends ActionsOf<'reviews', typeof plugin> {} }`).
+ */
+export interface CallableActions {}
+
+/** `'plugin.action'` -> the action's output type, for CallableActions. */
+export type ActionsOf<N extends string, P extends { actions: Record<string, ActionDef<any, any>> }> = {
+  [A in keyof P['actions'] & string as `${N}.${A}`]: Static<P['actions'][A]['output']>;
+};
+
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
 export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown'> & {
   log?: Logger;
   shutdown?: AbortSignal;
   /** Set by invoke for nested calls: after-commit work joins the outermost call's list. */
   afterCommitQueue?: (() => void | Promise<void>)[];
+  /** Set by ctx.call: the plugin making the call, which runs as that plugin when it `requires` the callee. */
+  callingPlugin?: string;
   /**
    * Written in the change's own transaction, after the handler succeeded (the tool-call path's
    * audit record): it exists exactly when the change does, for no extra round trip.
@@ -248,6 +273,12 @@ export interface PluginDef {
    * They must be registered too, and their migrations run before this plugin's.
    */
   requires?: string[];
+  /**
+   * The tables this plugin's migrations create, which it alone reads and writes: SQL of another
+   * plugin naming one of them fails test/contract/imports.test.ts. Others reach the data through
+   * this plugin's public.ts (its existence check, `productsIn`) or ctx.call.
+   */
+  tables?: string[];
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
   /**

@@ -1,7 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { errors } from '../errors';
+import { errors, SvcError } from '../errors';
 import { explain } from './messages';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef } from './contract';
 import type { Registry } from './registry';
@@ -79,6 +79,22 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
   return accepted.some((s) => granted.includes(s));
 }
 
+/**
+ * The one scope rule (SPEC 5.4). The operator and the public reach only routes that admit exactly
+ * them (checked by the route); every store credential, key or user, needs one of the action's
+ * scopes. A plugin's ctx.call to a plugin it lists in `requires` runs as that plugin: the caller
+ * was let in by the calling action's scopes, and the callee is part of how that action works
+ * (reviews reads products to check a product exists, under a `catalog` key). Exported so the
+ * tool path can refuse before its approval gate; nothing else decides it.
+ */
+export function checkScope(plugin: PluginDef, action: ActionDef, caller: Pick<CallerCtx, 'principal' | 'registry' | 'callingPlugin'>): void {
+  const { kind, scopes } = caller.principal;
+  if (kind === 'admin' || kind === 'public') return;
+  if (caller.callingPlugin && caller.registry.byName.get(caller.callingPlugin)?.requires?.includes(plugin.name)) return;
+  const accepted = acceptedScopes(plugin, action.kind);
+  if (!hasScope(scopes, accepted)) throw errors.scope(accepted);
+}
+
 const streamsRecordTheirOwn = (type: string) => {
   throw new Error(`a streaming action records '${type}' with recordEvents in its own transaction`);
 };
@@ -134,9 +150,17 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         const startAfter = typeof opts.startAfter === 'number' ? new Date(caller.clock.now().getTime() + opts.startAfter * 1000) : opts.startAfter;
         await enqueue(db, `${plugin.name}.${job}`, [{ data: payload, startAfter, singletonKey: opts.singletonKey }]);
       },
-      call: (target, input) => {
+      call: async (target, input, opts) => {
         const ref = resolveAction(caller.registry, target);
-        return invoke(ref.plugin, ref.action, { ...caller, db, afterCommitQueue: queue, withChange: undefined }, input) as Promise<any>;
+        const nested = { ...caller, db, afterCommitQueue: queue, withChange: undefined, callingPlugin: plugin.name };
+        try {
+          return (await invoke(ref.plugin, ref.action, nested, input)) as any;
+        } catch (e) {
+          // The callee names its own field; the caller's client sent another one.
+          if (opts?.notFoundParam && e instanceof SvcError && e.code === 'resource_missing')
+            throw new SvcError(e.code, e.message, opts.notFoundParam, e.headers);
+          throw e;
+        }
       },
     };
     return ctx;
@@ -168,11 +192,7 @@ export async function runAfterCommit(queue: (() => void | Promise<void>)[], log:
  * with the events it emitted, and its after-commit work runs once that transaction has committed.
  */
 export async function invoke(plugin: PluginDef, action: ActionDef, caller: CallerCtx, input: unknown): Promise<unknown> {
-  // The operator and the public reach only routes that admit exactly them (checked by the route);
-  // every store credential, key or user, is held to the action's scopes.
-  const { kind, scopes } = caller.principal;
-  const accepted = acceptedScopes(plugin, action.kind);
-  if (kind !== 'admin' && kind !== 'public' && !hasScope(scopes, accepted)) throw errors.scope(accepted);
+  checkScope(plugin, action, caller);
   validateInput(action.input, input);
   const nested = caller.afterCommitQueue;
   const queue = nested ?? [];

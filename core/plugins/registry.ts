@@ -84,6 +84,7 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   const routes = new Map<string, string>();
   const scopes = new Set(SPEC_SCOPES);
   const bare = new Set<string>();
+  const tables = new Map<string, string>();
 
   for (const p of defs) {
     check(NAME.test(p.name), `plugin name '${p.name}' must be snake_case`);
@@ -94,6 +95,10 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
       if (s.includes(':')) scopes.add(s);
       // The operator's plugin is not a tool: its scope is never a key's.
       else if (p.tool !== false) bare.add(s);
+    }
+    for (const t of p.tables ?? []) {
+      check(!tables.has(t), `${p.name}: table '${t}' is owned by ${tables.get(t)}`);
+      tables.set(t, p.name);
     }
     for (const [type, schema] of Object.entries(p.events ?? {})) {
       check(EVENT.test(type), `${p.name}: malformed event type '${type}' (expected noun.verb)`);

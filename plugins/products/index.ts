@@ -1,4 +1,4 @@
-import { action, definePlugin, type ExampleKit } from '../../core/sdk';
+import { action, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
@@ -29,7 +29,7 @@ const variableProduct = (make: ExampleKit['make']) =>
   make('products.create_product', { name: 'Tee', type: 'variable', options: [{ name: 'size', values: ['S'] }], stock_quantity: undefined });
 const firstVariant = (p: { id: string; variants: { id: string }[] }) => ({ id: p.id, variant_id: p.variants[0].id });
 
-export default definePlugin({
+const products = definePlugin({
   name: 'products',
   category: 'commerce',
   description: "The store's product catalog: prices, SKUs and stock.",
@@ -165,3 +165,9 @@ export default definePlugin({
     }),
   },
 });
+export default products;
+
+// ctx.call('products.get_product', ...) in other plugins answers these actions' output types.
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'products', typeof products> {}
+}

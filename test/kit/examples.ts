@@ -78,7 +78,11 @@ export async function freshWorld(h: Harness, name = 'Sweep store'): Promise<Worl
     const reason = noExampleReason(declared);
     if (reason) throw new Uncoverable(`${ref.plugin.name}.${ref.actionName}: ${reason}`, true);
     if (typeof declared === 'function') return { ...(await declared(kit)), ...over };
-    if (declared) return { ...structuredClone(declared), ...over };
+    // A plain object gives the fields it names; path ids it leaves out are derived as usual.
+    if (declared) {
+      const given = { ...structuredClone(declared), ...over };
+      return { ...(await derived(ref, given)), ...given };
+    }
     return { ...(await derived(ref, over)), ...over };
   }
 

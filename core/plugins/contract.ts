@@ -90,7 +90,7 @@ export interface Ctx {
   /**
    * Runs another plugin's action (`'products.get_product'`) through invoke, inside this call's
    * transaction when there is one, in this call's store. To a plugin this one lists in `requires`
-   * it runs as this plugin: the caller's scopes are not checked again (the caller was let in by
+   * or `calls` it runs as this plugin: the caller's scopes are not checked again (the caller was let in by
    * this action's own scopes). To any other plugin it is held to the caller's scopes. The result
    * is typed for actions of plugins that declare `CallableActions` (see ActionsOf).
    */
@@ -273,6 +273,12 @@ export interface PluginDef {
    * They must be registered too, and their migrations run before this plugin's.
    */
   requires?: string[];
+  /**
+   * Plugins whose actions this one runs with ctx.call as part of its own actions, as itself (see
+   * Ctx.call), without importing them: for a plugin it cannot `requires` (that one requires it).
+   * `requires` implies it.
+   */
+  calls?: string[];
   /**
    * The tables this plugin's migrations create, which it alone reads and writes: SQL of another
    * plugin naming one of them fails test/contract/imports.test.ts. Others reach the data through

@@ -79,10 +79,12 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
   return accepted.some((s) => granted.includes(s));
 }
 
+const runsAs = (caller: PluginDef | undefined, target: string) => !!caller && (caller.requires?.includes(target) || caller.calls?.includes(target));
+
 /**
  * The one scope rule (SPEC 5.4). The operator and the public reach only routes that admit exactly
  * them (checked by the route); every store credential, key or user, needs one of the action's
- * scopes. A plugin's ctx.call to a plugin it lists in `requires` runs as that plugin: the caller
+ * scopes. A plugin's ctx.call to a plugin it lists in `requires` or `calls` runs as that plugin: the caller
  * was let in by the calling action's scopes, and the callee is part of how that action works
  * (reviews reads products to check a product exists, under a `catalog` key). Exported so the
  * tool path can refuse before its approval gate; nothing else decides it.
@@ -90,7 +92,7 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
 export function checkScope(plugin: PluginDef, action: ActionDef, caller: Pick<CallerCtx, 'principal' | 'registry' | 'callingPlugin'>): void {
   const { kind, scopes } = caller.principal;
   if (kind === 'admin' || kind === 'public') return;
-  if (caller.callingPlugin && caller.registry.byName.get(caller.callingPlugin)?.requires?.includes(plugin.name)) return;
+  if (caller.callingPlugin && runsAs(caller.registry.byName.get(caller.callingPlugin), plugin.name)) return;
   const accepted = acceptedScopes(plugin, action.kind);
   if (!hasScope(scopes, accepted)) throw errors.scope(accepted);
 }

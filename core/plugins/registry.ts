@@ -123,6 +123,7 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   for (const p of defs) {
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
     for (const r of p.requires ?? []) check(byName.has(r), `${p.name} requires '${r}', which is not registered`);
+    for (const c of p.calls ?? []) check(byName.has(c), `${p.name} calls '${c}', which is not registered`);
     for (const [actionName, a] of Object.entries(p.actions)) {
       for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
       for (const code of a.errors ?? []) check(errorDef(code), `${p.name}.${actionName} declares error '${code}', which is not in the error table`);

@@ -62,6 +62,8 @@ export default definePlugin({
       output: ApiKey,
       errors: ['insufficient_scope'],
       rest: { method: 'POST', path: '/api-keys', status: 201, auth: ALL },
+      // A key the narrowest caller of this plugin may make, and roll (never more than it holds).
+      example: { scopes: ['platform:write'] },
       handler: (ctx, input) => createStoreKey(ctx, input),
     }),
     revoke_key: action({

@@ -40,8 +40,8 @@ const meanMinor = (total: bigint, n: number) => (n === 0 ? 0n : (2n * total + Bi
 /**
  * Orders placed for this customer, not cancelled, grouped by currency (a sum across currencies
  * means nothing), each worth its total less what was refunded of it. Read through the orders
- * plugin's own action (ctx.call), with the caller's scopes: the customers plugin owns no order
- * data and does not read the orders table.
+ * plugin's own action (ctx.call), as the customers plugin (`calls: ['orders']`): it owns no
+ * order data and does not read the orders table.
  */
 async function orderStats(ctx: Ctx, customerId: string): Promise<CurrencyStats[]> {
   const byCurrency = new Map<string, CurrencyStats>();

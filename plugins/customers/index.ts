@@ -16,6 +16,8 @@ export default definePlugin({
   // customer.deleted (additive, SPEC 9.5) carries only the id: an erased customer's data is not copied into webhooks.
   events: { 'customer.created': Customer, 'customer.updated': Customer, 'customer.deleted': CustomerDeleted },
   errors: { duplicate_email: conflict('Another customer of the store has this email.') },
+  // enrich_customer reads the customer's orders through orders.list_orders, as this plugin.
+  calls: ['orders'],
   migrations: [
     { id: 'customers/001_customers', sql: migration001 },
     { id: 'customers/002_erasure_search', sql: migration002 },
@@ -45,7 +47,13 @@ export default definePlugin({
       input: CustomerCreate,
       output: Customer,
       rest: { method: 'POST', path: '/customers', status: 201 },
-      example: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', tags: ['newsletter'] },
+      // A new address each time: a second customer made in the same store must not be a 409.
+      example: async () => ({
+        email: `ada.${crypto.randomUUID().slice(0, 8)}@example.com`,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        tags: ['newsletter'],
+      }),
       emits: ['customer.created'],
       errors: ['duplicate_email'],
       handler: createCustomer,

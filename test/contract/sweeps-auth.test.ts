@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createKey } from '../../core/keys';
 import notes from '../fixtures/notes';
-import { freshWorld } from '../kit/examples';
+import { freshWorld, type World } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
 import {
@@ -23,6 +23,7 @@ import {
   callTool,
   credentialFor,
   envelopeProblems,
+  exampleOr,
   fakeModel,
   keyHeaders,
   listToolNames,
@@ -112,16 +113,18 @@ describe('sweep: authentication and scopes', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
-  test('REST: every route needs its scope: without it 403 insufficient_scope naming it; with only it, past the check', async () => {
+  test('REST: every route needs its scope: without it 403 insufficient_scope naming it; with only it, its example succeeds', async () => {
     const w = await freshWorld(h);
     const problems: string[] = [];
+    const uncovered = new Set<string>();
     const keys = new Map<string, string>();
-    const keyFor = async (scopes: string[]) => {
-      const id = scopes.join(' ');
-      if (!keys.has(id)) keys.set(id, (await createKey(h.db, h.clock, { storeId: w.store.id, scopes, livemode: false })).key!);
+    const keyFor = async (scopes: string[], world: World = w) => {
+      const id = `${world.store.id} ${scopes.join(' ')}`;
+      if (!keys.has(id)) keys.set(id, (await createKey(h.db, h.clock, { storeId: world.store.id, scopes, livemode: false })).key!);
       return keys.get(id)!;
     };
     let routes = 0;
+    let succeeded = 0;
     for (const route of sweepRoutes(h.registry).filter(isStoreCredentialRoute)) {
       routes++;
       const accepted = route.plugin.scopes[route.action.kind === 'read' ? 'read' : 'write'];
@@ -134,11 +137,19 @@ describe('sweep: authentication and scopes', () => {
       if (denied.body?.error?.message && !accepted.some((s) => denied.body.error.message.includes(s)))
         issues.push(`message names no accepted scope: ${denied.body.error.message}`);
       if (issues.length) problems.push(`${route.method} ${route.path} without ${accepted.join('|')}: ${issues.join('; ')}`);
-      const allowed = await call(h, route, w.store.id, anyInput(route), keyHeaders(await keyFor([narrowest(accepted)])));
-      if (allowed.status === 401 || allowed.status === 403)
+      // The real call, write paths included: the example (made with an all-scopes key in a fresh
+      // store) sent with a key holding only the route's narrowest scope must do what it declares.
+      // An action that calls another plugin it does not `requires` fails here: that call is held
+      // to the caller's scopes.
+      const own = await freshWorld(h);
+      const input = await exampleOr(own, route, problems, uncovered);
+      if (!input) continue;
+      const allowed = await call(h, route, own.store.id, input, keyHeaders(await keyFor([narrowest(accepted)], own)));
+      if (allowed.status !== route.status)
         problems.push(`${route.method} ${route.path} with only ${narrowest(accepted)}: ${allowed.status} ${allowed.text.slice(0, 200)}`);
+      else succeeded++;
     }
-    report('auth (scopes)', { routes, keys: keys.size });
+    report('auth (scopes)', { routes, keys: keys.size, 'examples run with a narrow key': succeeded }, [...uncovered]);
     expect(problems).toEqual([]);
   }, 120_000);
 

@@ -58,6 +58,7 @@ export default definePlugin({
   config: AgentsConfig,
   events: { 'agent.message': AgentMessage },
   errors: { agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.') },
+  tables: ['agents', 'agent_conversations', 'agent_messages'],
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },

@@ -25,6 +25,7 @@ export default definePlugin({
   catalog: true,
   scopes: { read: ['catalog', 'catalog:read'], write: ['catalog', 'catalog:write'] },
   errors: { duplicate_handle: conflict('Another collection of the store has this handle.') },
+  tables: ['collections', 'collection_products'],
   migrations: [{ id: 'collections/001_collections', sql: migration001 }],
   // list_collection_products answers products in the products plugin's own shape (its public.ts).
   requires: ['products'],

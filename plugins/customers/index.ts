@@ -18,6 +18,7 @@ export default definePlugin({
   errors: { duplicate_email: conflict('Another customer of the store has this email.') },
   // enrich_customer reads the customer's orders through orders.list_orders, as this plugin.
   calls: ['orders'],
+  tables: ['customers'],
   migrations: [
     { id: 'customers/001_customers', sql: migration001 },
     { id: 'customers/002_erasure_search', sql: migration002 },

@@ -27,6 +27,7 @@ export default definePlugin({
   events: { 'inventory.adjusted': InventoryItem, 'inventory.transferred': InventoryItem },
   errors: { insufficient_stock: conflict('Fewer units are in stock than the change needs; nothing moved.') },
   // 000 first: 001's history references locations.
+  tables: ['inventory_levels', 'inventory_adjustments'],
   migrations: [
     { id: 'inventory/000_stock', sql: migration000 },
     { id: 'inventory/001_inventory', sql: migration001 },

@@ -16,6 +16,8 @@ export default definePlugin({
   resource: 'location',
   catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
+  // Created by inventory/000_stock (the stock tables came first; the id stays for existing databases).
+  tables: ['locations'],
   requires: ['inventory'],
   errors: { location_not_empty: conflict('The location still holds stock of live products; move it or write it off first.') },
   actions: {

@@ -31,6 +31,7 @@ export default definePlugin({
     refund_exceeds_quantity: conflict('A refund names more units of a line than are left to refund.'),
     order_not_refundable: conflict('Only paid, fulfilled or completed orders can be refunded.'),
   },
+  tables: ['orders', 'order_line_items', 'order_refunds'],
   migrations: [
     { id: 'orders/001_orders', sql: migration001 },
     { id: 'orders/002_currency_minor_units', sql: migration002 },

@@ -38,6 +38,7 @@ const products = definePlugin({
   scopes: { read: ['products', 'products:read'], write: ['products', 'products:write'] },
   events: { 'product.created': Product, 'product.updated': Product, 'product.deleted': Product },
   errors: { duplicate_sku: conflict('Another live product or variant of the store has this SKU.') },
+  tables: ['products', 'product_variants', 'product_skus'],
   migrations: [
     { id: 'products/001_products', sql: migration001 },
     { id: 'products/002_currency_minor_units', sql: migration002 },

@@ -43,6 +43,7 @@ export default definePlugin({
     session_ttl_seconds: Type.Integer({ minimum: 300, default: 12 * 3600 }),
   }),
   errors: roleErrors,
+  tables: ['users', 'store_memberships', 'invitations', 'user_sessions', 'login_throttle', 'token_signing_keys', 'oauth_clients', 'oauth_grants', 'oauth_codes', 'oauth_refresh_tokens', 'oauth_device_codes'],
   migrations: [
     { id: 'users/001_users', sql: migration001 },
     { id: 'users/002_device', sql: migration002 },

@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { pluginList } from '../../plugins';
+import { allMigrations } from '../../core/migrations';
 
 /**
  * The import rules (ARCHITECTURE.md): one direction, enforced. Every `import`/`export ... from` of
@@ -105,4 +106,85 @@ test('the rule is not a rubber stamp: forbidden edges are named', () => {
   expect(violation('core/tools/call.ts', 'core/http/respond')).toContain('transport-neutral');
   expect(violation('core/cli.ts', 'plugins/index')).toBeUndefined();
   expect(violation('workers/maintenance.ts', 'core/http/idempotency')).toContain('workers import only');
+});
+
+/**
+ * Tables are owned (plugins/README.md): a plugin declares the `tables` it owns, and only its own
+ * SQL names them. SQL is read where a statement names a table: after FROM, JOIN, UPDATE or INTO
+ * (keywords in upper case, as all SQL here is written; prose in comments is lower case). The core
+ * and workers name no plugin's table at all.
+ */
+const tableOwner = new Map(pluginList.flatMap((p) => (p.tables ?? []).map((t) => [t, p.name] as const)));
+
+/** Each statement of `text` naming a table another plugin owns, as `KEYWORD table (owner)`. */
+function sqlCrossings(file: string, text: string, owners: ReadonlyMap<string, string> = tableOwner): string[] {
+  const self = file.startsWith('plugins/') ? file.split('/')[1] : undefined;
+  const out: string[] = [];
+  for (const [, keyword, table] of text.matchAll(/\b(FROM|JOIN|UPDATE|INTO)\s+([a-z_][a-z0-9_]*)\b/g)) {
+    const owner = owners.get(table);
+    if (owner && owner !== self) out.push(`${keyword} ${table} (${owner}'s)`);
+  }
+  return out;
+}
+
+/**
+ * Crossings older than the rule, each to be routed through the owner's public.ts or ctx.call
+ * (issue 25). An entry that no longer occurs fails too: take it off. Nothing may be added here.
+ */
+const KNOWN_CROSSINGS: Record<string, string[]> = {
+  // Stock: inventory keeps products.stock_quantity and its variants' totals in step with the
+  // ledger in the same statement, and writes locations; products is its dependant (requires it).
+  'plugins/inventory/stock.ts': ['products', 'product_variants', 'locations'],
+  'plugins/inventory/store.ts': ['products', 'locations'],
+  // A product's create writes its first stock level (and the default location) in one statement.
+  'plugins/products/store.ts': ['locations', 'inventory_levels', 'collection_products'],
+  'plugins/locations/store.ts': ['inventory_levels', 'products'],
+  'plugins/locations/delete.ts': ['inventory_levels', 'products'],
+  'plugins/orders/store.ts': ['products', 'product_variants'],
+  'plugins/orders/refunds.ts': ['products', 'product_variants'],
+  'plugins/collections/store.ts': ['products'],
+  'plugins/collections/members.ts': ['products'],
+};
+
+test("no plugin's SQL names another plugin's table (FROM, JOIN, UPDATE, INTO), and the core names none", () => {
+  const bad: string[] = [];
+  const stillCrossing = new Set<string>();
+  const checked = ['core', 'plugins', 'workers'].flatMap(files).filter((f) => !isTestKit(f));
+  for (const file of checked)
+    for (const crossing of sqlCrossings(file, readFileSync(join(root, file), 'utf8'))) {
+      const table = crossing.split(' ')[1];
+      if (KNOWN_CROSSINGS[file]?.includes(table)) stillCrossing.add(`${file} ${table}`);
+      else bad.push(`${file}: ${crossing}: use its public.ts or ctx.call`);
+    }
+  const gone = Object.entries(KNOWN_CROSSINGS).flatMap(([file, tables]) =>
+    tables.filter((t) => !stillCrossing.has(`${file} ${t}`)).map((t) => `${file} no longer names ${t}: take it off KNOWN_CROSSINGS`),
+  );
+  console.log(`table ownership: ${tableOwner.size} owned tables, ${checked.length} files read; ${stillCrossing.size} known crossings left`);
+  expect([...bad, ...gone]).toEqual([]);
+});
+
+test("the table rule bites: SQL naming another plugin's table is named, its own tables and prose are not", () => {
+  const owners = new Map([
+    ['products', 'products'],
+    ['reviews', 'reviews'],
+  ]);
+  expect(sqlCrossings('plugins/reviews/store.ts', 'SELECT id FROM products WHERE store_id = $1', owners)).toEqual(["FROM products (products's)"]);
+  expect(sqlCrossings('plugins/reviews/store.ts', 'SELECT r.* FROM reviews r JOIN products p ON p.id = r.product_id', owners)).toEqual([
+    "JOIN products (products's)",
+  ]);
+  expect(sqlCrossings('plugins/reviews/store.ts', "UPDATE products SET name = 'x'", owners)).toHaveLength(1);
+  expect(sqlCrossings('plugins/reviews/store.ts', 'INSERT INTO products (id) VALUES ($1)', owners)).toHaveLength(1);
+  expect(sqlCrossings('core/tools/call.ts', 'SELECT * FROM reviews', owners)).toHaveLength(1);
+  expect(sqlCrossings('plugins/reviews/store.ts', 'SELECT * FROM reviews WHERE store_id = $1', owners)).toEqual([]);
+  expect(sqlCrossings('plugins/reviews/store.ts', "// the existence check from products' public.ts", owners)).toEqual([]);
+});
+
+test('every table a plugin migration creates is owned by exactly one plugin', () => {
+  const created = allMigrations(pluginList)
+    .filter((m) => !m.id.startsWith('core/'))
+    .flatMap((m) => [...m.sql.matchAll(/CREATE TABLE IF NOT EXISTS ([a-z_][a-z0-9_]*)/g)].map((x) => x[1]));
+  expect(created.filter((t) => !tableOwner.has(t))).toEqual([]);
+  const declared = pluginList.flatMap((p) => p.tables ?? []);
+  expect(declared.length).toBe(new Set(declared).size);
+  expect(declared.filter((t) => !created.includes(t))).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx, Row } from '../../core/sdk';
+import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
-import { toProduct } from '../products/public';
+import { liveProducts, Product, productsIn } from '../products/public';
 import type { CollectionProductsQuery, RemoveProduct } from './schemas';
 import { collectionRow, withMembers } from './store';
 
@@ -17,8 +17,7 @@ export async function listCollectionProducts(ctx: Ctx, input: Static<typeof Coll
   const limit = input.limit ?? 10;
   const cursorId = input.starting_after ?? input.ending_before;
   const backwards = Boolean(input.ending_before);
-  const params: unknown[] = [storeId, collection.id];
-  let after = '';
+  let position: string | undefined;
   if (cursorId) {
     const param = backwards ? 'ending_before' : 'starting_after';
     const [at] = await ctx.db.query<{ position: string }>(
@@ -26,25 +25,35 @@ export async function listCollectionProducts(ctx: Ctx, input: Static<typeof Coll
       [storeId, collection.id, cursorId],
     );
     if (!at) throw errors.badRequest('invalid_cursor', `No such product in this collection: ${cursorId}.`, param);
-    params.push(at.position);
-    after = ` AND cp.position ${backwards ? '<' : '>'} $3`;
+    position = at.position;
   }
-  params.push(limit + 1);
-  const rows = await ctx.db.query<Row>(
-    `SELECT p.* FROM collection_products cp
-     JOIN products p ON p.id = cp.product_id AND p.store_id = cp.store_id AND p.archived_at IS NULL
-     WHERE cp.store_id = $1 AND cp.collection_id = $2${after}
-     ORDER BY cp.position ${backwards ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
-    params,
-  );
-  const page = rows.slice(0, limit);
-  if (backwards) page.reverse();
-  return {
-    object: 'list' as const,
-    data: page.map((r) => toProduct(r)),
-    has_more: rows.length > limit,
-    url: `${ctx.storePath}/collections/${collection.id}/products`,
-  };
+  // Members in merchandising order, a batch at a time; the products plugin says which are live
+  // (archived ones are skipped), so a page is filled from as many batches as it takes.
+  const page: Static<typeof Product>[] = [];
+  let more = true;
+  while (page.length <= limit && more) {
+    const batch = await ctx.db.query<{ product_id: string; position: string }>(
+      `SELECT product_id, position FROM collection_products
+       WHERE store_id = $1 AND collection_id = $2${position === undefined ? '' : ` AND position ${backwards ? '<' : '>'} $4`}
+       ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
+      [storeId, collection.id, limit + 1, ...(position === undefined ? [] : [position])],
+    );
+    more = batch.length === limit + 1;
+    const live = await liveProducts(
+      ctx.db,
+      storeId,
+      batch.map((m) => m.product_id),
+    );
+    for (const m of batch) {
+      const product = live.get(m.product_id);
+      if (product) page.push(product);
+    }
+    position = batch.at(-1)?.position;
+  }
+  const has_more = page.length > limit;
+  const data = page.slice(0, limit);
+  if (backwards) data.reverse();
+  return { object: 'list' as const, data, has_more, url: `${ctx.storePath}/collections/${collection.id}/products` };
 }
 
 /**
@@ -55,13 +64,15 @@ export async function listCollectionProducts(ctx: Ctx, input: Static<typeof Coll
 export async function removeProduct(ctx: Ctx, input: Static<typeof RemoveProduct>) {
   const storeId = ctx.store.id;
   const collection = await collectionRow(ctx, input.id, 'FOR UPDATE');
-  const removed = await ctx.db.query(
-    `DELETE FROM collection_products cp USING products p
-     WHERE cp.store_id = $1 AND cp.collection_id = $2 AND cp.product_id = $3
-       AND p.id = cp.product_id AND p.store_id = cp.store_id AND p.archived_at IS NULL
-     RETURNING cp.product_id`,
-    [storeId, collection.id, input.product_id],
-  );
+  // An archived product is hidden from the collection, so it cannot be taken out of it either.
+  const live = (await productsIn(ctx.db, storeId, [input.product_id])).size > 0;
+  const removed = live
+    ? await ctx.db.query('DELETE FROM collection_products WHERE store_id = $1 AND collection_id = $2 AND product_id = $3 RETURNING product_id', [
+        storeId,
+        collection.id,
+        input.product_id,
+      ])
+    : [];
   if (!removed.length) throw errors.notFound(`product in this collection: '${input.product_id}'`, 'product_id');
   const [row] = await ctx.db.query('UPDATE collections SET updated_at = $3 WHERE store_id = $1 AND id = $2 RETURNING *', [
     storeId,

@@ -3,6 +3,7 @@ import type { Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
+import { productsIn } from '../products/public';
 import { HANDLE_MAX, type AddProducts, type Collection, type CollectionCreate, type CollectionQuery, type CollectionUpdate } from './schemas';
 
 function toCollection(r: Row, productIds: string[]): Static<typeof Collection> {
@@ -26,13 +27,17 @@ async function membersOf(db: Db, storeId: string, collectionIds: string[]): Prom
   const out = new Map<string, string[]>(collectionIds.map((id) => [id, []]));
   if (!collectionIds.length) return out;
   const rows = await db.query(
-    `SELECT cp.collection_id, cp.product_id FROM collection_products cp
-     JOIN products p ON p.id = cp.product_id AND p.store_id = cp.store_id AND p.archived_at IS NULL
-     WHERE cp.store_id = $1 AND cp.collection_id = ANY($2::uuid[])
-     ORDER BY cp.collection_id, cp.position`,
+    `SELECT collection_id, product_id FROM collection_products
+     WHERE store_id = $1 AND collection_id = ANY($2::uuid[]) ORDER BY collection_id, position`,
     [storeId, collectionIds],
   );
-  for (const r of rows) out.get(r.collection_id)?.push(r.product_id);
+  // Which are live is the products plugin's to say (its public.ts), not a join on its table.
+  const live = await productsIn(
+    db,
+    storeId,
+    rows.map((r) => r.product_id),
+  );
+  for (const r of rows) if (live.has(r.product_id)) out.get(r.collection_id)?.push(r.product_id);
   return out;
 }
 
@@ -130,11 +135,7 @@ export async function addProducts(ctx: Ctx, input: Static<typeof AddProducts>) {
   const collection = await collectionRow(ctx, input.id, 'FOR UPDATE');
 
   const wanted = [...new Set(input.product_ids.map((p) => p.toLowerCase()))];
-  const live = await ctx.db.query<{ id: string }>('SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [
-    ctx.store.id,
-    wanted,
-  ]);
-  const found = new Set(live.map((r) => String(r.id).toLowerCase()));
+  const found = await productsIn(ctx.db, ctx.store.id, wanted);
   const missing = input.product_ids.findIndex((p) => !found.has(p.toLowerCase()));
   if (missing >= 0) throw errors.notFound(`product: '${input.product_ids[missing]}'`, `product_ids.${missing}`);
 

@@ -142,8 +142,6 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
   'plugins/locations/delete.ts': ['inventory_levels', 'products'],
   'plugins/orders/store.ts': ['products', 'product_variants'],
   'plugins/orders/refunds.ts': ['products', 'product_variants'],
-  'plugins/collections/store.ts': ['products'],
-  'plugins/collections/members.ts': ['products'],
 };
 
 test("no plugin's SQL names another plugin's table (FROM, JOIN, UPDATE, INTO), and the core names none", () => {

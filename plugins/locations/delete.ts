@@ -1,6 +1,6 @@
 import type { Ctx } from '../../core/sdk';
 import { errors, fail } from '../../core/sdk';
-import { defaultLocation } from '../inventory/public';
+import { defaultLocation, emptyInto, liveUnitsAt, lockArchivedHeldAt } from '../inventory/public';
 import { locationRow } from './store';
 
 /**
@@ -21,22 +21,10 @@ export async function deleteLocation(ctx: Ctx, id: string) {
 
   // Archived products' units: nothing can move or sell them, so they do not block the deletion;
   // they go to the default location, so no level is left in a deleted one.
-  await ctx.db.query(
-    `SELECT p.id FROM products p JOIN inventory_levels l ON l.product_id = p.id
-     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0 AND p.archived_at IS NOT NULL
-     ORDER BY p.id FOR UPDATE OF p`,
-    [storeId, first.id],
-  );
+  await lockArchivedHeldAt(ctx.db, storeId, first.id);
   const loc = await locationRow(ctx, id, 'FOR UPDATE');
 
-  const [held] = await ctx.db.query<{ units: string; products: string }>(
-    `SELECT coalesce(sum(l.quantity), 0)::bigint AS units, count(DISTINCT l.product_id)::bigint AS products FROM inventory_levels l
-     JOIN products p ON p.id = l.product_id AND p.archived_at IS NULL
-     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0`,
-    [storeId, loc.id],
-  );
-  const units = Number(held.units);
-  const products = Number(held.products);
+  const { units, products } = await liveUnitsAt(ctx.db, storeId, loc.id);
   if (units > 0)
     throw fail(
       'location_not_empty',
@@ -47,17 +35,7 @@ export async function deleteLocation(ctx: Ctx, id: string) {
 
   const now = ctx.clock.now();
   const home = await defaultLocation(ctx.db, storeId, now);
-  // Every level here goes: zero rows of live products, and archived products' units, which are
-  // added to the default location's level (products' totals do not change).
-  await ctx.db.query(
-    `WITH gone AS (
-       DELETE FROM inventory_levels WHERE store_id = $1 AND location_id = $2 RETURNING product_id, variant_id, quantity
-     )
-     INSERT INTO inventory_levels (store_id, product_id, variant_id, location_id, quantity, updated_at)
-     SELECT $1, product_id, variant_id, $3, quantity, $4 FROM gone WHERE quantity > 0
-     ON CONFLICT (variant_id, location_id) DO UPDATE SET quantity = inventory_levels.quantity + EXCLUDED.quantity, updated_at = EXCLUDED.updated_at`,
-    [storeId, loc.id, home, now],
-  );
+  await emptyInto(ctx.db, storeId, loc.id, home, now);
   await ctx.db.query('UPDATE locations SET deleted_at = $3, active = false, updated_at = $3 WHERE store_id = $1 AND id = $2', [storeId, loc.id, now]);
   return { object: 'location' as const, id: loc.id as string, deleted: true as const };
 }

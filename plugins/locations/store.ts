@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
-import { defaultLocation } from '../inventory/public';
+import { defaultLocation, liveUnitsAt } from '../inventory/public';
 import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpdate } from './schemas';
 
 export function toLocation(r: Row): Static<typeof Location> {
@@ -84,13 +84,8 @@ export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpda
   if (cur.active && !active) {
     if (cur.is_default) throw errors.conflict('The default location cannot be deactivated.', 'conflict_error', 'active');
     // Archived products' units do not count: they can no longer be moved, and nothing sells them.
-    const [{ held }] = await ctx.db.query<{ held: number }>(
-      `SELECT coalesce(sum(l.quantity), 0)::bigint AS held FROM inventory_levels l
-       JOIN products p ON p.id = l.product_id AND p.archived_at IS NULL
-       WHERE l.store_id = $1 AND l.location_id = $2`,
-      [storeId, cur.id],
-    );
-    if (Number(held) > 0)
+    const held = (await liveUnitsAt(ctx.db, storeId, cur.id)).units;
+    if (held > 0)
       throw errors.conflict(
         `Location '${cur.name}' still holds ${held} units; transfer or adjust them away before deactivating it.`,
         'conflict_error',

@@ -138,8 +138,7 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
   'plugins/inventory/store.ts': ['products', 'locations'],
   // A product's create writes its first stock level (and the default location) in one statement.
   'plugins/products/store.ts': ['locations', 'inventory_levels', 'collection_products'],
-  'plugins/locations/store.ts': ['inventory_levels', 'products'],
-  'plugins/locations/delete.ts': ['inventory_levels', 'products'],
+  'plugins/inventory/location-stock.ts': ['products'],
   'plugins/orders/store.ts': ['products', 'product_variants'],
   'plugins/orders/refunds.ts': ['products', 'product_variants'],
 };

@@ -3,10 +3,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirLocked } from './db/lock';
 import { recordedAddress } from './server-address';
-import { PLANS, createKey, createStore, getStore, validateExpiry, validateScopes } from './keys';
+import { PLANS, getStore, validateExpiry, validateScopes } from './keys';
+import type { Db } from './db/types';
+import type { Store } from './plugins/contract';
 import { SvcError } from './errors';
 import { openMigrated, type Composition } from './runtime';
-import { invoke } from './plugins/invoke';
+import { callerCtx, invoke } from './plugins/invoke';
 import { createRegistry } from './plugins/registry';
 import { pluginList } from '../plugins';
 import { allJobs } from '../workers';
@@ -162,13 +164,7 @@ async function storesCreate(config: Config, flags: Flags) {
   const r = remote(flags);
   const result = r
     ? await adminCall(r, '/v1/stores', { name, plan })
-    : await direct(config, ({ db }) =>
-        db.transaction(async (tx) => {
-          const store = await createStore(tx, config.clock, { name: name.trim(), plan });
-          const api_key = await createKey(tx, config.clock, { storeId: store.id, scopes: [...app().registry.scopes], livemode: false });
-          return { store: { object: 'store', ...store }, api_key };
-        }),
-      );
+    : await direct(config, ({ db }) => asOperator(config, db, NO_STORE, 'admin', 'create_store', { name, plan }));
   if (flags.json) out(JSON.stringify(result, null, 2));
   else {
     out(`Store created: ${result.store.id} (${result.store.name}, plan ${result.store.plan})`);
@@ -203,18 +199,45 @@ async function keysCreate(config: Config, flags: Flags) {
           ),
         );
   const expires = flags['expires-at'] as string | undefined;
-  const expiresAt = usage(() => validateExpiry(expires, config.clock.now()));
+  usage(() => validateExpiry(expires, config.clock.now()));
   const body = { scopes, livemode: Boolean(flags.live), ...(expires ? { expires_at: expires } : {}) };
   const r = remote(flags);
   const key = r
     ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/api-keys`, body)
-    : await direct(config, async ({ db }) => {
-        if (!/^[0-9a-f-]{36}$/i.test(storeId) || !(await getStore(db, storeId))) throw new UsageError(`No such store: ${storeId}`);
-        return createKey(db, config.clock, { storeId, scopes, livemode: body.livemode, expiresAt });
-      });
+    : await direct(config, async ({ db }) => asOperator(config, db, await storeOrUsage(db, storeId), 'api_keys', 'create_key', body));
   if (flags.json) out(JSON.stringify(key, null, 2));
   else out(`API key (shown once): ${key.key}\nScopes: ${key.scopes.join(', ')}`);
   return 0;
+}
+
+const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const });
+
+async function storeOrUsage(db: Db, storeId: string): Promise<Store> {
+  const store = /^[0-9a-f-]{36}$/i.test(storeId) ? await getStore(db, storeId) : undefined;
+  if (!store) throw new UsageError(`No such store: ${storeId}`);
+  return store;
+}
+
+/**
+ * Direct mode runs the operator's own action through invoke, as the admin API would: the same
+ * validation, transaction and answer as `--url` mode, with no HTTP in between.
+ */
+async function asOperator(config: Config, db: Db, store: Store, pluginName: string, actionName: string, input: unknown): Promise<any> {
+  const plugin = app().registry.byName.get(pluginName);
+  const action = plugin?.actions[actionName];
+  if (!plugin || !action) throw new UsageError(`The ${pluginName} plugin is not part of this build.`);
+  const operator = { kind: 'admin' as const, scopes: ['admin'], livemode: false as const };
+  try {
+    return await invoke(
+      plugin,
+      action,
+      callerCtx({ db, clock: config.clock, registry: app().registry }, operator, store, { requestId: 'cli' }),
+      input,
+    );
+  } catch (e) {
+    if (e instanceof SvcError) throw new Error(e.message);
+    throw e;
+  }
 }
 
 /**
@@ -235,27 +258,7 @@ async function usersCreate(config: Config, flags: Flags) {
   const r = remote(flags);
   const member = r
     ? await adminCall(r, `/v1/stores/${encodeURIComponent(storeId)}/users`, body)
-    : await direct(config, async ({ db }) => {
-        const plugin = app().registry.byName.get('users');
-        if (!plugin) throw new UsageError('The users plugin is not part of this build.');
-        const store = /^[0-9a-f-]{36}$/i.test(storeId) ? await getStore(db, storeId) : undefined;
-        if (!store) throw new UsageError(`No such store: ${storeId}`);
-        const ctx = {
-          db,
-          store,
-          principal: { kind: 'admin' as const, scopes: ['admin'], livemode: false as const },
-          clock: config.clock,
-          registry: app().registry,
-          requestId: 'cli',
-          storePath: `/v1/stores/${store.id}`,
-        };
-        try {
-          return await invoke(plugin, plugin.actions.create_user, ctx, body);
-        } catch (e) {
-          if (e instanceof SvcError) throw new Error(e.message);
-          throw e;
-        }
-      });
+    : await direct(config, async ({ db }) => asOperator(config, db, await storeOrUsage(db, storeId), 'users', 'create_user', body));
   if (flags.json) out(JSON.stringify(member, null, 2));
   else out(`User ${(member as any).email} (${(member as any).user_id}) is ${(member as any).role} of store ${storeId}.`);
   return 0;

@@ -1,8 +1,7 @@
 import type { Db } from '../db/types';
-import type { ActionDef, CallerCtx, PluginDef, RestMapping, Store } from '../plugins/contract';
-import { acceptedScopes } from '../plugins/contract';
+import type { ActionDef, PluginDef, RestMapping, Store } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
-import { hasScope, invoke, runAfterCommit } from '../plugins/invoke';
+import { callerCtx, invoke, runAfterCommit, runsBare } from '../plugins/invoke';
 import { errors } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
@@ -171,10 +170,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       const rate = await svc.rateLimiter.check(store.id, store.plan);
       Object.assign(headers, rate.headers);
     }
-    // Operator and public routes are let in by their kind alone; a store credential needs a scope.
-    const accepted = acceptedScopes(route.plugin, route.action.kind);
-    if (principal.kind !== 'admin' && principal.kind !== 'public' && !hasScope(principal.scopes, accepted)) throw errors.scope(accepted);
-
+    // The scope is invoke's to check (core/plugins/invoke.ts checkScope), as for every caller.
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
     const input = {
@@ -183,19 +179,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       ...pathParams,
     };
     checkPathParams(svc.registry, route, pathParams);
-    const ctx: CallerCtx = {
-      db: svc.db,
-      store,
-      principal,
-      clock: svc.clock,
-      registry: svc.registry,
-      log: svc.log,
-      shutdown: svc.shutdown,
-      requestId,
-      storePath: `/v1/stores/${store.id}`,
-      http: { request, ip },
-      apiVersion: version.version.id,
-    };
+    const ctx = callerCtx(svc, principal, store, { requestId, http: { request, ip }, apiVersion: version.version.id });
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,
       body: await invoke(route.plugin, route.action, { ...ctx, db, afterCommitQueue }, input),
@@ -223,7 +207,7 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     const render = (r: StoredResponse) => (r.status === 204 ? '' : JSON.stringify(downgradeBody(r.body, version.version)));
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     let result: { status: number; text: string };
-    if (route.action.kind === 'read' || route.action.external || (route.action.atomic && !scope)) {
+    if (runsBare(route.action, !!scope)) {
       const r = await run(svc.db);
       result = { status: r.status, text: render(r) };
     } else {

@@ -3,7 +3,9 @@ import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { errors, SvcError } from '../errors';
 import { explain } from './messages';
-import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef } from './contract';
+import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef, type Principal, type Store } from './contract';
+import type { Clock } from '../clock';
+import { newRequestId } from '../ids';
 import type { Registry } from './registry';
 import type { Db } from '../db/types';
 import { createLogger, errorFields, type Logger } from '../log';
@@ -106,6 +108,51 @@ const readsDoNotEmit = (type: string) => {
 };
 const rootLog = createLogger();
 const never = new AbortController().signal;
+
+/** What every caller has at hand to build a CallerCtx: the process's services. */
+export interface CallerDeps {
+  db: Db;
+  clock: Clock;
+  registry: Registry;
+  log?: Logger;
+  shutdown?: AbortSignal;
+}
+
+/**
+ * The one way a caller (REST, the tool path, the CLI, the sweeps' fixtures) says who calls in
+ * which store: named fields, no spread of `deps` (a caller may carry more, and copying an object of
+ * unknown shape on every call is measurable). `more` holds what only some callers have.
+ */
+export function callerCtx(
+  deps: CallerDeps,
+  principal: Principal,
+  store: Store,
+  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange'> & { requestId?: string } = {},
+): CallerCtx {
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    registry: deps.registry,
+    log: deps.log,
+    shutdown: deps.shutdown,
+    principal,
+    store,
+    requestId: more.requestId ?? newRequestId(),
+    storePath: `/v1/stores/${store.id}`,
+    http: more.http,
+    apiVersion: more.apiVersion,
+    withChange: more.withChange,
+  };
+}
+
+/**
+ * Whether an action runs outside a transaction: a read; an external action (it writes nothing
+ * and waits on the outside world); an atomic (one-statement) write when nothing else must commit
+ * with it (`joined`: an idempotency or audit record). invoke still opens one when an event the
+ * store subscribes to must be written with the change. REST asks the same question before
+ * opening the transaction that holds its idempotency record.
+ */
+export const runsBare = (action: ActionDef, joined: boolean) => action.kind === 'read' || !!action.external || (!!action.atomic && !joined);
 
 /**
  * ctx.emit for one action call: refuses undeclared types (a declaration that lies would break the
@@ -212,7 +259,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   const ctxFor = bind(plugin, caller, queue, events.emit);
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
   // written with it; so does an external action (it writes nothing and waits on the outside world).
-  if ((action.external || (action.atomic && !caller.withChange)) && !action.emits?.some((t) => subscribed.has(t))) {
+  if (runsBare(action, !!caller.withChange) && !action.emits?.some((t) => subscribed.has(t))) {
     const out = await action.handler(ctxFor(caller.db), input as any);
     await caller.withChange?.(caller.db, out);
     return finish(out);

@@ -5,9 +5,8 @@ import type { Registry } from '../plugins/registry';
 import { createLogger, errorFields, type Logger } from '../log';
 
 const defaultLog = createLogger();
-import { acceptedScopes, isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
-import { hasScope, invoke } from '../plugins/invoke';
-import { newRequestId } from '../ids';
+import { isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
+import { callerCtx, checkScope, hasScope, invoke } from '../plugins/invoke';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput, type CustomTool } from './custom';
 import { gateFor, type ToolOverrides } from './gate';
@@ -80,7 +79,7 @@ const readOnlyRefusal = (what: string, why: string) =>
   fail('insufficient_scope', `This connection is read-only; ${what} ${why}. Connect without readonly to call it.`);
 
 /** The checks before any gate: the action exists, the key may call it, the input is valid, the plan allows it. */
-export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'readOnly'>, target: ToolTarget) {
+export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'readOnly' | 'registry'>, target: ToolTarget) {
   if (target.kind === 'custom') {
     if (caller.readOnly) throw readOnlyRefusal(target.tool.name, 'acts outside svc');
     if (!hasScope(caller.principal.scopes, CUSTOM_TOOL_SCOPES)) throw errors.scope(CUSTOM_TOOL_SCOPES);
@@ -90,8 +89,8 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
   }
   const action = builtinAction(target.plugin, target.actionName);
   if (caller.readOnly && action.kind !== 'read') throw readOnlyRefusal(`${target.plugin.name}.${target.actionName}`, 'changes data');
-  const accepted = acceptedScopes(target.plugin, action.kind);
-  if (!hasScope(caller.principal.scopes, accepted)) throw errors.scope(accepted);
+  // invoke's own rule, asked before the gate: a call the key may not make is never held for approval.
+  checkScope(target.plugin, action, caller);
 }
 
 export type RunResult = { status: 'success'; result: unknown } | { status: 'error' | 'timeout'; error: SvcError };
@@ -110,11 +109,7 @@ export async function runTarget(
       return { status: out.status, error: fail(code, `${target.tool.name}: ${out.message}`) };
     }
     const action = builtinAction(target.plugin, target.actionName);
-    // Named fields, not a spread of deps: the caller may carry more (agent, readOnly, source), and
-    // copying an object of unknown shape on every call is measurable.
-    const { db, clock, registry, log, principal, store } = deps;
-    const ctx = { db, clock, registry, log, principal, store, requestId: newRequestId(), storePath: `/v1/stores/${store.id}`, withChange };
-    const result = await invoke(target.plugin, action, ctx, target.input);
+    const result = await invoke(target.plugin, action, callerCtx(deps, deps.principal, deps.store, { withChange }), target.input);
     return { status: 'success', result };
   } catch (err) {
     const e = toSvcError(err);

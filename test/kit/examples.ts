@@ -14,7 +14,7 @@ import {
   type Principal,
   type Store,
 } from '../../core/plugins/contract';
-import { invoke, resolveAction } from '../../core/plugins/invoke';
+import { callerCtx, invoke, resolveAction } from '../../core/plugins/invoke';
 import type { Harness } from './setup';
 
 /**
@@ -62,15 +62,7 @@ export async function freshWorld(h: Harness, name = 'Sweep store'): Promise<Worl
   const scopes = [...new Set([...h.registry.scopes, ...h.registry.plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write])])];
   const created = await createKey(h.db, h.clock, { storeId: store.id, scopes, livemode: false });
   const principal: Principal = { kind: 'api_key', keyId: created.id, storeId: store.id, scopes, livemode: false };
-  const ctx: CallerCtx = {
-    db: h.db,
-    store: { id: store.id, name: store.name, plan: store.plan },
-    principal,
-    clock: h.clock,
-    registry: h.registry,
-    requestId: 'req_sweep_fixture',
-    storePath: `/v1/stores/${store.id}`,
-  };
+  const ctx = callerCtx(h, principal, { id: store.id, name: store.name, plan: store.plan }, { requestId: 'req_sweep_fixture' });
   const made: unknown[] = [];
 
   async function example(ref: ActionRef, over: Record<string, unknown> = {}): Promise<Record<string, any>> {

@@ -105,4 +105,25 @@ describe('reviews', () => {
       expect(r.body.error.param).toBe('rating');
     }
   });
+
+  test('events are stored only for a store with a subscriber: the moderation trail reaches an endpoint', async () => {
+    const h = await setup();
+    const p = await product(h);
+    const stored = async () =>
+      (await h.db.query<{ body: string }>('SELECT body FROM events WHERE store_id = $1 ORDER BY created_at, type', [h.store.id])).map((r) =>
+        JSON.parse(r.body),
+      );
+    await review(h, p, 5);
+    expect(await stored()).toEqual([]); // nobody listens: nothing is kept
+    const hook = await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/reviews', events: ['review.created', 'review.approved'] });
+    expect(hook.status).toBe(201);
+    const r = await review(h, p, 4);
+    h.clock.advance(1000);
+    const approved = (await h.call('POST', `/reviews/${r.id}/approve`, {})).body;
+    await h.call('POST', `/reviews/${r.id}/respond`, { body: 'Thanks' }); // review.responded: not subscribed
+    expect((await stored()).map((e) => [e.type, e.data])).toEqual([
+      ['review.created', r],
+      ['review.approved', approved],
+    ]);
+  });
 });

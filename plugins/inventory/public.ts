@@ -4,3 +4,4 @@
  */
 export { defaultLocation, dropVariant, lockProduct, putBack, setTotal, take, variantOf, type Allocation } from './stock';
 export { emptyInto, liveUnitsAt, lockArchivedHeldAt } from './location-stock';
+export { returnUnits } from './returns';

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { decimalsOf, errors, fail, fromMinor, jsonParam, listPage, toMinor, type Ctx, type Db, type Row } from '../../core/sdk';
-import { putBack, type Allocation } from '../inventory/public';
+import { returnUnits, type Allocation } from '../inventory/public';
 import { toRefund } from './refund-rows';
 import type { RefundCreate, RefundQuery } from './refund-schemas';
 import { getOrder, orderRow } from './store';
@@ -73,15 +73,8 @@ async function settleLines(tx: Db, ctx: Ctx, lines: RefundedLine[], restock: boo
     let allocations: Allocation[] = item.allocations;
     if (restock) {
       const { back, kept } = splitAllocations(item.allocations, quantity);
-      const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [ctx.store.id, item.product_id]);
       // A product or variant deleted since has no stock to return to; its units stay with the order's books.
-      const [variantLive] = item.variant_id
-        ? await tx.query('SELECT 1 FROM product_variants WHERE id = $1 AND archived_at IS NULL', [item.variant_id])
-        : [true];
-      if (product && variantLive) {
-        await putBack(tx, ctx.store.id, item.product_id, back, now, item.variant_id ?? undefined);
-        allocations = kept;
-      }
+      if (await returnUnits(tx, ctx.store.id, item.product_id, back, now, item.variant_id)) allocations = kept;
     }
     await tx.query('UPDATE order_line_items SET quantity_refunded = quantity_refunded + $2, allocations = $3::text::jsonb WHERE id = $1', [
       item.id,

@@ -5,7 +5,7 @@ import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { fromMinor } from '../../core/sdk';
 import { dateRangeFilters, jsonParam, listPage, metadataFilter, setClause } from '../../core/sdk';
-import { lockProduct, putBack, take, variantOf, type Allocation } from '../inventory/public';
+import { lockProduct, returnUnits, take, variantOf, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
@@ -211,15 +211,8 @@ async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
     'SELECT product_id, variant_id, allocations FROM order_line_items WHERE order_id = $1 ORDER BY product_id, variant_id',
     [orderId],
   );
-  for (const item of items) {
-    const [product] = await tx.query('SELECT id FROM products WHERE store_id = $1 AND id = $2 FOR UPDATE', [storeId, item.product_id]);
-    // A variant deleted since the order took its units gets nothing back: its stock left with it.
-    if (item.variant_id) {
-      const [live] = await tx.query('SELECT 1 FROM product_variants WHERE id = $1 AND archived_at IS NULL', [item.variant_id]);
-      if (!live) continue;
-    }
-    if (product) await putBack(tx, storeId, item.product_id, item.allocations, now, item.variant_id ?? undefined);
-  }
+  // A product or variant deleted since the order took its units gets nothing back: its stock left with it.
+  for (const item of items) await returnUnits(tx, storeId, item.product_id, item.allocations, now, item.variant_id);
 }
 
 /** Status transitions that have their own event besides order.updated (SPEC 6.1). */

@@ -139,8 +139,7 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
   // A product's create writes its first stock level (and the default location) in one statement.
   'plugins/products/store.ts': ['locations', 'inventory_levels', 'collection_products'],
   'plugins/inventory/location-stock.ts': ['products'],
-  'plugins/orders/store.ts': ['products', 'product_variants'],
-  'plugins/orders/refunds.ts': ['products', 'product_variants'],
+  'plugins/inventory/returns.ts': ['products', 'product_variants'],
 };
 
 test("no plugin's SQL names another plugin's table (FROM, JOIN, UPDATE, INTO), and the core names none", () => {

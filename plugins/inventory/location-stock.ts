@@ -45,3 +45,23 @@ export async function emptyInto(tx: Db, storeId: string, locationId: string, hom
     [storeId, locationId, home, now],
   );
 }
+
+/**
+ * The common table expressions that give a product its first stock in the very statement that
+ * inserts it (products' create is one statement, applied atomically with no transaction): the
+ * default location's level (creating that location if the store has none yet), so stock_quantity
+ * stays the sum of the levels (the level's variant_id is the product's own id, filled in by
+ * inventory's trigger). The statement names its inserted product `p`; `at` names its parameters.
+ */
+export const firstStockCtes = (at: { storeId: string; quantity: string; now: string }) =>
+  `made AS (
+       INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at)
+       SELECT gen_random_uuid(), ${at.storeId}, 'Default', true, ${at.now}, ${at.now}
+       WHERE ${at.quantity}::int > 0 AND NOT EXISTS (SELECT 1 FROM locations WHERE store_id = ${at.storeId} AND is_default)
+       ON CONFLICT DO NOTHING RETURNING id
+     ), home AS (
+       SELECT id FROM made UNION ALL SELECT id FROM locations WHERE store_id = ${at.storeId} AND is_default
+     ), level AS (
+       INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
+       SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), p.stock_quantity, p.created_at FROM p WHERE p.stock_quantity > 0
+     )`;

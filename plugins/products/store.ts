@@ -21,7 +21,7 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
-import { setTotal } from '../inventory/public';
+import { firstStockCtes, setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 import { searchPage } from './search';
 import { checkOptions, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
@@ -109,31 +109,22 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
   }
 }
 
+// The stock part of the create statement is the ledger's SQL (inventory owns its tables).
+const FIRST_STOCK = firstStockCtes({ storeId: '$1', quantity: '$10', now: '$11' });
+
 async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, metadata: Record<string, string>): Promise<Row> {
   const p = input.pricing_data;
   const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
   const now = ctx.clock.now();
   // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
-  // action is declared `atomic`): the product, and its first stock as the default location's
-  // level (creating that location if the store has none yet), keeping the stock ledger's rule
-  // that stock_quantity is the sum of the levels (the level's variant_id is the product's own id,
-  // filled in by inventory's trigger). The SKU claim (migration 004) is a trigger of this insert.
+  // action is declared `atomic`): the product, and its first stock (inventory's firstStockCtes).
+  // The SKU claim (migration 004) is a trigger of this insert.
   const [created] = await unique(
     ctx.db.query(
       `WITH p AS (
        INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, metadata, options, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
-     ), made AS (
-       INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, 'Default', true, $11, $11
-       WHERE $10::int > 0 AND NOT EXISTS (SELECT 1 FROM locations WHERE store_id = $1 AND is_default)
-       ON CONFLICT DO NOTHING RETURNING id
-     ), home AS (
-       SELECT id FROM made UNION ALL SELECT id FROM locations WHERE store_id = $1 AND is_default
-     ), level AS (
-       INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
-       SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), p.stock_quantity, p.created_at FROM p WHERE p.stock_quantity > 0
-     )
+     ), ${FIRST_STOCK}
      SELECT * FROM p`,
       [
         ctx.store.id,

@@ -136,9 +136,9 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
   // ledger in the same statement, and writes locations; products is its dependant (requires it).
   'plugins/inventory/stock.ts': ['products', 'product_variants', 'locations'],
   'plugins/inventory/store.ts': ['products', 'locations'],
-  // A product's create writes its first stock level (and the default location) in one statement.
-  'plugins/products/store.ts': ['locations', 'inventory_levels', 'collection_products'],
-  'plugins/inventory/location-stock.ts': ['products'],
+  // list_products' collection_id filter: collections requires products, so products cannot ask it.
+  'plugins/products/store.ts': ['collection_products'],
+  'plugins/inventory/location-stock.ts': ['products', 'locations'],
   'plugins/inventory/returns.ts': ['products', 'product_variants'],
 };
 

@@ -4,7 +4,8 @@
  * - A missing, malformed, unknown, revoked or expired credential is 401 invalid_api_key in the
  *   envelope; on the admin API a missing or wrong token is 401 and a store's API key 403.
  * - A key holding every scope but the route's is 403 insufficient_scope naming the scope it needs;
- *   a key holding only that scope gets past the check.
+ *   a key holding only that scope runs the action's example to success, over REST and MCP (write
+ *   paths included: a cross-plugin call the wrong way round is a 403 here).
  * - A key on another store's URL is 403 store_mismatch (param store_id).
  * - MCP: /agent/mcp answers 401 to the same credentials, also for a session whose key is revoked or
  *   has expired since it opened; a tool outside the key's scopes is not listed, and calling it is a
@@ -261,4 +262,28 @@ describe('sweep: MCP authentication and scopes', () => {
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['notes_list_notes', 'notes_create_note']));
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test('MCP: every tool runs its example for a key holding only its narrowest scope', async () => {
+    const problems: string[] = [];
+    const uncovered = new Set<string>();
+    const tools = sweepTools(h.registry);
+    let ok = 0;
+    for (const tool of tools) {
+      const w = await freshWorld(h);
+      const input = await exampleOr(w, tool, problems, uncovered);
+      if (!input) continue;
+      const scope = narrowest(tool.accepted);
+      const key = (await createKey(h.db, h.clock, { storeId: w.store.id, scopes: [scope], livemode: false })).key!;
+      const { client } = await mcpClient(h, { key, query: '?tools=flat' });
+      try {
+        const answer = await callTool(client, tool.name, input);
+        if (answer.isError) problems.push(`${tool.name} with only ${scope}: ${answer.text.slice(0, 300)}`);
+        else ok++;
+      } finally {
+        await client.close();
+      }
+    }
+    report('auth (MCP narrow keys)', { tools: tools.length, 'examples run with a narrow key': ok }, [...uncovered]);
+    expect(problems).toEqual([]);
+  }, 300_000);
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/sdk';
+import { existingIds, type Db } from '../../core/sdk';
 
 /**
  * What other plugins may use of customers. The id of this store's customer `id`, as stored
@@ -10,3 +10,7 @@ export async function customerIdIn(db: Db, storeId: string, id: string): Promise
   const [row] = await db.query<{ id: string }>('SELECT id FROM customers WHERE store_id = $1 AND id = $2', [storeId, id]);
   return row?.id;
 }
+
+/** Which of `ids` are customers of the store (erased ones are not): the standard existence check. */
+export const customersIn = (db: Db, storeId: string, ids: readonly string[]) =>
+  existingIds(db, { table: 'customers', storeId, ids, where: 'erased_at IS NULL' });

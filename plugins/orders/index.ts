@@ -1,4 +1,4 @@
-import { action, conflict, definePlugin } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import migration003 from './migrations/003_addresses_notes_refunds.sql' with { type: 'text' };
@@ -8,7 +8,7 @@ import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderU
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
-export default definePlugin({
+const orders = definePlugin({
   name: 'orders',
   category: 'commerce',
   description: 'Customer orders: placing them, their lifecycle, cancellation and refunds.',
@@ -118,3 +118,9 @@ export default definePlugin({
     }),
   },
 });
+export default orders;
+
+// ctx.call('orders.list_orders', ...) in other plugins (customers' enrichment) answers these types.
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'orders', typeof orders> {}
+}

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import { errors } from '../errors';
 import { docsRoutes } from './docs';
-import { baseHeaders, errorResponse, newRequestId } from './respond';
+import { newRequestId } from '../ids';
+import { baseHeaders, errorResponse } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
 import { MCP_PATH, handleMcp } from '../mcp/http';

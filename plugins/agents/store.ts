@@ -8,7 +8,7 @@ import { setClause } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
-import { publicToolNames, usableCustomTools } from '../../core/sdk';
+import { publicToolNames, usableCustomTools } from '../../core/platform';
 
 type Row = Record<string, any>;
 export type AgentT = Static<typeof Agent>;

@@ -1,4 +1,5 @@
-import { createKey, errors, expireKey, iso, isoOrNull, revokeKey, validateExpiry, validateScopes, type Ctx } from '../../core/sdk';
+import { errors, iso, isoOrNull, type Ctx } from '../../core/sdk';
+import { createKey, expireKey, revokeKey, validateExpiry, validateScopes } from '../../core/platform';
 import { checkDelegation, defaultScopes } from './scopes';
 
 /** The store's API keys as their owners see them: never a secret, only its first characters. */

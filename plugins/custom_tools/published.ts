@@ -8,7 +8,7 @@
  */
 import type { Ctx } from '../../core/sdk';
 import { errors, fail } from '../../core/sdk';
-import { toCustomTool, type CustomTool } from '../../core/sdk';
+import { toCustomTool, type CustomTool } from '../../core/platform';
 import { announce } from './announce';
 
 /** How the calling store relates to a tool: its own, or another store's public tool it did or did not enable. */

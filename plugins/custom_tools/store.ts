@@ -1,11 +1,11 @@
 import type { Ctx, PluginDef } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { isUniqueViolation } from '../../core/sdk';
-import { runInSandbox } from '../../core/sdk';
-import { checkUrl, EgressError } from '../../core/sdk';
-import { ASYNC_FUNCTION } from '../../core/sdk';
-import { secretBox } from '../../core/sdk';
-import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/sdk';
+import { runInSandbox } from '../../core/platform';
+import { checkUrl, EgressError } from '../../core/platform';
+import { ASYNC_FUNCTION } from '../../core/platform';
+import { secretBox } from '../../core/platform';
+import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/platform';
 import { announce } from './announce';
 import { checkPublishing, ownTool, OWN, readableTool, visibleTools, type Access } from './published';
 

@@ -4,9 +4,9 @@ import type { Ctx } from '../../core/sdk';
 import type { Db } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { page } from '../../core/sdk';
-import { deliveryJob, WEBHOOK_QUEUE, writeEvents } from '../../core/sdk';
-import { TEST_EVENT } from '../../core/sdk';
-import { enqueue } from '../../core/sdk';
+import { deliveryJob, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
+import { TEST_EVENT } from '../../core/platform';
+import { enqueue } from '../../core/platform';
 import { endpointRow, toEndpoint } from './store';
 import type { Delivery, DeliveryQuery } from './schemas';
 

@@ -8,7 +8,8 @@ import { pluginList } from '../../plugins';
  * every production file is read; a test file or a test kit may import anything.
  *
  *   core/cli.ts       -> plugins (the registry), workers, core/*
- *   plugins/<name>    -> core/sdk.ts only, and plugins/<other>/public.ts when declared in `requires`
+ *   plugins/<name>    -> core/sdk.ts only (the platform plugins also core/platform.ts), and
+ *                        plugins/<other>/public.ts when declared in `requires`
  *   workers/          -> core/{tools,events,jobs,db,net,secrets,clock,plugins,log,webhooks}
  *   core/tools        -> never core/http or core/mcp
  *   core/*            -> never plugins/ or workers/ (cli.ts aside)
@@ -33,6 +34,9 @@ function importsOf(file: string): string[] {
   return specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)).replace(/\.(ts|js|json|sql)$/, ''));
 }
 
+/** The plugins the platform is built of: they alone may import core/platform.ts. */
+const PLATFORM_PLUGINS = ['admin', 'agents', 'api_keys', 'custom_tools', 'tool_executions', 'users', 'webhooks_mgmt'];
+
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
 const WORKER_MAY = [
   'core/tools',
@@ -52,6 +56,8 @@ function violation(from: string, to: string): string | undefined {
   const inside = (dir: string, path: string) => path === dir || path.startsWith(dir + '/');
   if (inside('plugins', from) && from !== 'plugins/index.ts') {
     const self = from.split('/')[1];
+    if (to === 'core/platform')
+      return PLATFORM_PLUGINS.includes(self) ? undefined : 'core/platform.ts is for the platform plugins only; use core/sdk.ts';
     if (inside('core', to)) return to === 'core/sdk' ? undefined : 'a plugin imports the core only through core/sdk.ts';
     if (inside('plugins', to)) {
       const other = to.split('/')[1];
@@ -99,6 +105,8 @@ test('every import follows the one direction of ARCHITECTURE.md', () => {
 test('the rule is not a rubber stamp: forbidden edges are named', () => {
   expect(violation('plugins/orders/store.ts', 'core/errors')).toContain('core/sdk.ts');
   expect(violation('plugins/orders/store.ts', 'plugins/products/store')).toContain('public.ts');
+  expect(violation('plugins/orders/store.ts', 'core/platform')).toContain('platform plugins only');
+  expect(violation('plugins/agents/chat.ts', 'core/platform')).toBeUndefined();
   expect(violation('plugins/customers/enrich.ts', 'plugins/inventory/public')).toContain("requires: ['inventory']");
   expect(violation('plugins/orders/store.ts', 'plugins/inventory/public')).toBeUndefined();
   expect(violation('core/http/rest.ts', 'plugins/index')).toContain('core never imports');

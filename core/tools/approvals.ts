@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import type { Row } from '../db/rows';
 import { iso, type Clock } from '../clock';
 import { errorDef, errors, fail, toSvcError } from '../errors';
 import type { Store } from '../plugins/contract';
@@ -14,8 +15,6 @@ export interface ApprovalDeps {
   clock: Clock;
   registry: Registry;
 }
-
-type Row = Record<string, any>;
 
 /**
  * Moves a pending execution to a decision, compare-and-set: only a row still pending (and, for a

@@ -9,7 +9,7 @@
  * BENCH_SECONDS (default 5 per case), BENCH_CONCURRENCY (default 32).
  */
 import { product, setup } from '../test/kit/setup';
-import { serveTls, trustTestReceivers } from '../test/tool-egress';
+import { serveTls, trustTestReceivers } from '../test/kit/tool-egress';
 import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
 import { runInSandbox } from '../core/sandbox/pool';
 import { runSandboxed, type SandboxResult } from '../core/sandbox';

@@ -10,7 +10,8 @@
  */
 import { product, setup } from '../test/kit/setup';
 import { serveTls, trustTestReceivers } from '../test/kit/tool-egress';
-import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
+import { callTool, resolveTarget } from '../core/tools/call';
+import type { ToolCaller } from '../core/tools/types';
 import { runInSandbox } from '../core/sandbox/pool';
 import { runSandboxed, type SandboxResult } from '../core/sandbox';
 

@@ -30,10 +30,11 @@ export { createKey, createStore, expireKey, revokeKey, validateExpiry, validateS
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';
-export { callTool, resolveTarget, type ToolCaller, type ToolOutcome, type ToolTarget } from './tools/call';
+export { callTool, resolveTarget } from './tools/call';
+export type { CustomTool, ToolCaller, ToolOutcome, ToolOverrides, ToolTarget } from './tools/types';
 export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
 export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
-export { checkCondition, type ToolOverrides } from './tools/gate';
+export { checkCondition } from './tools/gate';
 export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {
   builtinNames,
@@ -46,5 +47,4 @@ export {
   toCustomTool,
   usableCustomTools,
   validateCustomInput,
-  type CustomTool,
 } from './tools/custom';

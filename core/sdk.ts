@@ -17,6 +17,7 @@ export type {
   ExampleKit,
   JobDeps,
   PluginDef,
+  PersonalDataColumn,
   PluginJob,
   Principal,
   RestMapping,
@@ -39,4 +40,4 @@ export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from 
 export { errorFields, type Logger } from './log';
 
 // Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
-export { scrubPersonalData, type PersonalDataColumn } from './personal-data';
+export { scrubPersonalData } from './personal-data';

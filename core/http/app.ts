@@ -8,7 +8,7 @@ import type { Services } from './services';
 import { MCP_PATH, handleMcp } from '../mcp/http';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
-/** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs. */
+/** The whole HTTP surface: the REST routes derived from the plugins (the admin API is one), MCP, OpenAPI and docs. */
 export function createApp(svc: Services) {
   const app = new Elysia();
   const table = new RouteTable();

@@ -10,7 +10,7 @@ import { createLogger, errorFields } from '../log';
 
 const auditLog = createLogger();
 import { credentialId, type Principal } from '../plugins/contract';
-import type { RunResult, ToolCaller, ToolTarget } from './call';
+import type { RunResult, ToolCaller, ToolTarget } from './types';
 import type { Gate } from './gate';
 
 /** The pg-boss queue of approval work (worker: workers/approvals.ts): timeouts, and runs of approved calls. */

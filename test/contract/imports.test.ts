@@ -99,6 +99,36 @@ test('every import follows the one direction of ARCHITECTURE.md', () => {
   expect(bad).toEqual([]);
 });
 
+/** The first import cycle among `files` (type-only imports count: they tie the modules' designs together), or undefined. */
+function cycleIn(checked: string[], importsOfFile = importsOf): string[] | undefined {
+  const known = new Set(checked);
+  const edges = new Map(checked.map((f) => [f, importsOfFile(f).flatMap((to) => [to + '.ts', to + '/index.ts'].filter((p) => known.has(p)))]));
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (f: string): string[] | undefined => {
+    if (state.get(f) === 'open') return [...path.slice(path.indexOf(f)), f];
+    if (state.get(f) === 'done') return undefined;
+    state.set(f, 'open');
+    path.push(f);
+    for (const to of edges.get(f)!) {
+      const found = visit(to);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(f, 'done');
+    return undefined;
+  };
+  for (const f of checked) {
+    const found = visit(f);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+test('no import cycles: shared types live in their own module (core/tools/types.ts, the Registry in the contract)', () => {
+  expect(cycleIn(['core', 'plugins', 'workers'].flatMap(files))).toBeUndefined();
+});
+
 test('the rule is not a rubber stamp: forbidden edges are named', () => {
   expect(violation('plugins/orders/store.ts', 'core/errors')).toContain('core/sdk.ts');
   expect(violation('plugins/orders/store.ts', 'plugins/products/store')).toContain('public.ts');
@@ -110,4 +140,7 @@ test('the rule is not a rubber stamp: forbidden edges are named', () => {
   expect(violation('core/tools/call.ts', 'core/http/respond')).toContain('transport-neutral');
   expect(violation('core/cli.ts', 'plugins/index')).toBeUndefined();
   expect(violation('workers/maintenance.ts', 'core/http/idempotency')).toContain('workers import only');
+  const graph: Record<string, string[]> = { 'core/a.ts': ['core/b'], 'core/b.ts': ['core/c'], 'core/c.ts': ['core/a'] };
+  expect(cycleIn(Object.keys(graph), (f) => graph[f])).toEqual(['core/a.ts', 'core/b.ts', 'core/c.ts', 'core/a.ts']);
+  expect(cycleIn(['core/a.ts', 'core/b.ts'], (f) => graph[f])).toBeUndefined();
 });

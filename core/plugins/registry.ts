@@ -38,6 +38,27 @@ const check = (ok: unknown, message: string) => {
   if (!ok) throw new RegistryError(`plugin registry: ${message}`);
 };
 
+/**
+ * The plugins, each after those it `requires` (the order their migrations run in). The one check
+ * of `requires`: every name is registered, and no plugin requires itself through others.
+ */
+export function requiredFirst(plugins: readonly PluginDef[]): PluginDef[] {
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  const out: PluginDef[] = [];
+  const visit = (p: PluginDef, path: string[]) => {
+    if (out.includes(p)) return;
+    check(!path.includes(p.name), `plugins require each other: ${[...path, p.name].join(' -> ')}`);
+    for (const name of p.requires ?? []) {
+      const required = byName.get(name);
+      check(required, `${p.name} requires '${name}', which is not registered`);
+      visit(required!, [...path, p.name]);
+    }
+    out.push(p);
+  };
+  for (const p of plugins) visit(p, []);
+  return out;
+}
+
 /** A route's identity for collision checks: method + path with parameter names erased. */
 function routeKey(a: ActionDef): string | undefined {
   if (!a.rest) return undefined;
@@ -86,12 +107,13 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   // Checks that need every plugin: names used across plugins.
   for (const p of defs) {
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
-    for (const r of p.requires ?? []) check(byName.has(r), `${p.name} requires '${r}', which is not registered`);
     for (const [actionName, a] of Object.entries(p.actions)) {
       for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
       for (const code of a.errors ?? []) check(errorDef(code), `${p.name}.${actionName} declares error '${code}', which is not in the error table`);
     }
   }
+
+  requiredFirst(defs);
 
   const configs = new Map(defs.map((p) => [p.name, readPluginConfig(p, opts.env ?? {})]));
   return {

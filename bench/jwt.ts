@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSharedDb } from '../test/kit/db';
 import { setup } from '../test/kit/setup';
-import { authorize, discover, exchange, register } from '../plugins/users/oauth-kit';
-import { addUser, browser } from '../plugins/users/test-kit';
+import { authorize, discover, exchange, register } from '../test/kit/oauth';
+import { addUser, browser } from '../test/kit/users';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

@@ -9,8 +9,9 @@
  * BENCH_SECONDS (default 5 per case), BENCH_CONCURRENCY (default 32).
  */
 import { product, setup } from '../test/kit/setup';
-import { serveTls, trustTestReceivers } from '../test/tool-egress';
-import { callTool, resolveTarget, type ToolCaller } from '../core/tools/call';
+import { serveTls, trustTestReceivers } from '../test/kit/tool-egress';
+import { callTool, resolveTarget } from '../core/tools/call';
+import type { ToolCaller } from '../core/tools/types';
 import { runInSandbox } from '../core/sandbox/pool';
 import { runSandboxed, type SandboxResult } from '../core/sandbox';
 

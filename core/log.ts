@@ -38,6 +38,3 @@ export function createLogger(opts: { sink?: LogSink; level?: LogLevel; fields?: 
   };
   return make(opts.fields ?? {});
 }
-
-/** A logger that drops everything (tests that assert on nothing logged pass their own sink). */
-export const silentLogger: Logger = createLogger({ sink: () => {} });

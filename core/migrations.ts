@@ -1,5 +1,6 @@
 import type { Migration } from './db/migrate';
 import type { PluginDef } from './plugins/contract';
+import { requiredFirst } from './plugins/registry';
 import core001 from './db/migrations/001_core.sql' with { type: 'text' };
 import core003 from './db/migrations/003_mcp_sessions.sql' with { type: 'text' };
 import core004 from './db/migrations/004_webhooks.sql' with { type: 'text' };
@@ -34,21 +35,4 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/013_audit_output_text', sql: core013 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
-}
-
-function requiredFirst(plugins: readonly PluginDef[]): PluginDef[] {
-  const byName = new Map(plugins.map((p) => [p.name, p]));
-  const out: PluginDef[] = [];
-  const visit = (p: PluginDef, path: string[]) => {
-    if (out.includes(p)) return;
-    if (path.includes(p.name)) throw new Error(`Plugins require each other: ${[...path, p.name].join(' -> ')}.`);
-    for (const name of p.requires ?? []) {
-      const dep = byName.get(name);
-      if (!dep) throw new Error(`Plugin '${p.name}' requires '${name}', which is not registered.`);
-      visit(dep, [...path, p.name]);
-    }
-    out.push(p);
-  };
-  for (const p of plugins) visit(p, []);
-  return out;
 }

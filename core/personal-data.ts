@@ -1,5 +1,5 @@
 import type { Db } from './db/types';
-import type { Registry } from './plugins/registry';
+import type { Registry } from './plugins/contract';
 
 /**
  * Erasure of a person's data from the copies the core keeps (GDPR art. 17, CCPA): stored webhook
@@ -33,14 +33,6 @@ export interface PersonalData {
    * copies that hold an old email without the id are found too.
    */
   record?: { object: string; id: string; identifying: string[]; keep?: string[] };
-}
-
-/** A plugin's column holding copies of data that may be personal (declared in `personalData`). */
-export interface PersonalDataColumn {
-  table: string;
-  column: string;
-  /** The row's primary key column (default `id`). The table has `store_id`. */
-  key?: string;
 }
 
 type Kind = 'jsonb' | 'text';

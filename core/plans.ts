@@ -5,5 +5,4 @@
 export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
-export const isPlan = (p: unknown): p is Plan => PLANS.includes(p as Plan);
 export const planAtLeast = (have: Plan, needed: Plan) => PLANS.indexOf(have) >= PLANS.indexOf(needed);

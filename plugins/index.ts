@@ -18,8 +18,9 @@ import reviews from './reviews';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
- * composition root (core/cli.ts) reads this list; it builds the registry from it. Order is the
- * migration order (a plugin comes after those it `requires`).
+ * composition root (core/cli.ts) reads this list; it builds the registry from it. The order is
+ * the order of listings (routes, OpenAPI, tools); migrations run a plugin's after those it
+ * `requires`, wherever it stands here (core/migrations.ts).
  */
 export const pluginList: PluginDef[] = [
   products,

@@ -22,9 +22,6 @@ export const ALL_EVENTS = '*';
 /** The ping POST /webhooks/:id/test sends; never subscribable, delivered to one endpoint. */
 export const TEST_EVENT = 'webhook.test';
 
-/** A resource snapshot: SPEC 2.8 wants at least `id` and `object`. */
-export type EventData = { id: string; object: string } & Record<string, unknown>;
-
 /** What a handler asked for with ctx.emit, kept until the transaction writes it. */
 export interface PendingEvent {
   type: string;

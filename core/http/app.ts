@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia';
 import { errors } from '../errors';
 import { docsRoutes } from './docs';
-import { baseHeaders, errorResponse, newRequestId } from './respond';
+import { newRequestId } from '../ids';
+import { baseHeaders, errorResponse } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
 import { MCP_PATH, handleMcp } from '../mcp/http';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
-/** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs. */
+/** The whole HTTP surface: the REST routes derived from the plugins (the admin API is one), MCP, OpenAPI and docs. */
 export function createApp(svc: Services) {
   const app = new Elysia();
   const table = new RouteTable();

@@ -72,13 +72,6 @@ export class KeyResolver {
   }
 }
 
-/**
- * The bearer credential of a request: `x-api-key` (SPEC 4), or `Authorization: Bearer <credential>`
- * (an API key, an admin token, or later a user's access token).
- */
-export const credentialOf = (request: Request) =>
-  request.headers.get('x-api-key') || (/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null);
-
 export type { AuthKind, Authenticated, Authenticator } from '../plugins/contract';
 
 /** API keys: `svc_live_...` / `svc_test_...`, cached by KeyResolver. */

@@ -2,8 +2,6 @@ import { toSvcError } from '../errors';
 import { createLogger, errorFields, type Logger } from '../log';
 import { LATEST } from './versioning';
 
-export { newRequestId } from '../ids';
-
 /** The headers every response carries (SPEC 4, 9). */
 export function baseHeaders(requestId: string, version = LATEST.id): Record<string, string> {
   return {

@@ -8,7 +8,8 @@ import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
 import { claimInFlight, idempotencyKeyOf, keyOwner, withIdempotency, type StoredResponse } from './idempotency';
 import { streamIdempotently } from './idempotent-stream';
-import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
+import { newRequestId } from '../ids';
+import { baseHeaders, errorResponse, textResponse } from './respond';
 import type { Services } from './services';
 import { VERSIONS, downgradeBody, notYetInVersion, resolveVersion } from './versioning';
 

@@ -1,6 +1,6 @@
 import { SvcError } from '../errors';
 import { LATEST } from './versioning';
-import { newRequestId } from './respond';
+import { newRequestId } from '../ids';
 
 /**
  * The paths the app serves and their methods, so a request that names a real path with a method it

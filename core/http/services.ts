@@ -19,6 +19,11 @@ export interface Services {
   mcpSessions: McpSessions;
   /** How MCP tools are listed unless a connection asks otherwise. */
   mcpToolsMode: ToolOptions['mode'];
+  /**
+   * Whether a plain MCP tools/call may skip the SDK (core/mcp/fast-call.ts). Always on in service;
+   * tests turn it off to hold the SDK path to the same answers.
+   */
+  mcpFastPath: boolean;
   /** Hosts the MCP endpoint answers for (DNS-rebinding guard); '*' allows any. */
   allowedHosts: string[];
   /** The ways a request may prove who it is, tried in order (the admin token before API keys). */
@@ -37,6 +42,7 @@ export function makeServices(opts: {
   limits: Record<string, PlanLimit>;
   adminToken?: string;
   mcpToolsMode?: ToolOptions['mode'];
+  mcpFastPath?: boolean;
   allowedHosts?: string[];
   log?: Logger;
   shutdown?: AbortSignal;
@@ -60,6 +66,7 @@ export function makeServices(opts: {
     adminToken: opts.adminToken,
     mcpSessions: new McpSessions(opts.db, opts.clock),
     mcpToolsMode: opts.mcpToolsMode ?? 'grouped',
+    mcpFastPath: opts.mcpFastPath ?? true,
     allowedHosts: opts.allowedHosts ?? LOCAL_HOSTS,
   };
 }

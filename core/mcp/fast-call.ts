@@ -1,5 +1,6 @@
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { jsonText } from '../json-text';
+import type { ToolOptions } from '../tools/catalog';
 import type { toolCallHandler } from './server';
 
 const isRecord = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -10,9 +11,18 @@ const PLAIN_PARAMS = new Set(['name', 'arguments']);
  * plain `tools/call` answered as JSON needs none of what the SDK builds per request (a server, a
  * transport, zod parsing of the message and the result), so it runs the same handler directly.
  * Anything else (another method, progress or task parameters, a header the transport would
- * refuse) answers undefined and takes the SDK path, which owns those rules and their errors.
+ * refuse, a session that asked for log messages, which are answered over SSE) answers undefined and
+ * takes the SDK path, which owns those rules and their errors. What it copies mirrors the SDK's
+ * framing, so package.json pins the SDK to one minor version and test/mcp/sdk-path.test.ts holds
+ * both paths to the same bytes (Services.mcpFastPath turns this one off).
  */
-export async function fastToolCall(request: Request, body: unknown, call: ReturnType<typeof toolCallHandler>): Promise<Response | undefined> {
+export async function fastToolCall(
+  request: Request,
+  body: unknown,
+  session: ToolOptions,
+  call: ReturnType<typeof toolCallHandler>,
+): Promise<Response | undefined> {
+  if (session.logLevel) return undefined;
   if (!isRecord(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
@@ -27,7 +37,8 @@ export async function fastToolCall(request: Request, body: unknown, call: Return
   let answer: string;
   try {
     const result = await call(params as { name: string; arguments?: Record<string, unknown> });
-    answer = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`;
+    // Keys in the SDK's order (its Protocol answers {result, jsonrpc, id}): both paths send the same bytes.
+    answer = `{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
   } catch (err: any) {
     // As the SDK answers a handler's throw: its code when it has one, else an internal error.
     const error = { code: Number.isSafeInteger(err?.code) ? err.code : ErrorCode.InternalError, message: err?.message ?? 'Internal error' };

@@ -272,9 +272,8 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
 
   const current = session!;
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store };
-  // A session that asked for log messages is answered over SSE (below), which can carry them.
-  if (!initializing && request.method === 'POST' && !current.options.logLevel) {
-    const fast = await fastToolCall(request, parsedBody, toolCallHandler(svc.registry, caller, current.options));
+  if (svc.mcpFastPath && !initializing && request.method === 'POST') {
+    const fast = await fastToolCall(request, parsedBody, current.options, toolCallHandler(svc.registry, caller, current.options));
     if (fast) {
       fast.headers.set('Mcp-Session-Id', current.id);
       return fast;

@@ -10,7 +10,8 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Registry } from '../plugins/registry';
-import { callTool, resolveTarget, type ToolCaller } from '../tools/call';
+import { callTool, resolveTarget } from '../tools/call';
+import type { ToolCaller } from '../tools/types';
 import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
 import { jsonText } from '../json-text';

@@ -4,8 +4,6 @@ import type { Clock } from '../clock';
 import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
-import type { Registry } from './registry';
-import type { PersonalDataColumn } from '../personal-data';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -356,4 +354,46 @@ export interface Authenticator {
    * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.
    */
   challenge?(request: Request): string;
+}
+
+/** One action, found by its flat tool name (`products_get_product`). */
+export interface ActionRef {
+  plugin: PluginDef;
+  actionName: string;
+  action: ActionDef;
+}
+
+/**
+ * The plugins of one process, composed once at boot (core/cli.ts) or by a test, and handed to
+ * everything that needs them: HTTP routes, MCP, agents, jobs, key scopes, webhook event types.
+ * Every lookup is a map; every declaration is checked here, so a bad plugin fails boot with a
+ * message naming it rather than misbehaving later.
+ */
+export interface Registry {
+  plugins: readonly PluginDef[];
+  byName: ReadonlyMap<string, PluginDef>;
+  byFlatName: ReadonlyMap<string, ActionRef>;
+  /** Every `resource:action` scope a credential may hold (SPEC 5.1 plus the plugins'): a new store's first key holds them all. */
+  scopes: readonly string[];
+  /**
+   * What a key may be given: `scopes` plus the bare names tools accept (a bare `products` grants
+   * read and write). Anything else would make a key refused everywhere, so it is refused at creation.
+   */
+  grantable: readonly string[];
+  /** Every event type an endpoint may subscribe to, with its payload schema. */
+  events: ReadonlyMap<string, TSchema>;
+  /** The plugins of SPEC 4.10's catalog, by name. */
+  catalog: readonly string[];
+  /** The noun of one of a plugin's resources, for messages. */
+  noun(plugin: PluginDef): string;
+  /** A plugin's configuration, read and checked at build (`config` in its declaration). */
+  configOf(name: string): Record<string, any>;
+}
+
+/** A plugin's column holding copies of data that may be personal (declared in `personalData`). */
+export interface PersonalDataColumn {
+  table: string;
+  column: string;
+  /** The row's primary key column (default `id`). The table has `store_id`. */
+  key?: string;
 }

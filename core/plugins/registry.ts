@@ -1,42 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import { errorDef, registerErrors } from '../errors';
 import { CORE_EVENTS } from '../events/types';
-import type { ActionDef, PluginDef } from './contract';
+import type { ActionDef, ActionRef, PluginDef, Registry } from './contract';
 import { readPluginConfig } from './config';
 
-/** One action, found by its flat tool name (`products_get_product`). */
-export interface ActionRef {
-  plugin: PluginDef;
-  actionName: string;
-  action: ActionDef;
-}
-
-/**
- * The plugins of one process, composed once at boot (core/cli.ts) or by a test, and handed to
- * everything that needs them: HTTP routes, MCP, agents, jobs, key scopes, webhook event types.
- * Every lookup is a map; every declaration is checked here, so a bad plugin fails boot with a
- * message naming it rather than misbehaving later.
- */
-export interface Registry {
-  plugins: readonly PluginDef[];
-  byName: ReadonlyMap<string, PluginDef>;
-  byFlatName: ReadonlyMap<string, ActionRef>;
-  /** Every `resource:action` scope a credential may hold (SPEC 5.1 plus the plugins'): a new store's first key holds them all. */
-  scopes: readonly string[];
-  /**
-   * What a key may be given: `scopes` plus the bare names tools accept (a bare `products` grants
-   * read and write). Anything else would make a key refused everywhere, so it is refused at creation.
-   */
-  grantable: readonly string[];
-  /** Every event type an endpoint may subscribe to, with its payload schema. */
-  events: ReadonlyMap<string, TSchema>;
-  /** The plugins of SPEC 4.10's catalog, by name. */
-  catalog: readonly string[];
-  /** The noun of one of a plugin's resources, for messages. */
-  noun(plugin: PluginDef): string;
-  /** A plugin's configuration, read and checked at build (`config` in its declaration). */
-  configOf(name: string): Record<string, any>;
-}
+// Declared with the contract (a plugin's ctx names the registry); re-exported for the core's users.
+export type { ActionRef, Registry } from './contract';
 
 /** The key scopes of SPEC 5.1: every credential may hold them, whatever is registered. */
 export const SPEC_SCOPES = [
@@ -68,6 +37,27 @@ class RegistryError extends Error {}
 const check = (ok: unknown, message: string) => {
   if (!ok) throw new RegistryError(`plugin registry: ${message}`);
 };
+
+/**
+ * The plugins, each after those it `requires` (the order their migrations run in). The one check
+ * of `requires`: every name is registered, and no plugin requires itself through others.
+ */
+export function requiredFirst(plugins: readonly PluginDef[]): PluginDef[] {
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  const out: PluginDef[] = [];
+  const visit = (p: PluginDef, path: string[]) => {
+    if (out.includes(p)) return;
+    check(!path.includes(p.name), `plugins require each other: ${[...path, p.name].join(' -> ')}`);
+    for (const name of p.requires ?? []) {
+      const required = byName.get(name);
+      check(required, `${p.name} requires '${name}', which is not registered`);
+      visit(required!, [...path, p.name]);
+    }
+    out.push(p);
+  };
+  for (const p of plugins) visit(p, []);
+  return out;
+}
 
 /** A route's identity for collision checks: method + path with parameter names erased. */
 function routeKey(a: ActionDef): string | undefined {
@@ -122,13 +112,14 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
   // Checks that need every plugin: names used across plugins.
   for (const p of defs) {
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
-    for (const r of p.requires ?? []) check(byName.has(r), `${p.name} requires '${r}', which is not registered`);
     for (const c of p.calls ?? []) check(byName.has(c), `${p.name} calls '${c}', which is not registered`);
     for (const [actionName, a] of Object.entries(p.actions)) {
       for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
       for (const code of a.errors ?? []) check(errorDef(code), `${p.name}.${actionName} declares error '${code}', which is not in the error table`);
     }
   }
+
+  requiredFirst(defs);
 
   const configs = new Map(defs.map((p) => [p.name, readPluginConfig(p, opts.env ?? {})]));
   return {

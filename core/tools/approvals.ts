@@ -1,10 +1,12 @@
 import type { Db } from '../db/types';
+import type { Row } from '../db/rows';
 import { iso, type Clock } from '../clock';
 import { errorDef, errors, fail, toSvcError } from '../errors';
 import type { Store } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { recordEvents } from '../events/outbox';
-import { authorize, runTarget, type RunResult, type ToolOutcome, type ToolTarget } from './call';
+import { authorize, runTarget } from './call';
+import type { RunResult, ToolOutcome, ToolTarget } from './types';
 import { storableJson } from './audit-batch';
 import { toCustomTool } from './custom';
 import { FINAL, enqueueRun, executionRow, outputOf, outputValue, principalFrom, scheduleTimeout, toExecution } from './executions';
@@ -14,8 +16,6 @@ export interface ApprovalDeps {
   clock: Clock;
   registry: Registry;
 }
-
-type Row = Record<string, any>;
 
 /**
  * Moves a pending execution to a decision, compare-and-set: only a row still pending (and, for a

@@ -1,6 +1,6 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
-import { errors, fail, type SvcError, toSvcError } from '../errors';
+import { errors, fail, toSvcError } from '../errors';
 import type { Registry } from '../plugins/registry';
 import { createLogger, errorFields, type Logger } from '../log';
 
@@ -8,37 +8,12 @@ const defaultLog = createLogger();
 import { isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { callerCtx, checkScope, hasScope, invoke } from '../plugins/invoke';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
-import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput, type CustomTool } from './custom';
-import { gateFor, type ToolOverrides } from './gate';
+import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput } from './custom';
+import { gateFor } from './gate';
+import type { RunResult, ToolCaller, ToolOutcome, ToolTarget } from './types';
 import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
 import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
-
-export interface ToolCaller {
-  db: Db;
-  clock: Clock;
-  registry: Registry;
-  log?: Logger;
-  principal: Principal;
-  store: Store;
-  /** Restricts calls to read actions (MCP read-only connections). */
-  readOnly?: boolean;
-  /** Who is calling, for the audit record. */
-  source: 'agent' | 'mcp';
-  /** The agent making the call, with its approval overrides (SPEC 4.5); none for MCP clients. */
-  agent?: { id: string; name: string; toolOverrides: ToolOverrides };
-}
-
-/** What a call resolves to: one built-in action or one custom tool, with its input. */
-export type ToolTarget =
-  | { kind: 'builtin'; plugin: PluginDef; actionName: string | undefined; input: Record<string, unknown> }
-  | { kind: 'custom'; tool: CustomTool; input: Record<string, unknown> };
-
-export type ToolOutcome =
-  | { kind: 'result'; result: unknown; executionId: string }
-  | { kind: 'error'; error: SvcError; executionId: string }
-  /** Gated: the execution waits for a decision (SPEC 3.1). */
-  | { kind: 'pending'; executionId: string; message: string };
 
 /**
  * Resolves a tool name to a built-in action (grouped `products` + action, or flat
@@ -92,8 +67,6 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
   // invoke's own rule, asked before the gate: a call the key may not make is never held for approval.
   checkScope(target.plugin, action, caller);
 }
-
-export type RunResult = { status: 'success'; result: unknown } | { status: 'error' | 'timeout'; error: SvcError };
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
 export async function runTarget(

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptedScopes, isTool, type ActionDef, type Principal } from '../plugins/contract';
 import { hasScope } from '../plugins/invoke';
-import type { CustomTool } from './custom';
+import type { CustomTool } from './types';
 import { flatName, type Registry } from '../plugins/registry';
 
 /** Custom tools are listed under this toolset (the plugin that manages them). */

@@ -8,36 +8,12 @@ import { flatName } from '../plugins/registry';
 import { runInSandbox } from '../sandbox/pool';
 import { secretBox, redactDeep } from '../secrets';
 import { runHttpTool, type HttpToolConfig, type RunOutcome } from './http-tool';
+import type { CustomTool } from './types';
 
 /** The one action of a custom tool, as the audit log and approval overrides name it. */
 export const CUSTOM_ACTION = 'run';
-import { planAtLeast, type Plan } from '../plans';
+import { planAtLeast } from '../plans';
 import { toolsChanged } from '../signals';
-export const TIMEOUT_ACTIONS = ['reject', 'approve', 'escalate'] as const;
-
-/** A custom tool as stored: one record whichever form (SPEC 2.5 Shape A or B) registered it. */
-export interface CustomTool {
-  id: string;
-  store_id: string;
-  name: string;
-  shape: 'store' | 'gateway';
-  description: string;
-  category: string | null;
-  input_schema: Record<string, unknown>;
-  kind: 'http' | 'javascript';
-  config: HttpToolConfig | { code: string };
-  visibility: 'private' | 'public';
-  requires_plan: Plan;
-  requires_approval: boolean;
-  approval_timeout_minutes: number;
-  timeout_action: (typeof TIMEOUT_ACTIONS)[number];
-  escalation_group: string | null;
-  /** Sealed secrets (never leaves core/tools). */
-  secrets: string | null;
-  secret_names: string[];
-  created_at: string;
-  updated_at: string;
-}
 
 export function toCustomTool(r: Record<string, any>): CustomTool {
   return { ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) } as CustomTool;

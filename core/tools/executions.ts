@@ -1,7 +1,8 @@
 import type { JobInsert } from 'pg-boss';
 import type { Db } from '../db/types';
+import { rowOr404 } from '../db/rows';
 import { iso, isoOrNull } from '../clock';
-import { errors, type SvcError } from '../errors';
+import type { SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
 import { storableJson, writeAudit, type AuditRow } from './audit-batch';
@@ -9,7 +10,7 @@ import { createLogger, errorFields } from '../log';
 
 const auditLog = createLogger();
 import { credentialId, type Principal } from '../plugins/contract';
-import type { RunResult, ToolCaller, ToolTarget } from './call';
+import type { RunResult, ToolCaller, ToolTarget } from './types';
 import type { Gate } from './gate';
 
 /** The pg-boss queue of approval work (worker: workers/approvals.ts): timeouts, and runs of approved calls. */
@@ -184,11 +185,7 @@ export function toExecution(r: Record<string, any>) {
   };
 }
 
-export async function executionRow(db: Db, storeId: string, id: string) {
-  const [row] = await db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
-  if (!row) throw errors.notFound(`tool execution: '${id}'`, 'id');
-  return row;
-}
+export const executionRow = (db: Db, storeId: string, id: string) => rowOr404(db, { table: 'tool_executions', storeId, id, noun: 'tool execution' });
 
 export interface ExecutionQuery {
   tool?: string;

@@ -1,26 +1,14 @@
 import { errors } from '../errors';
 import { runInSandbox } from '../sandbox/pool';
 import { ASYNC_FUNCTION } from '../sandbox';
-import type { CustomTool } from './custom';
-import { TIMEOUT_ACTIONS } from './custom';
-
-/** One tool's entry in an agent's tool_overrides (SPEC 4.5), plus the tool-level settings. */
-export interface ToolOverride {
-  requires_approval?: boolean | string[];
-  auto_approve?: string[];
-  approval_conditions?: Record<string, { when: string; message?: string }>;
-  approval_timeout_minutes?: number;
-  timeout_action?: (typeof TIMEOUT_ACTIONS)[number];
-  escalation_group?: string;
-}
-export type ToolOverrides = Record<string, ToolOverride>;
+import type { CustomTool, TimeoutAction, ToolOverride } from './types';
 
 /** Why and how a call waits for a human: stored with the execution. */
 export interface Gate {
   gated_by: 'tool' | 'agent' | 'condition';
   message: string;
   timeout_minutes: number;
-  timeout_action: (typeof TIMEOUT_ACTIONS)[number];
+  timeout_action: TimeoutAction;
   escalation_group: string | null;
 }
 

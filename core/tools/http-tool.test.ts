@@ -3,7 +3,7 @@
  * default), with a throwaway CA's certificate for localhost.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { localTls, serveTls } from '../../test/tool-egress';
+import { localTls, serveTls } from '../../test/kit/tool-egress';
 import { testCerts } from '../../test/kit/webhook-receiver';
 import { fillSecrets, runHttpTool, secretRefs, type HttpToolConfig, type RunOptions } from './http-tool';
 

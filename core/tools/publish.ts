@@ -8,7 +8,8 @@
 import type { Clock } from '../clock';
 import type { Db } from '../db/types';
 import { errors } from '../errors';
-import { toCustomTool, type CustomTool } from './custom';
+import { toCustomTool } from './custom';
+import type { CustomTool } from './types';
 
 /** The operator's view of a tool: the Shape B fields plus the store that owns it. */
 export function adminToolView(t: CustomTool) {

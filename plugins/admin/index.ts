@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { action, createKey, createStore, definePlugin, errors, Input, PLANS, Timestamp, Uuid, validateScopes } from '../../core/sdk';
+import { action, definePlugin, errors, Input, PLANS, Timestamp, Uuid } from '../../core/sdk';
+import { createKey, createStore, validateScopes } from '../../core/platform';
 
 /**
  * The operator's API (bootstrap): create stores with the admin token (SVC_ADMIN_TOKEN). The

@@ -1,11 +1,11 @@
 import { errorFields, errors, fail } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
-import { recordEvents } from '../../core/sdk';
-import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/sdk';
-import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/sdk';
-import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/sdk';
-import { waitForOutcome } from '../../core/sdk';
+import { recordEvents } from '../../core/platform';
+import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/platform';
+import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/platform';
+import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/platform';
+import { waitForOutcome } from '../../core/platform';
 import { providerFor } from './providers';
 import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
 import type { ChatInput, ChatReply } from './schemas';

@@ -1,16 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { Ctx, PluginDef } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { iso } from '../../core/sdk';
-import { page } from '../../core/sdk';
-import { isUniqueViolation } from '../../core/sdk';
-import { setClause } from '../../core/sdk';
+import { errors, iso, isUniqueViolation, listPage, rowOr404, setClause, type Ctx, type PluginDef, type Row } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
 import { providerFor, type ProviderEnv } from './providers';
 import type { ChatMessage } from './providers/types';
-import { publicToolNames, usableCustomTools } from '../../core/sdk';
+import { publicToolNames, usableCustomTools } from '../../core/platform';
 
-type Row = Record<string, any>;
 export type AgentT = Static<typeof Agent>;
 
 export function toAgent(r: Row): AgentT {
@@ -101,16 +95,11 @@ export async function createAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeo
   }
 }
 
-export async function agentRow(ctx: Pick<Ctx, 'db' | 'store'>, id: string): Promise<Row> {
-  const [row] = await ctx.db.query('SELECT * FROM agents WHERE store_id = $1 AND id = $2', [ctx.store.id, id]);
-  if (!row) throw errors.notFound(`agent: '${id}'`, 'id');
-  return row;
-}
+export const agentRow = (ctx: Pick<Ctx, 'db' | 'store'>, id: string) =>
+  rowOr404(ctx.db, { table: 'agents', storeId: ctx.store.id, id, noun: 'agent' });
 
-export async function listAgents(ctx: Ctx, input: Static<typeof AgentQuery>) {
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'agents', storeId: ctx.store.id, input });
-  return { object: 'list' as const, data: rows.map(toAgent), has_more, url: `${ctx.storePath}/agents` };
-}
+export const listAgents = (ctx: Ctx, input: Static<typeof AgentQuery>) =>
+  listPage(ctx, { table: 'agents', path: '/agents', input }, (rows) => rows.map(toAgent));
 
 export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentUpdate>) {
   await agentRow(ctx, input.id);
@@ -159,14 +148,11 @@ const toConversation = (r: Row) => ({
 
 export async function listConversations(ctx: Ctx, input: Static<typeof ConversationQuery>) {
   await agentRow(ctx, input.id);
-  const { rows, has_more } = await page<Row>(ctx.db, {
-    table: 'agent_conversations',
-    storeId: ctx.store.id,
-    where: ['agent_id = $2'],
-    params: [input.id],
-    input,
-  });
-  return { object: 'list' as const, data: rows.map(toConversation), has_more, url: `${ctx.storePath}/agents/${input.id}/conversations` };
+  return listPage(
+    ctx,
+    { table: 'agent_conversations', path: `/agents/${input.id}/conversations`, input, filters: { 'agent_id = $': input.id } },
+    (rows) => rows.map(toConversation),
+  );
 }
 
 export async function conversationRow(ctx: Pick<Ctx, 'db' | 'store'>, agentId: string, id: string): Promise<Row> {

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { isTool, type Ctx } from '../../core/sdk';
+import { type Ctx } from '../../core/sdk';
+import { isTool } from '../../core/platform';
 import { errors } from '../../core/sdk';
 import { Input, Timestamp, Uuid } from '../../core/sdk';
 import { iso } from '../../core/sdk';
-import { CUSTOM_ACTION } from '../../core/sdk';
-import { checkCondition, type ToolOverrides } from '../../core/sdk';
+import { CUSTOM_ACTION } from '../../core/platform';
+import { checkCondition, type ToolOverrides } from '../../core/platform';
 import { agentRow, knownTools, type AgentDeps } from './store';
 
 const ActionNames = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 });

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { mcpClient } from '../../test/kit/mcp';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
-import { authorize, discover, exchange, register } from '../users/oauth-kit';
-import { addUser, browser, uniqueIp } from '../users/test-kit';
+import { authorize, discover, exchange, register } from '../../test/kit/oauth';
+import { addUser, browser, uniqueIp } from '../../test/kit/users';
 
 /** Issue 11, "Keys managed by their owners": STORE/api-keys and the MCP tool api_keys. */
 let h: Harness;

@@ -1,9 +1,10 @@
-import { createKey, errors, expireKey, iso, isoOrNull, revokeKey, validateExpiry, validateScopes, type Ctx } from '../../core/sdk';
+import { errors, iso, isoOrNull, rowOr404, type Ctx, type Row } from '../../core/sdk';
+import { createKey, expireKey, revokeKey, validateExpiry, validateScopes } from '../../core/platform';
 import { checkDelegation, defaultScopes } from './scopes';
 
 /** The store's API keys as their owners see them: never a secret, only its first characters. */
 
-const view = (r: any) => ({
+const view = (r: Row) => ({
   object: 'api_key' as const,
   id: r.id,
   key_prefix: r.key_prefix,
@@ -63,11 +64,15 @@ function oldKeyEnd(ctx: Ctx, input: { expires_at?: string; expires_in?: number }
  */
 export async function rollStoreKey(ctx: Ctx, input: { key_id: string; expires_at?: string; expires_in?: number }) {
   const end = oldKeyEnd(ctx, input);
-  const [old] = await ctx.db.query(
-    'SELECT id, scopes, livemode, expires_at FROM api_keys WHERE store_id = $1 AND id = $2 AND revoked_at IS NULL FOR UPDATE',
-    [ctx.store.id, input.key_id],
-  );
-  if (!old) throw errors.notFound(`api key: '${input.key_id}'`, 'key_id');
+  const old = await rowOr404(ctx.db, {
+    table: 'api_keys',
+    storeId: ctx.store.id,
+    id: input.key_id,
+    noun: 'api key',
+    param: 'key_id',
+    where: 'revoked_at IS NULL',
+    lock: 'FOR UPDATE',
+  });
   const now = ctx.clock.now();
   if (old.expires_at && new Date(old.expires_at).getTime() <= now.getTime())
     throw errors.validation('This key has already expired (or was rolled and its time is up); create a new key instead.', 'key_id');

@@ -1,4 +1,5 @@
-import { toolsChanged, type Ctx } from '../../core/sdk';
+import { type Ctx } from '../../core/sdk';
+import { toolsChanged } from '../../core/platform';
 
 /**
  * After a change to a store's tool list ('public': a public tool's, which any store may have

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, mcpJson, useToolKit } from './test-kit';
+import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, mcpJson, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { recv, httpB, jsB, create, useToolKit } from './test-kit';
+import { recv, httpB, jsB, create, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

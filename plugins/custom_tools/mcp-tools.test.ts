@@ -6,7 +6,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { openToolStreams } from '../../core/mcp/http';
 import { setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { seen, httpB, webhookA, create, mcpJson, eventually, useToolKit } from './test-kit';
+import { seen, httpB, webhookA, create, mcpJson, eventually, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

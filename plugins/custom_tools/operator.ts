@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { action, adminToolView, noExample, Input, publishTool, Timestamp, toolById, toolsChanged, unpublishTool, Uuid } from '../../core/sdk';
+import { action, noExample, Input, Timestamp, Uuid } from '../../core/sdk';
+import { adminToolView, publishTool, toolById, toolsChanged, unpublishTool } from '../../core/platform';
 
 /**
  * The operator's side of public tools (issue 20 §2): a store cannot publish a tool to every other

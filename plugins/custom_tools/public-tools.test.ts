@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
 import { events, fakeServer, openai } from '../../test/kit/fake-models';
 import { runApproved } from '../../core/tools/approvals';
-import { seen, uniq, httpB, jsB, webhookA, create, expectError, mcpJson, eventually, useToolKit } from './test-kit';
+import { seen, uniq, httpB, jsB, webhookA, create, expectError, mcpJson, eventually, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

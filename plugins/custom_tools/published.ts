@@ -6,9 +6,8 @@
  * them (403); its agents and MCP clients are offered one only once it enables it
  * (POST .../{id}/enable) or an agent names it in its `tools`.
  */
-import type { Ctx } from '../../core/sdk';
-import { errors, fail } from '../../core/sdk';
-import { toCustomTool, type CustomTool } from '../../core/sdk';
+import { errors, fail, type Ctx, type Row } from '../../core/sdk';
+import { toCustomTool, type CustomTool } from '../../core/platform';
 import { announce } from './announce';
 
 /** How the calling store relates to a tool: its own, or another store's public tool it did or did not enable. */
@@ -18,8 +17,6 @@ export interface Access {
   enabled: boolean;
 }
 export const OWN: Access = { owned: true, enabled: true };
-
-type Row = Record<string, any>;
 
 // A store's tools and the public tools of others, each with whether this store enabled it ($1: the store).
 const VISIBLE = `SELECT t.*, e.tool_id IS NOT NULL AS enabled FROM custom_tools t

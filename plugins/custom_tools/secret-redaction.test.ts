@@ -2,7 +2,7 @@
 import { describe, expect, spyOn, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { seen, recv, httpB, jsB, webhookA, useToolKit } from './test-kit';
+import { seen, recv, httpB, jsB, webhookA, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

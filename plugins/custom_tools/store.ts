@@ -1,11 +1,18 @@
-import type { Ctx, PluginDef } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { isUniqueViolation } from '../../core/sdk';
-import { runInSandbox } from '../../core/sdk';
-import { checkUrl, EgressError } from '../../core/sdk';
-import { ASYNC_FUNCTION } from '../../core/sdk';
-import { secretBox } from '../../core/sdk';
-import { builtinNames, checkPlan, compileSchema, runCustomTool, toCustomTool, validateCustomInput, type CustomTool } from '../../core/sdk';
+import { errors, isUniqueViolation, setClause, type Ctx, type PluginDef } from '../../core/sdk';
+import {
+  ASYNC_FUNCTION,
+  builtinNames,
+  checkPlan,
+  checkUrl,
+  compileSchema,
+  EgressError,
+  runCustomTool,
+  runInSandbox,
+  secretBox,
+  toCustomTool,
+  validateCustomInput,
+  type CustomTool,
+} from '../../core/platform';
 import { announce } from './announce';
 import { checkPublishing, ownTool, OWN, readableTool, visibleTools, type Access } from './published';
 
@@ -220,31 +227,15 @@ export async function updateTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
   try {
     // Runs outside a transaction (the compile check may wait for a sandbox worker), so the row is
     // written only if it is still the one read: a concurrent change is a 409, never silently undone.
+    // So the patch alone is written: every other column is still what was read and validated.
+    const set = setClause({ ...patch, updated_at: ctx.clock.now() }, { json: ['input_schema', 'config'], after: 3 });
     const row = await ctx.db.transaction(async (tx) => {
-      const [updated] = await tx.query(
-        `UPDATE custom_tools SET name = $3, description = $4, category = $5, input_schema = $6::text::jsonb, kind = $7, config = $8::text::jsonb,
-           visibility = $9, requires_plan = $10, requires_approval = $11, approval_timeout_minutes = $12, timeout_action = $13,
-           escalation_group = $14, updated_at = $15
-         WHERE store_id = $1 AND id = $2 AND xmin::text = $16 RETURNING *`,
-        [
-          ctx.store.id,
-          current.id,
-          d.name,
-          d.description,
-          d.category,
-          JSON.stringify(d.input_schema),
-          d.kind,
-          JSON.stringify(d.config),
-          d.visibility,
-          d.requires_plan,
-          d.requires_approval,
-          d.approval_timeout_minutes,
-          d.timeout_action,
-          d.escalation_group,
-          ctx.clock.now(),
-          version,
-        ],
-      );
+      const [updated] = await tx.query(`UPDATE custom_tools SET ${set.sql} WHERE store_id = $1 AND id = $2 AND xmin::text = $3 RETURNING *`, [
+        ctx.store.id,
+        current.id,
+        version,
+        ...set.params,
+      ]);
       // Withdrawn by its owner: every store that had enabled it loses it (publishing again starts afresh).
       if (updated && withdrawn) await tx.query('DELETE FROM custom_tool_enablements WHERE tool_id = $1', [current.id]);
       return updated;

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { sandboxPoolSize } from '../../core/sandbox/pool';
 import { product, setup } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
-import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, useToolKit } from './test-kit';
+import { seen, recv, uniq, httpB, jsB, webhookA, create, expectError, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

@@ -1,7 +1,7 @@
 /** Inventory (SPEC 4.10 inventory, 5.4, 6.1, 7): levels per location, adjustments, transfers, listing and access. */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
-import { adjust, defaultLocationId, expectConsistent, item, levelsOf, mkLocation, mkProduct, transfer, type Level } from './testing';
+import { adjust, defaultLocationId, expectConsistent, item, levelsOf, mkLocation, mkProduct, transfer, type Level } from '../../test/kit/inventory';
 
 describe('adjusting stock', () => {
   let h: Harness;

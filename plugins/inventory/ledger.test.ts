@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { setup } from '../../test/kit/setup';
-import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkProduct, transfer } from './testing';
+import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkProduct, transfer } from '../../test/kit/inventory';
 
 describe('orders and locations', () => {
   test('an order takes from the default location first, then the others; cancelling puts units back where they came from', async () => {

@@ -89,7 +89,7 @@ describe('the stock tables belong to inventory', () => {
   test('a plugin requiring one that is not registered, or a cycle, fails naming them', () => {
     const p = (name: string, requires: string[]) =>
       definePlugin({ name, category: 'platform', scopes: { read: [], write: [] }, actions: {}, requires, migrations: [] });
-    expect(() => allMigrations([p('coupons', ['loyalty'])])).toThrow("Plugin 'coupons' requires 'loyalty', which is not registered.");
-    expect(() => allMigrations([p('a', ['b']), p('b', ['a'])])).toThrow('Plugins require each other: a -> b -> a.');
+    expect(() => allMigrations([p('coupons', ['loyalty'])])).toThrow("coupons requires 'loyalty', which is not registered");
+    expect(() => allMigrations([p('a', ['b']), p('b', ['a'])])).toThrow('plugins require each other: a -> b -> a');
   });
 });

@@ -1,5 +1,4 @@
-import type { Db } from '../../core/sdk';
-import { errors } from '../../core/sdk';
+import { errors, rowOr404, type Db } from '../../core/sdk';
 
 /**
  * The stock ledger, owned by inventory and shared with products, orders and locations through
@@ -149,11 +148,8 @@ export async function putBack(tx: Db, storeId: string, productId: string, alloca
  * Locks the product row. Every stock change locks the product first (orders lock several in id
  * order), so stock changes of one product queue up and never deadlock.
  */
-export async function lockProduct(tx: Db, storeId: string, productId: string, param = 'product_id') {
-  const [row] = await tx.query('SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL FOR UPDATE', [storeId, productId]);
-  if (!row) throw errors.notFound(`product: '${productId}'`, param);
-  return row as Record<string, any>;
-}
+export const lockProduct = (tx: Db, storeId: string, productId: string, param = 'product_id') =>
+  rowOr404(tx, { table: 'products', storeId, id: productId, noun: 'product', param, where: 'archived_at IS NULL', lock: 'FOR UPDATE' });
 
 /** Changes one location's level by delta; it may not go below zero (409 insufficient_stock). Lock the product first. */
 export async function adjust(

@@ -1,9 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/sdk';
-import { actorOf, type Ctx } from '../../core/sdk';
-import type { Db } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { page } from '../../core/sdk';
+import { actorOf, errors, iso, listPage, rowOr404, type Ctx, type Db, type Row } from '../../core/sdk';
 import { adjust, defaultLocation, lockProduct, variantOf } from './stock';
 import {
   MAX_STOCK,
@@ -16,7 +12,6 @@ import {
   type StockTransfer,
 } from './schemas';
 
-type Row = Record<string, any>;
 type Item = Static<typeof InventoryItem>;
 
 const RECENT_ADJUSTMENTS = 50;
@@ -84,11 +79,8 @@ function toAdjustment(r: Row): Static<typeof InventoryAdjustment> {
 }
 
 /** A live (not archived) product of this store, or 404 naming `param`. */
-async function liveProduct(db: Db, storeId: string, id: string, param: string): Promise<Row> {
-  const [row] = await db.query('SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL', [storeId, id]);
-  if (!row) throw errors.notFound(`product: '${id}'`, param);
-  return row;
-}
+const liveProduct = (db: Db, storeId: string, id: string, param: string) =>
+  rowOr404(db, { table: 'products', storeId, id, noun: 'product', param, where: 'archived_at IS NULL' });
 
 async function itemOf(db: Db, storeId: string, productId: string, withAdjustments = false): Promise<Item> {
   const [item] = await itemsFor(db, storeId, [await liveProduct(db, storeId, productId, 'product_id')]);
@@ -103,28 +95,27 @@ async function itemOf(db: Db, storeId: string, productId: string, withAdjustment
 
 export async function listInventory(ctx: Ctx, input: Static<typeof InventoryQuery>) {
   const storeId = ctx.store.id;
-  const where = ['archived_at IS NULL'];
-  const params: unknown[] = [];
   // A filter naming something that is not this store's is a mistake worth a 404, as on Stripe.
-  if (input.product_id) {
-    await liveProduct(ctx.db, storeId, input.product_id, 'product_id');
-    params.push(input.product_id);
-    where.push(`id = $${params.length + 1}`);
-  }
-  if (input.location_id) {
-    const [loc] = await ctx.db.query('SELECT id FROM locations WHERE store_id = $1 AND id = $2 AND deleted_at IS NULL', [storeId, input.location_id]);
-    if (!loc) throw errors.notFound(`location: '${input.location_id}'`, 'location_id');
-    params.push(input.location_id);
-    where.push(`EXISTS (SELECT 1 FROM inventory_levels l WHERE l.product_id = products.id AND l.location_id = $${params.length + 1})`);
-  }
+  const productId = input.product_id || undefined;
+  const locationId = input.location_id || undefined;
+  if (productId) await liveProduct(ctx.db, storeId, productId, 'product_id');
+  if (locationId)
+    await rowOr404(ctx.db, { table: 'locations', storeId, id: locationId, noun: 'location', param: 'location_id', where: 'deleted_at IS NULL' });
   // Paginate over products (newest first, like list_products), so cursors are product ids.
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'products', storeId, where, params, input });
-  return {
-    object: 'list' as const,
-    data: await itemsFor(ctx.db, storeId, rows, input.location_id),
-    has_more,
-    url: `${ctx.storePath}/inventory`,
-  };
+  return listPage(
+    ctx,
+    {
+      table: 'products',
+      path: '/inventory',
+      input,
+      where: ['archived_at IS NULL'],
+      filters: {
+        'id = $': productId,
+        'EXISTS (SELECT 1 FROM inventory_levels l WHERE l.product_id = products.id AND l.location_id = $)': locationId,
+      },
+    },
+    (rows) => itemsFor(ctx.db, storeId, rows, input.location_id),
+  );
 }
 
 export const getInventory = (ctx: Ctx, input: Static<typeof InventoryGet>) =>
@@ -138,11 +129,7 @@ export const getInventory = (ctx: Ctx, input: Static<typeof InventoryGet>) =>
  * units can be moved out or written off) but never receive it.
  */
 async function stockLocation(tx: Db, storeId: string, id: string, param: string, receiving: boolean) {
-  const [loc] = await tx.query<{ id: string; name: string; active: boolean }>(
-    'SELECT id, name, active FROM locations WHERE store_id = $1 AND id = $2 AND deleted_at IS NULL FOR SHARE',
-    [storeId, id],
-  );
-  if (!loc) throw errors.notFound(`location: '${id}'`, param);
+  const loc = await rowOr404(tx, { table: 'locations', storeId, id, noun: 'location', param, where: 'deleted_at IS NULL', lock: 'FOR SHARE' });
   if (receiving && !loc.active) throw errors.validation(`Location '${loc.name}' is inactive and cannot receive stock.`, param);
   return loc;
 }

@@ -1,7 +1,7 @@
 /** get_location and delete_location: only an empty, non-default location goes, and stock can never be stranded in a deleted one. */
 import { describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
-import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkProduct, transfer } from '../inventory/testing';
+import { adjust, defaultLocationId, expectConsistent, levelsOf, mkLocation, mkProduct, transfer } from '../../test/kit/inventory';
 
 const del = (h: Harness, id: string) => h.call('DELETE', `/locations/${id}`);
 

@@ -1,17 +1,24 @@
 import type { Static } from '@sinclair/typebox';
-import { iso, isoOrNull } from '../../core/sdk';
-import type { Ctx } from '../../core/sdk';
-import type { Db } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { fromMinor } from '../../core/sdk';
-import { dateRangeFilters, jsonParam, listPage, metadataFilter, setClause } from '../../core/sdk';
+import {
+  dateRangeFilters,
+  errors,
+  fromMinor,
+  iso,
+  isoOrNull,
+  jsonParam,
+  listPage,
+  metadataFilter,
+  rowOr404,
+  setClause,
+  type Ctx,
+  type Db,
+  type Row,
+} from '../../core/sdk';
 import { lockProduct, returnUnits, take, variantOf, type Allocation } from '../inventory/public';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
 import { refundsByOrder } from './refund-rows';
-
-type Row = Record<string, any>;
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
@@ -70,11 +77,8 @@ async function withItems(db: Db, orders: Row[]) {
   );
 }
 
-export async function orderRow(db: Db, storeId: string, id: string, forUpdate = false) {
-  const [row] = await db.query(`SELECT * FROM orders WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [storeId, id]);
-  if (!row) throw errors.notFound(`order: '${id}'`, 'id');
-  return row;
-}
+export const orderRow = (db: Db, storeId: string, id: string, forUpdate = false) =>
+  rowOr404(db, { table: 'orders', storeId, id, noun: 'order', lock: forUpdate ? 'FOR UPDATE' : undefined });
 
 export async function getOrder(ctx: Ctx, id: string) {
   return (await withItems(ctx.db, [await orderRow(ctx.db, ctx.store.id, id)]))[0];

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import * as oauth from 'oauth4webapi';
 import { mcpClient } from '../../test/kit/mcp';
 import { setup, type Harness } from '../../test/kit/setup';
-import { clientOptions, discover, register, tokenRequest } from '../users/oauth-kit';
-import { addUser, browser, formFields, uniqueIp } from '../users/test-kit';
+import { clientOptions, discover, register, tokenRequest } from '../../test/kit/oauth';
+import { addUser, browser, formFields, uniqueIp } from '../../test/kit/users';
 
 /** Issue 11, "CLI and agent login": the device authorization grant (RFC 8628) and the tool svc_login. */
 let h: Harness;

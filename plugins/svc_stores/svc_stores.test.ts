@@ -3,8 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcpClient } from '../../test/kit/mcp';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
-import { authorize, discover, exchange, MCP_URL, register } from '../users/oauth-kit';
-import { addUser, browser, uniqueIp } from '../users/test-kit';
+import { authorize, discover, exchange, MCP_URL, register } from '../../test/kit/oauth';
+import { addUser, browser, uniqueIp } from '../../test/kit/users';
 
 /** Issue 11: the MCP tool svc_stores (list_stores, get_current, switch_store). */
 let h: Harness;

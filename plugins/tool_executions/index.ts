@@ -1,7 +1,8 @@
-import { action, actorOf, callTool, definePlugin, resolveTarget, type Ctx, type ExampleKit } from '../../core/sdk';
+import { action, actorOf, definePlugin, type Ctx, type ExampleKit } from '../../core/sdk';
+import { callTool, resolveTarget } from '../../core/platform';
 import { errors, fail, forbidden } from '../../core/sdk';
-import { approveExecution, rejectExecution } from '../../core/sdk';
-import { executionRow, queryExecutions, toExecution } from '../../core/sdk';
+import { approveExecution, rejectExecution } from '../../core/platform';
+import { executionRow, queryExecutions, toExecution } from '../../core/platform';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput } from './schemas';
 
 const instant = (value: string | undefined, param: string) => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Input, Timestamp, Uuid } from '../../core/sdk';
-import { EXECUTION_STATUSES } from '../../core/sdk';
+import { EXECUTION_STATUSES } from '../../core/platform';
 
 const Status = Type.Union(EXECUTION_STATUSES.map((s) => Type.Literal(s)));
 // Validated as text here; the handler refuses an impossible date with a 400 naming the field.

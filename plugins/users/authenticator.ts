@@ -1,4 +1,5 @@
-import { errors, type Authenticator, type Db, type JobDeps, type Principal, type Store } from '../../core/sdk';
+import { errors, type Db, type JobDeps, type Principal, type Store } from '../../core/sdk';
+import { type Authenticator } from '../../core/platform';
 import { isRole, roleScopes } from './roles';
 import { verifyToken } from './signing';
 import { originOf } from './web';

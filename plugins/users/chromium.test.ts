@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import * as oauth from 'oauth4webapi';
 import { setup, type Harness } from '../../test/kit/setup';
-import { addUser, PASSWORD } from './test-kit';
+import { addUser, PASSWORD } from '../../test/kit/users';
 
 /**
  * The same flow with a real browser: headless Chromium signs in and consents on the server-rendered

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import * as oauth from 'oauth4webapi';
 import { setup, type Harness } from '../../test/kit/setup';
-import { localTls, serveTls } from '../../test/tool-egress';
+import { localTls, serveTls } from '../../test/kit/tool-egress';
 import { setMetadataEgress, type MetadataEgress } from './client-metadata';
-import { authorize, clientOptions, discover, exchange, REDIRECT, tokenRequest } from './oauth-kit';
-import { addUser, browser as openBrowser, uniqueIp } from './test-kit';
+import { authorize, clientOptions, discover, exchange, REDIRECT, tokenRequest } from '../../test/kit/oauth';
+import { addUser, browser as openBrowser, uniqueIp } from '../../test/kit/users';
 
 /**
  * Client ID Metadata Documents: a client_id that is an https URL, whose JSON document a local

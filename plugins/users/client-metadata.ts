@@ -1,4 +1,5 @@
-import { EgressError, egressFetch, type AllowList, type Ctx, type Resolver } from '../../core/sdk';
+import { type Ctx } from '../../core/sdk';
+import { EgressError, egressFetch, type AllowList, type Resolver } from '../../core/platform';
 import { checkRedirectUri, ClientMetadataError, getClient, type Client } from './clients';
 
 /**

@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createStore } from '../../core/keys';
 import { product, setup, type Harness } from '../../test/kit/setup';
-import { authorize, clientOptions, discover, exchange, MCP_URL, REDIRECT, register, tokenRequest } from './oauth-kit';
-import { addUser, browser } from './test-kit';
+import { authorize, clientOptions, discover, exchange, MCP_URL, REDIRECT, register, tokenRequest } from '../../test/kit/oauth';
+import { addUser, browser } from '../../test/kit/users';
 
 /**
  * Issue 11, "Done when": an independent OAuth client (oauth4webapi) connects from nothing, and

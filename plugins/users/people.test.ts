@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
-import { authorize, discover, exchange, register } from './oauth-kit';
-import { addUser, browser, formFields, PASSWORD } from './test-kit';
+import { authorize, discover, exchange, register } from '../../test/kit/oauth';
+import { addUser, browser, formFields, PASSWORD } from '../../test/kit/users';
 
 /** Issue 11: roles per store, the last owner, invitations, sign-in pages, approvals by role. */
 let h: Harness;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import users from './index';
-import { authorize, discover, exchange, register } from './oauth-kit';
-import { addUser, browser, uniqueIp } from './test-kit';
+import { authorize, discover, exchange, register } from '../../test/kit/oauth';
+import { addUser, browser, uniqueIp } from '../../test/kit/users';
 
 /** The daily prune job of sign-in and OAuth rows (both backends). */
 describe('users.prune', () => {

@@ -1,4 +1,4 @@
-import type { Registry } from '../../core/sdk';
+import type { Registry } from '../../core/platform';
 
 export const ROLES = ['owner', 'admin', 'approver', 'staff', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -52,9 +52,6 @@ export function grantable(registry: Registry, role: Role, requested: string[] | 
   const allowed = roleScopes(registry, role);
   return requested?.length ? requested.filter((s) => allowed.includes(s)) : allowed;
 }
-
-/** Who may decide a held tool call (SPEC 3.1): the approver role and those above it. */
-export const canApprove = (role: string) => role === 'owner' || role === 'admin' || role === 'approver';
 
 /** Owners and admins manage members and invitations; only owners touch owners. */
 export const managesMembers = (role: string) => role === 'owner' || role === 'admin';

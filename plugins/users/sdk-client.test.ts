@@ -4,10 +4,10 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { product, setup, type Harness } from '../../test/kit/setup';
-import { localTls, serveTls } from '../../test/tool-egress';
+import { localTls, serveTls } from '../../test/kit/tool-egress';
 import { setMetadataEgress } from './client-metadata';
-import { answerAuthorization, MCP_URL, REDIRECT } from './oauth-kit';
-import { addUser, browser as openBrowser, uniqueIp } from './test-kit';
+import { answerAuthorization, MCP_URL, REDIRECT } from '../../test/kit/oauth';
+import { addUser, browser as openBrowser, uniqueIp } from '../../test/kit/users';
 
 /**
  * The MCP SDK's own OAuth client (`StreamableHTTPClientTransport` with an `authProvider`) connects

@@ -1,5 +1,6 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import { secretBox, type Clock, type Db } from '../../core/sdk';
+import { type Clock, type Db } from '../../core/sdk';
+import { secretBox } from '../../core/platform';
 
 const ALG = 'ES256';
 

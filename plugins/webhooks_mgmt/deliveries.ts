@@ -1,16 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import { iso, isoOrNull } from '../../core/sdk';
-import type { Ctx } from '../../core/sdk';
-import type { Db } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { page } from '../../core/sdk';
-import { deliveryJob, WEBHOOK_QUEUE, writeEvents } from '../../core/sdk';
-import { TEST_EVENT } from '../../core/sdk';
-import { enqueue } from '../../core/sdk';
+import { errors, iso, isoOrNull, listPage, type Ctx, type Db, type Row } from '../../core/sdk';
+import { deliveryJob, enqueue, TEST_EVENT, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
 import { endpointRow, toEndpoint } from './store';
 import type { Delivery, DeliveryQuery } from './schemas';
-
-type Row = Record<string, any>;
 
 const int = (n: unknown) => (n == null ? null : Number(n));
 
@@ -78,14 +70,16 @@ function requireActive(endpoint: Row) {
 
 export async function listDeliveries(ctx: Ctx, input: Static<typeof DeliveryQuery>) {
   await endpointRow(ctx, input.id);
-  const where = ['endpoint_id = $2'];
-  const params: unknown[] = [input.id];
-  if (input.status) {
-    params.push(input.status);
-    where.push('status = $3');
-  }
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'webhook_deliveries', storeId: ctx.store.id, where, params, input });
-  return { object: 'list' as const, data: await withAttempts(ctx.db, rows), has_more, url: `${ctx.storePath}/webhooks/${input.id}/deliveries` };
+  return listPage(
+    ctx,
+    {
+      table: 'webhook_deliveries',
+      path: `/webhooks/${input.id}/deliveries`,
+      input,
+      filters: { 'endpoint_id = $': input.id, 'status = $': input.status || undefined },
+    },
+    (rows) => withAttempts(ctx.db, rows),
+  );
 }
 
 /** The test ping (SPEC 6.1 rule 6): a `webhook.test` event queued to this endpoint only. */

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { errors, generateSecret, secretBox, type Ctx } from '../../core/sdk';
+import { errors, type Ctx } from '../../core/sdk';
+import { generateSecret, secretBox } from '../../core/platform';
 import type { WebhookRoll } from './schemas';
 import { endpointRow, toEndpoint } from './store';
 

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { API_VERSIONS, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { API_VERSIONS } from '../../core/platform';
 
 // The registered plugins declare the event types, so the handler checks them against the registry,
 // naming the bad entry (`events.2`) with the list of valid types; OpenAPI lists them under webhooks.

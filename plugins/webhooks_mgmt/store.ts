@@ -1,17 +1,17 @@
 import type { Static } from '@sinclair/typebox';
-import { iso } from '../../core/sdk';
-import type { Ctx } from '../../core/sdk';
-import { errors } from '../../core/sdk';
-import { secretBox } from '../../core/sdk';
-import { page } from '../../core/sdk';
-import type { Registry } from '../../core/sdk';
-import { invalidateSubscriptions } from '../../core/sdk';
-import { checkUrl, EgressError } from '../../core/sdk';
-import { generateSecret } from '../../core/sdk';
-import { ALL_EVENTS, checkEndpointVersion, LATEST_API_VERSION } from '../../core/sdk';
+import { errors, iso, listPage, rowOr404, type Ctx, type Row } from '../../core/sdk';
+import {
+  ALL_EVENTS,
+  checkEndpointVersion,
+  checkUrl,
+  EgressError,
+  generateSecret,
+  invalidateSubscriptions,
+  LATEST_API_VERSION,
+  secretBox,
+  type Registry,
+} from '../../core/platform';
 import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from './schemas';
-
-type Row = Record<string, any>;
 
 /**
  * The API view at `now`. The secret is never part of it: create and roll add signing_secret to
@@ -64,14 +64,8 @@ function checkWebhookUrl(url: string): string {
   }
 }
 
-export async function endpointRow(ctx: Ctx, id: string, forUpdate = false): Promise<Row> {
-  const [row] = await ctx.db.query(`SELECT * FROM webhook_endpoints WHERE store_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
-    ctx.store.id,
-    id,
-  ]);
-  if (!row) throw errors.notFound(`webhook endpoint: '${id}'`, 'id');
-  return row;
-}
+export const endpointRow = (ctx: Ctx, id: string, forUpdate = false) =>
+  rowOr404(ctx.db, { table: 'webhook_endpoints', storeId: ctx.store.id, id, noun: 'webhook endpoint', lock: forUpdate ? 'FOR UPDATE' : undefined });
 
 export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreate>) {
   const url = checkWebhookUrl(input.url);
@@ -90,11 +84,11 @@ export async function createEndpoint(ctx: Ctx, input: Static<typeof WebhookCreat
   return { ...toEndpoint(row, now), signing_secret: secret };
 }
 
-export async function listEndpoints(ctx: Ctx, input: Static<typeof WebhookQuery>) {
-  const { rows, has_more } = await page<Row>(ctx.db, { table: 'webhook_endpoints', storeId: ctx.store.id, input });
-  const now = ctx.clock.now();
-  return { object: 'list' as const, data: rows.map((r) => toEndpoint(r, now)), has_more, url: `${ctx.storePath}/webhooks` };
-}
+export const listEndpoints = (ctx: Ctx, input: Static<typeof WebhookQuery>) =>
+  listPage(ctx, { table: 'webhook_endpoints', path: '/webhooks', input }, (rows) => {
+    const now = ctx.clock.now();
+    return rows.map((r) => toEndpoint(r, now));
+  });
 
 export async function updateEndpoint(ctx: Ctx, input: Static<typeof WebhookUpdate>) {
   const cur = await endpointRow(ctx, input.id, true);

@@ -6,10 +6,11 @@ import { allMigrations } from '../../core/migrations';
 
 /**
  * The import rules (ARCHITECTURE.md): one direction, enforced. Every `import`/`export ... from` of
- * every production file is read; a test file or a test kit may import anything.
+ * every production file is read; a test file (*.test.ts, or a kit in test/kit/) may import anything.
  *
  *   core/cli.ts       -> plugins (the registry), workers, core/*
- *   plugins/<name>    -> core/sdk.ts only, and plugins/<other>/public.ts when declared in `requires`
+ *   plugins/<name>    -> core/sdk.ts only (the platform plugins also core/platform.ts), and
+ *                        plugins/<other>/public.ts when declared in `requires`
  *   workers/          -> core/{tools,events,jobs,db,net,secrets,clock,plugins,log,webhooks}
  *   core/tools        -> never core/http or core/mcp
  *   core/*            -> never plugins/ or workers/ (cli.ts aside)
@@ -24,15 +25,15 @@ function files(dir: string): string[] {
   });
 }
 
-/** Test kits live beside production code in a few places; they are test code. */
-const isTestKit = (f: string) => /(^|\/)(test-kit|testing|[a-z-]+-kit)\.ts$/.test(f);
-
 /** Relative imports of a file, resolved to repository paths (without extension). */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
   const specs = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((m) => m[1] ?? m[2]);
   return specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)).replace(/\.(ts|js|json|sql)$/, ''));
 }
+
+/** The plugins the platform is built of: they alone may import core/platform.ts. */
+const PLATFORM_PLUGINS = ['admin', 'agents', 'api_keys', 'custom_tools', 'tool_executions', 'users', 'webhooks_mgmt'];
 
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
 const WORKER_MAY = [
@@ -53,6 +54,8 @@ function violation(from: string, to: string): string | undefined {
   const inside = (dir: string, path: string) => path === dir || path.startsWith(dir + '/');
   if (inside('plugins', from) && from !== 'plugins/index.ts') {
     const self = from.split('/')[1];
+    if (to === 'core/platform')
+      return PLATFORM_PLUGINS.includes(self) ? undefined : 'core/platform.ts is for the platform plugins only; use core/sdk.ts';
     if (inside('core', to)) return to === 'core/sdk' ? undefined : 'a plugin imports the core only through core/sdk.ts';
     if (inside('plugins', to)) {
       const other = to.split('/')[1];
@@ -84,7 +87,7 @@ function violation(from: string, to: string): string | undefined {
 }
 
 test('every import follows the one direction of ARCHITECTURE.md', () => {
-  const checked = ['core', 'plugins', 'workers'].flatMap(files).filter((f) => !isTestKit(f));
+  const checked = ['core', 'plugins', 'workers'].flatMap(files);
   const bad: string[] = [];
   let edges = 0;
   for (const file of checked)
@@ -97,15 +100,50 @@ test('every import follows the one direction of ARCHITECTURE.md', () => {
   expect(bad).toEqual([]);
 });
 
+/** The first import cycle among `files` (type-only imports count: they tie the modules' designs together), or undefined. */
+function cycleIn(checked: string[], importsOfFile = importsOf): string[] | undefined {
+  const known = new Set(checked);
+  const edges = new Map(checked.map((f) => [f, importsOfFile(f).flatMap((to) => [to + '.ts', to + '/index.ts'].filter((p) => known.has(p)))]));
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (f: string): string[] | undefined => {
+    if (state.get(f) === 'open') return [...path.slice(path.indexOf(f)), f];
+    if (state.get(f) === 'done') return undefined;
+    state.set(f, 'open');
+    path.push(f);
+    for (const to of edges.get(f)!) {
+      const found = visit(to);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(f, 'done');
+    return undefined;
+  };
+  for (const f of checked) {
+    const found = visit(f);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+test('no import cycles: shared types live in their own module (core/tools/types.ts, the Registry in the contract)', () => {
+  expect(cycleIn(['core', 'plugins', 'workers'].flatMap(files))).toBeUndefined();
+});
+
 test('the rule is not a rubber stamp: forbidden edges are named', () => {
   expect(violation('plugins/orders/store.ts', 'core/errors')).toContain('core/sdk.ts');
   expect(violation('plugins/orders/store.ts', 'plugins/products/store')).toContain('public.ts');
+  expect(violation('plugins/orders/store.ts', 'core/platform')).toContain('platform plugins only');
+  expect(violation('plugins/agents/chat.ts', 'core/platform')).toBeUndefined();
   expect(violation('plugins/customers/enrich.ts', 'plugins/inventory/public')).toContain("requires: ['inventory']");
   expect(violation('plugins/orders/store.ts', 'plugins/inventory/public')).toBeUndefined();
   expect(violation('core/http/rest.ts', 'plugins/index')).toContain('core never imports');
   expect(violation('core/tools/call.ts', 'core/http/respond')).toContain('transport-neutral');
   expect(violation('core/cli.ts', 'plugins/index')).toBeUndefined();
   expect(violation('workers/maintenance.ts', 'core/http/idempotency')).toContain('workers import only');
+  const graph: Record<string, string[]> = { 'core/a.ts': ['core/b'], 'core/b.ts': ['core/c'], 'core/c.ts': ['core/a'] };
+  expect(cycleIn(Object.keys(graph), (f) => graph[f])).toEqual(['core/a.ts', 'core/b.ts', 'core/c.ts', 'core/a.ts']);
+  expect(cycleIn(['core/a.ts', 'core/b.ts'], (f) => graph[f])).toBeUndefined();
 });
 
 /**
@@ -145,7 +183,7 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
 test("no plugin's SQL names another plugin's table (FROM, JOIN, UPDATE, INTO), and the core names none", () => {
   const bad: string[] = [];
   const stillCrossing = new Set<string>();
-  const checked = ['core', 'plugins', 'workers'].flatMap(files).filter((f) => !isTestKit(f));
+  const checked = ['core', 'plugins', 'workers'].flatMap(files);
   for (const file of checked)
     for (const crossing of sqlCrossings(file, readFileSync(join(root, file), 'utf8'))) {
       const table = crossing.split(' ')[1];

@@ -11,7 +11,8 @@ import { deliver } from '../../workers/webhooks';
 import { createKey, revokeKey } from '../../core/keys';
 import type { Clock } from '../../core/clock';
 import { approveExecution, RUN_LEASE_MS } from '../../core/tools/approvals';
-import { callTool, resolveTarget, type ToolCaller } from '../../core/tools/call';
+import { callTool, resolveTarget } from '../../core/tools/call';
+import type { ToolCaller } from '../../core/tools/types';
 import { world, createCall, MIN, useWorlds } from '../kit/approvals';
 
 useWorlds();

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
-import { callTool, resolveTarget, type ToolCaller } from '../../core/tools/call';
+import { callTool, resolveTarget } from '../../core/tools/call';
+import type { ToolCaller } from '../../core/tools/types';
 import { product, setup } from '../kit/setup';
 
 /** Issue 10 §8: where each tool call's audit record is written, and when. */

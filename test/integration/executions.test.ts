@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { product, setup } from '../kit/setup';
 import { openai } from '../kit/fake-models';
 import { mcpClient } from '../kit/mcp';
-import { serveTls, trustTestReceivers } from '../tool-egress';
+import { serveTls, trustTestReceivers } from '../kit/tool-egress';
 import { callTool } from '../../core/tools/call';
 import { world, MIN, stops, useWorlds } from '../kit/approvals';
 

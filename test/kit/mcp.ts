@@ -2,6 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Harness } from './setup';
 
+/**
+ * The two ways a tools/call is answered (core/mcp/fast-call.ts skips the SDK for plain calls):
+ * the MCP tests run under both, so the SDK path stays tested.
+ */
+export const MCP_PATHS = ['fast', 'SDK'] as const;
+
 /** An SDK MCP client talking to the in-process app (no port), as a real client would. */
 export async function mcpClient(h: Harness, opts: { key?: string; query?: string; apps?: { handle: (r: Request) => Promise<Response> }[] } = {}) {
   const apps = opts.apps ?? [h.app];

@@ -30,6 +30,8 @@ export interface SetupOptions {
   limits?: Record<string, PlanLimit>;
   plan?: string;
   now?: string;
+  /** false: MCP tools/call always takes the SDK path (core/mcp/fast-call.ts is skipped). */
+  mcpFastPath?: boolean;
 }
 
 /** An in-process app over the shared test database, with a fresh store and an all-scopes key. */
@@ -46,6 +48,7 @@ export async function setup(opts: SetupOptions = {}) {
       limits: opts.limits ?? NO_LIMITS,
       adminToken: ADMIN_TOKEN,
       allowedHosts: ['svc.test', ...LOCAL_HOSTS],
+      mcpFastPath: opts.mcpFastPath,
     });
     return { registry, svc, app: createApp(svc) };
   };

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
-import { NO_LIMITS, product, setup, type Harness } from '../kit/setup';
-import { mcpClient } from '../kit/mcp';
+import { NO_LIMITS, product, setup as setupApp, type Harness, type SetupOptions } from '../kit/setup';
+import { MCP_PATHS, mcpClient } from '../kit/mcp';
 
 const ACCEPT = 'application/json, text/event-stream';
 const init = (id = 1) => ({
@@ -25,7 +25,9 @@ async function post(h: Harness, body: unknown, headers: Record<string, string> =
 
 const text = (r: any) => r.content[0].text as string;
 
-describe('MCP Streamable HTTP at /agent/mcp', () => {
+describe.each(MCP_PATHS)('MCP Streamable HTTP at /agent/mcp (%s path)', (path) => {
+  const mcpFastPath = path === 'fast';
+  const setup = (o: SetupOptions = {}) => setupApp({ ...o, mcpFastPath });
   test('tools/list gives one tool per category the key may use, plus discover_tools, with truthful annotations', async () => {
     const h = await setup();
     const { client } = await mcpClient(h);
@@ -148,7 +150,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
   test('a session works whichever API process serves each request (sessions live in the database)', async () => {
     const h = await setup();
     const other = createApp(
-      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
+      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS], mcpFastPath }),
     );
     const { client } = await mcpClient(h, { apps: [h.app, other] });
     for (let i = 0; i < 4; i++) expect((await client.listTools()).tools.length).toBeGreaterThan(1);
@@ -158,7 +160,7 @@ describe('MCP Streamable HTTP at /agent/mcp', () => {
   test('a session terminated through one API process is gone on every other at once (issue 20.9)', async () => {
     const h = await setup();
     const b = createApp(
-      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }),
+      makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS], mcpFastPath }),
     );
     const sid = (await post(h, init())).headers.get('mcp-session-id')!;
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };

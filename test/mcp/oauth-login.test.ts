@@ -6,7 +6,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserLogin, readSession, saveSession, sessionCredential } from '../../core/mcp/oauth-login';
-import { addUser, browser, formFields, uniqueIp } from '../../plugins/users/test-kit';
+import { addUser, browser, formFields, uniqueIp } from '../kit/users';
 import { product, setup, type Harness } from '../kit/setup';
 
 /** Issue 11: `svc login --url URL` without a key (browser, loopback redirect, PKCE), and its refresh. */

@@ -1,8 +1,8 @@
 // Micro-benchmark (not a test): trivial sandbox calls, direct (runSandboxed on this thread) vs the
 // worker pool (runInSandbox). Each call creates a fresh QuickJS runtime either way.
-// Run: ./node_modules/.bin/bun core/sandbox/bench.ts [calls]   (pool size: SVC_SANDBOX_WORKERS)
-import { runSandboxed } from './index';
-import { closeSandboxPool, runInSandbox, sandboxPoolSize, type SandboxResult } from './pool';
+// Run: ./node_modules/.bin/bun bench/sandbox.ts [calls]   (pool size: SVC_SANDBOX_WORKERS)
+import { runSandboxed } from '../core/sandbox';
+import { closeSandboxPool, runInSandbox, sandboxPoolSize, type SandboxResult } from '../core/sandbox/pool';
 
 const calls = Number(process.argv[2] ?? 4000);
 const code = 'return input.a + 1';

@@ -1,6 +1,6 @@
 /** Products (SPEC 2.2, 4.1, 7): create, validation, duplicate SKU, get/patch/delete, cursor pagination, store isolation. */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { product, setup, type Harness } from './kit/setup';
+import { product, setup, type Harness } from '../../test/kit/setup';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

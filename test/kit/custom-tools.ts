@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { resetSecretBox } from '../../core/secrets';
-import type { Harness } from '../../test/kit/setup';
-import { sharedDb } from '../../test/kit/db';
-import { serveTls, trustTestReceivers } from '../../test/tool-egress';
-import { testCerts } from '../../test/kit/webhook-receiver';
+import type { Harness } from './setup';
+import { sharedDb } from './db';
+import { serveTls, trustTestReceivers } from './tool-egress';
+import { testCerts } from './webhook-receiver';
 
 // A local HTTPS receiver for HTTP tools (tool URLs must be https): it records what it got and
 // answers per path (useToolKit starts it).

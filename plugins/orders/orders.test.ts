@@ -1,7 +1,7 @@
 /** Orders (SPEC 2.3, 3.4, 4.1, 7): exact totals, stock taken atomically, no overselling, lifecycle, cancel and restock, lists. */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { product, setup, type Harness } from './kit/setup';
+import { product, setup, type Harness } from '../../test/kit/setup';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled'];

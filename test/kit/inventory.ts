@@ -1,6 +1,6 @@
 /** Helpers shared by the inventory tests: fixtures and the ledger invariant, checked the way a client sees it. */
 import { expect } from 'bun:test';
-import { product, type Harness } from '../../test/kit/setup';
+import { product, type Harness } from './setup';
 
 export type Level = { location_id: string; location_name: string; quantity: number };
 

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import type { Harness } from '../../test/kit/setup';
-import { browser, formFields } from './test-kit';
+import type { Harness } from './setup';
+import { browser, formFields } from './users';
 
 /**
  * An independent OAuth client (oauth4webapi) driving the authorization server from nothing, the

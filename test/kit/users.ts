@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN, type Harness } from '../../test/kit/setup';
+import { ADMIN_TOKEN, type Harness } from './setup';
 
 /** Test helpers: people in stores, and a cookie-keeping browser over the in-process app. */
 

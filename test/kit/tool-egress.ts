@@ -3,9 +3,9 @@
  * 127.0.0.1 with the throwaway test CA's certificate for `localhost` (test/webhook-receiver.ts).
  */
 import { join } from 'node:path';
-import { systemResolver, type Resolver } from '../core/net/egress';
-import { setToolEgressDefaults, type RunOptions } from '../core/tools/http-tool';
-import { testCerts } from './kit/webhook-receiver';
+import { systemResolver, type Resolver } from '../../core/net/egress';
+import { setToolEgressDefaults, type RunOptions } from '../../core/tools/http-tool';
+import { testCerts } from './webhook-receiver';
 
 /** An HTTPS server on 127.0.0.1; its base URL names `localhost`, the name its certificate holds. */
 export function serveTls(fetch: (req: Request) => Response | Promise<Response>) {

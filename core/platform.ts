@@ -1,0 +1,50 @@
+/**
+ * The platform's internals its own plugins are built on: the tool path, keys, the sandbox,
+ * egress, secrets and webhook delivery. Only the platform plugins (PLATFORM_PLUGINS in
+ * test/contract/imports.test.ts) may import this module; every other plugin has core/sdk.ts alone,
+ * so nothing here is a promise to plugin authors and it may change with the core.
+ */
+
+// The registry as a whole, and who is calling.
+export { isTool } from './plugins/contract';
+export type { Registry } from './plugins/registry';
+export type { Authenticated, Authenticator } from './http/auth';
+
+// Events and webhooks.
+export { recordEvents, writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
+export { invalidateSubscriptions } from './events/subscriptions';
+export { ALL_EVENTS, TEST_EVENT } from './events/types';
+export { API_VERSIONS, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
+export { enqueue } from './jobs/send';
+export { generateSecret } from './webhooks/sign';
+export { toolsChanged } from './signals';
+
+// Outside the process: secrets, outbound requests, the sandbox.
+export { secretBox } from './secrets';
+export { checkUrl, EgressError, egressFetch, type AllowList, type Resolver } from './net/egress';
+export { runInSandbox } from './sandbox/pool';
+export { ASYNC_FUNCTION } from './sandbox';
+
+// Stores and keys (the operator's API).
+export { createKey, createStore, expireKey, revokeKey, validateExpiry, validateScopes } from './keys';
+
+// The tool-call path: catalog, calls, approvals, the audit log, custom tools.
+export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';
+export { callTool, resolveTarget } from './tools/call';
+export type { CustomTool, ToolCaller, ToolOutcome, ToolOverrides, ToolTarget } from './tools/types';
+export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
+export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
+export { checkCondition } from './tools/gate';
+export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
+export {
+  builtinNames,
+  checkPlan,
+  compileSchema,
+  CUSTOM_ACTION,
+  publicToolNames,
+  publicToolsNamed,
+  runCustomTool,
+  toCustomTool,
+  usableCustomTools,
+  validateCustomInput,
+} from './tools/custom';

@@ -18,7 +18,7 @@ export async function serve(
   log: (line: string) => void = (l) => console.error(l),
   lifecycle = new Lifecycle(config.shutdownGraceMs, log),
 ) {
-  const opened = await openMigrated(config, app);
+  const opened = await openMigrated(config, app, log);
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', opened.close);
   lifecycle.register('sandbox pool', 'close', closeSandboxPool);

@@ -185,6 +185,18 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  * the transport rules (Accept 406, Content-Type 415, parse errors -32700, protocol header).
  */
 export async function handleMcp(svc: Services, request: Request): Promise<Response> {
+  try {
+    return await mcpRequest(svc, request);
+  } catch (err) {
+    // The database out of reach is the client's to retry (503 with Retry-After), not a crash.
+    const e = toSvcError(err);
+    if (e.code !== 'database_unavailable') throw err;
+    svc.log.warn('database unavailable', { error: (err as Error).message });
+    return rpcError(e.status, -32000, e.message, e.headers);
+  }
+}
+
+async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
   let auth;
   try {

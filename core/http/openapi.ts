@@ -72,7 +72,11 @@ const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
 ];
 // Only operations that take a body can send one over the limit.
 const BODY_ERROR_RESPONSES: [status: string, name: string, description: string][] = [
-  ['413', 'RequestTooLarge', 'invalid_request_error (request_too_large): the request body exceeds the route limit (1 MiB; multipart uploads 10 MiB).'],
+  [
+    '413',
+    'RequestTooLarge',
+    'invalid_request_error (request_too_large): the request body exceeds the route limit (1 MiB; multipart uploads 10 MiB).',
+  ],
 ];
 const errorResponseRefs = () => Object.fromEntries(ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
 const bodyErrorRefs = () => Object.fromEntries(BODY_ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));

@@ -26,7 +26,7 @@ export async function waitForDatabase(db: Db, opts: { url: string; waitMs: numbe
   for (;;) {
     try {
       await db.query('SELECT 1');
-      if (performance.now() - started > 1000) log(opts, `svc: the database at ${where} is reachable; starting.`);
+      if (performance.now() - started > 1000) opts.log(`svc: the database at ${where} is reachable; starting.`);
       return;
     } catch (e) {
       if (!isDatabaseUnavailable(e)) throw e;
@@ -38,12 +38,10 @@ export async function waitForDatabase(db: Db, opts: { url: string; waitMs: numbe
         );
       if (performance.now() - lastSaid >= 5000 || lastSaid === started) {
         lastSaid = performance.now();
-        log(opts, `svc: waiting for the database at ${where} (${reason}); ${Math.ceil((opts.waitMs - waited) / 1000)} s left (SVC_DB_WAIT_S).`);
+        opts.log(`svc: waiting for the database at ${where} (${reason}); ${Math.ceil((opts.waitMs - waited) / 1000)} s left (SVC_DB_WAIT_S).`);
       }
       await Bun.sleep(Math.min(delay, Math.max(0, opts.waitMs - waited)));
       delay = Math.min(delay * 2, 2000);
     }
   }
 }
-
-const log = (opts: { log: (line: string) => void }, line: string) => opts.log(line);

@@ -20,6 +20,8 @@ export interface Config {
   allowedHosts: string[];
   /** SVC_SHUTDOWN_GRACE_S: how long requests and jobs in flight may take to finish after SIGTERM. */
   shutdownGraceMs: number;
+  /** How long `serve` waits at start for an unreachable PostgreSQL (SVC_DB_WAIT_S). */
+  dbWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,7 +61,11 @@ export function loadConfig(env: Record<string, string | undefined>, flags: { por
   const grace = Number(graceText);
   if (!/^\d+(\.\d+)?$/.test(graceText.trim()) || grace > 3600)
     throw new ConfigError(`Invalid SVC_SHUTDOWN_GRACE_S '${graceText}': expected seconds, from 0 to 3600.`);
+  const waitText = env.SVC_DB_WAIT_S ?? '30';
+  if (!/^\d+(\.\d+)?$/.test(waitText.trim()) || Number(waitText) > 86400)
+    throw new ConfigError(`Invalid SVC_DB_WAIT_S '${waitText}': expected seconds, from 0 to 86400.`);
   return {
+    dbWaitMs: Number(waitText) * 1000,
     shutdownGraceMs: grace * 1000,
     mcpTools,
     allowedHosts,

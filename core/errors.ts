@@ -4,6 +4,8 @@
  * each transport maps the error once: HTTP status + SPEC 7 envelope (core/http/respond.ts), a tool
  * error for MCP and agents (`toToolError`), a retry or failure for jobs.
  */
+import { isDatabaseUnavailable } from './db/pg-errors';
+
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -56,6 +58,7 @@ export const CORE_ERRORS = defineErrors({
   tool_timeout: def(504, 'api_error', 'A custom tool did not finish in time.'),
   secret_key_missing: def(503, 'api_error', 'The server has no SVC_SECRET_KEY to seal secrets with.'),
   provider_not_configured: def(503, 'api_error', 'An outside provider this feature needs is not configured; the message names the setting.'),
+  database_unavailable: def(503, 'api_error', 'The database cannot be reached right now; retry after Retry-After seconds.'),
 });
 
 const table = new Map<string, ErrorDef>(Object.entries(CORE_ERRORS));
@@ -116,9 +119,17 @@ export const errors = {
   unavailable: (code: string, message: string) => fail(code, message),
 };
 
-/** Anything that is not an SvcError becomes a 500 with no detail (no stack, no SQL). */
+/** Seconds a client is told to wait while the database is unreachable (a restart takes a few). */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/**
+ * Anything that is not an SvcError becomes a 500 with no detail (no stack, no SQL), except a
+ * database out of reach: a 503 the client retries, not a bug of ours.
+ */
 export function toSvcError(err: unknown): SvcError {
   if (err instanceof SvcError) return err;
+  if (isDatabaseUnavailable(err))
+    return fail('database_unavailable', 'The database is unavailable; retry shortly.', null, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
   return errors.internal();
 }
 

@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { openDb, refreshStatistics, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
+import { waitForDatabase } from './db/wait';
 import { allMigrations } from './migrations';
 import { installJobs, type JobDef } from './jobs/run';
 import type { Registry } from './plugins/registry';
@@ -18,13 +19,19 @@ export interface Composition {
   jobs: (db: Db, clock: Clock) => JobDef[];
 }
 
+/** Closes the pool before passing the error on (a pool left open keeps the process alive). */
+const closing = (db: Db) => async (e: unknown) => {
+  await db.close().catch(() => {});
+  throw e;
+};
+
 /** An open, migrated database plus how to let go of it (and of the data directory lock). */
 export interface Opened {
   db: Db;
   close: () => Promise<void>;
 }
 
-export async function openMigrated(config: Config, app: Composition): Promise<Opened> {
+export async function openMigrated(config: Config, app: Composition, log: (line: string) => void = (l) => console.error(l)): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
     const db = await openDb({
@@ -32,6 +39,7 @@ export async function openMigrated(config: Config, app: Composition): Promise<Op
       dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'),
       poolSize: config.poolSize,
     });
+    if (config.databaseUrl) await waitForDatabase(db, { url: config.databaseUrl, waitMs: config.dbWaitMs, log }).catch(closing(db));
     await migrate(db, allMigrations(app.registry.plugins));
     await refreshStatistics(db);
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.

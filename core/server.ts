@@ -1,5 +1,6 @@
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { MAX_REQUEST_BODY_BYTES } from './http/limits';
 import { startWorkers } from './jobs/run';
 import { makeServices } from './http/services';
 import { adminToken, openMigrated, type Composition } from './runtime';
@@ -17,7 +18,7 @@ export async function serve(
   log: (line: string) => void = (l) => console.error(l),
   lifecycle = new Lifecycle(config.shutdownGraceMs, log),
 ) {
-  const opened = await openMigrated(config, app);
+  const opened = await openMigrated(config, app, log);
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', opened.close);
   lifecycle.register('sandbox pool', 'close', closeSandboxPool);
@@ -39,7 +40,7 @@ export async function serve(
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | undefined;
   if (config.role !== 'worker') {
     const hostname = process.env.SVC_HOST ?? '0.0.0.0';
-    server = createApp(svc).listen({ port: config.port, hostname });
+    server = createApp(svc).listen({ port: config.port, hostname, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
     // What it binds, as it binds it; on all interfaces, also the address to use from this machine.
     const at = addressOf(hostname, server.server!.port!);
     const where = at.wildcard ? `${at.bound} (all interfaces; from this machine ${at.localUrl})` : at.localUrl;

@@ -8,11 +8,18 @@ export const RETRY_DELAYS_S = [30, 120, 600, 3600, 21600];
 /** An endpoint that has only failed for this long is disabled (re-enable with PATCH is_active). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 /**
- * How long a worker holds a delivery while its request is in flight. Longer than the request
- * timeout, shorter than the job expiry (JOB_EXPIRY_S), so the job pg-boss retries after a worker
- * died always finds the lease lapsed.
+ * How long a worker holds a delivery while its request is in flight: longer than the request
+ * timeout (10 s), short enough that the job pg-boss hands back after a worker died (its heartbeat
+ * stopped, JOB_HEARTBEAT_S) finds the lease lapsed within a retry or two.
  */
-export const LEASE_S = 30;
+export const LEASE_S = 15;
+/**
+ * A worker holding a delivery job touches it every JOB_HEARTBEAT_S / 2; pg-boss's monitor (every
+ * 10 s) fails a job not touched for JOB_HEARTBEAT_S, and retries it 5 s later. A killed worker's
+ * deliveries are so retried within about 25 s, instead of at the job expiry.
+ */
+export const JOB_HEARTBEAT_S = 10;
+/** The ceiling for one delivery job however alive its worker (a hung request, a stuck process). */
 export const JOB_EXPIRY_S = 60;
 /** Events, with their deliveries and attempt log, are kept this long (the retry schedule spans 7 h). */
 export const LOG_RETENTION_MS = 30 * 24 * 3600_000;

@@ -7,7 +7,7 @@ import type { JobDef } from '../core/jobs/run';
 import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
 import { deliveryHeaders } from '../core/webhooks/sign';
 import { bodyForVersion } from '../core/webhooks/versions';
-import { claim, JOB_EXPIRY_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';
+import { claim, JOB_EXPIRY_S, JOB_HEARTBEAT_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';
 
 /** Kept of each response for the delivery log. */
 export const RESPONSE_EXCERPT = 500;
@@ -115,13 +115,13 @@ function previousSecret(c: Claimed, at: Date): string | undefined {
 
 /**
  * The delivery queue: one job per attempt. Jobs of a batch run concurrently (they wait on the
- * network, not the CPU). A job whose worker died is released after JOB_EXPIRY_S and retried; the
+ * network, not the CPU). A job whose worker died is released once its heartbeat stops and retried; the
  * delivery's lease and attempt number make that, and any duplicate, safe.
  */
 export function webhookJob(db: Db, clock: Clock, opts: DeliveryOptions = {}): JobDef {
   return {
     queue: WEBHOOK_QUEUE,
-    options: { expireInSeconds: JOB_EXPIRY_S, retryLimit: 20, retryDelay: 5, deleteAfterSeconds: 24 * 3600 },
+    options: { expireInSeconds: JOB_EXPIRY_S, heartbeatSeconds: JOB_HEARTBEAT_S, retryLimit: 20, retryDelay: 5, deleteAfterSeconds: 24 * 3600 },
     work: { batchSize: 100, burstWhenBatchFull: true, localConcurrency: 2 },
     run: async (batch) => {
       const results = await Promise.allSettled((batch as DeliveryJob[]).map((job) => deliver(db, clock, job.delivery_id, opts, job.attempt)));

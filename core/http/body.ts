@@ -1,19 +1,16 @@
 import { errors } from '../errors';
 import { MAX_JSON_DEPTH, tooDeepError, tooDeepInText } from '../json-depth';
-import { requestTooLarge } from './routes-table';
+import { BODY_LIMITS, readRestBody } from './limits';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+const decoder = new TextDecoder();
 
 /**
  * Reads a JSON object body; an empty body is `{}`. Over the size limit is a 413 (told by
- * Content-Length before anything is read, else counted in bytes); anything else wrong is a 400.
+ * Content-Length before anything is read, else counted in bytes as they arrive); anything else
+ * wrong is a 400.
  */
 export async function readJsonBody(request: Request): Promise<{ raw: string; value: Record<string, any> }> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw requestTooLarge('1 MiB');
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw requestTooLarge('1 MiB');
-  const raw = new TextDecoder().decode(bytes);
+  const raw = decoder.decode(await readRestBody(request, BODY_LIMITS.json));
   if (raw.trim() === '') return { raw, value: {} };
   // Before parsing: the body object is level 1, so its fields may nest MAX_JSON_DEPTH levels.
   const deep = tooDeepInText(raw, MAX_JSON_DEPTH + 1);
@@ -31,8 +28,7 @@ export async function readJsonBody(request: Request): Promise<{ raw: string; val
 /** An URL-encoded form (HTML forms, OAuth token requests) as a plain object; JSON is taken too. */
 async function readFormBody(request: Request): Promise<{ raw: string; value: Record<string, any> }> {
   if ((request.headers.get('content-type') ?? '').includes('application/json')) return readJsonBody(request);
-  const raw = await request.text();
-  if (raw.length > MAX_BODY_BYTES) throw errors.validation('Request body exceeds 1 MiB.');
+  const raw = decoder.decode(await readRestBody(request, BODY_LIMITS.form));
   return { raw, value: Object.fromEntries(new URLSearchParams(raw)) };
 }
 
@@ -43,9 +39,13 @@ export async function readBody(request: Request, kind: 'json' | 'form' | 'raw' |
   const type = request.headers.get('content-type') ?? '';
   if (kind === 'multipart') {
     if (!type.startsWith('multipart/form-data')) throw errors.validation('Expected a multipart/form-data body.');
-    return { raw: '', value: { form: await request.formData() } };
+    // Counted first, then parsed from the bytes kept: the parser never sees more than the limit.
+    const bytes = await readRestBody(request, BODY_LIMITS.multipart);
+    try {
+      return { raw: '', value: { form: await new Response(bytes, { headers: { 'content-type': type } }).formData() } };
+    } catch {
+      throw errors.validation('Malformed multipart/form-data body.');
+    }
   }
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length > MAX_BODY_BYTES) throw errors.validation('Request body exceeds 1 MiB.');
-  return { raw: '', value: { body: bytes, content_type: type } };
+  return { raw: '', value: { body: await readRestBody(request, BODY_LIMITS.raw), content_type: type } };
 }

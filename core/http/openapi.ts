@@ -69,10 +69,15 @@ const ERROR_RESPONSES: [status: string, name: string, description: string][] = [
   ['410', 'Gone', 'The X-API-Version this request is pinned to has been retired.'],
   ['429', 'RateLimited', 'rate_limit_error (rate_limit_exceeded): retry after the Retry-After delay.'],
   ['500', 'InternalError', 'api_error (internal_error): an unexpected failure; retry with exponential backoff.'],
+  ['503', 'DatabaseUnavailable', 'api_error (database_unavailable): the database cannot be reached right now; retry after the Retry-After delay.'],
 ];
 // Only operations that take a body can send one over the limit.
 const BODY_ERROR_RESPONSES: [status: string, name: string, description: string][] = [
-  ['413', 'RequestTooLarge', 'invalid_request_error (request_too_large): the request body exceeds 1 MiB.'],
+  [
+    '413',
+    'RequestTooLarge',
+    'invalid_request_error (request_too_large): the request body exceeds the route limit (1 MiB; multipart uploads 10 MiB).',
+  ],
 ];
 const errorResponseRefs = () => Object.fromEntries(ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
 const bodyErrorRefs = () => Object.fromEntries(BODY_ERROR_RESPONSES.map(([status, name]) => [status, ref('responses', name)]));
@@ -249,7 +254,9 @@ function components(): Json {
           description,
           headers: {
             ...commonResponseHeaders(),
-            ...(status === '429' ? { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }) } : {}),
+            ...(status === '429' || status === '503'
+              ? { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }) }
+              : {}),
           },
           content: { 'application/json': { schema: ref('schemas', 'Error') } },
         },

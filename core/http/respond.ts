@@ -31,7 +31,8 @@ const fallbackLog = createLogger();
 /** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here (one line, with the request id) and answered as a bare 500. */
 export function errorResponse(err: unknown, requestId: string, headers: Record<string, string>, log: Logger = fallbackLog): Response {
   const e = toSvcError(err);
-  if (e !== err)
+  if (e !== err && e.code === 'database_unavailable') log.warn('database unavailable', { request_id: requestId, ...errorFields(err) });
+  else if (e !== err)
     log.error('unexpected error', {
       request_id: requestId,
       ...errorFields(err),

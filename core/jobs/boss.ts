@@ -14,9 +14,9 @@ export function createBoss(db: Db, opts: { supervise: boolean; schedule?: boolea
     ...(native.pglite ? { backend: 'pglite' as const } : {}),
     schema: 'pgboss',
     supervise: opts.supervise,
-    // Expired jobs (a worker killed mid-job) are found by the supervise/monitor pass. Webhook
-    // delivery jobs expire after 60 s; checking every 10 s instead of pg-boss's 60 s brings a dead
-    // worker's deliveries back in about a minute rather than two.
+    // Jobs of a killed worker (their heartbeat stopped, or they expired) are found by the
+    // supervise/monitor pass; checking every 10 s instead of pg-boss's 60 s brings a dead worker's
+    // webhook deliveries back within about 25 s (workers/webhook-state.ts, JOB_HEARTBEAT_S).
     superviseIntervalSeconds: 10,
     monitorIntervalSeconds: 10,
     schedule: opts.schedule ?? false,

@@ -14,9 +14,9 @@ import { watchChanges } from './tool-watch';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
+import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 
 export const MCP_PATH = '/agent/mcp';
-const MAX_BODY = 4 * 1024 * 1024;
 
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
@@ -185,6 +185,18 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  * the transport rules (Accept 406, Content-Type 415, parse errors -32700, protocol header).
  */
 export async function handleMcp(svc: Services, request: Request): Promise<Response> {
+  try {
+    return await mcpRequest(svc, request);
+  } catch (err) {
+    // The database out of reach is the client's to retry (503 with Retry-After), not a crash.
+    const e = toSvcError(err);
+    if (e.code !== 'database_unavailable') throw err;
+    svc.log.warn('database unavailable', { error: (err as Error).message });
+    return rpcError(e.status, -32000, e.message, e.headers);
+  }
+}
+
+async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
   let auth;
   try {
@@ -232,8 +244,13 @@ export async function handleMcp(svc: Services, request: Request): Promise<Respon
 
   let parsedBody: unknown;
   if (request.method === 'POST') {
-    const text = await request.text();
-    if (text.length > MAX_BODY) return rpcError(413, -32000, 'Request body too large (4 MiB at most).');
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await readLimited(request, BODY_LIMITS.mcp));
+    } catch (e) {
+      if (e instanceof BodyTooLarge) return rpcError(413, -32000, `Request body too large (${sizeText(BODY_LIMITS.mcp)} at most).`);
+      throw e;
+    }
     // Before parsing: message (1) > params (2) > arguments (3) > an argument, which may nest MAX_JSON_DEPTH levels.
     const deep = tooDeepInText(text, MAX_JSON_DEPTH + 3);
     if (deep) {

@@ -1,4 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { createLogger } from '../log';
 import type { Db } from '../db/types';
 import { iso } from '../clock';
 import { errors, fail } from '../errors';
@@ -95,7 +97,19 @@ export function checkPlan(tool: CustomTool, store: Store) {
     );
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+// Ajv's notices (an unknown format or keyword it ignores) go to the structured log, never bare stderr.
+const schemaLog = createLogger({ fields: { component: 'custom_tool_schemas' } });
+const ajv = new Ajv({
+  allErrors: false,
+  strict: false,
+  logger: {
+    log: (...args: unknown[]) => schemaLog.debug(args.map(String).join(' ')),
+    warn: (...args: unknown[]) => schemaLog.warn(args.map(String).join(' ')),
+    error: (...args: unknown[]) => schemaLog.error(args.map(String).join(' ')),
+  },
+});
+// `format: "email"`, `"date-time"`, `"uri"` ... are checked, as the tool's author meant.
+addFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
 
 /** Compiles an input schema (at registration: a schema Ajv cannot compile is a 400 on `param`). */

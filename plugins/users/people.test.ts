@@ -94,14 +94,19 @@ describe('browser sign-in', () => {
     const u = await addUser(h, 'viewer');
     const b = browser(h, { origin: 'http://svc.test' });
     const page = await b.get('/auth/login');
-    expect(page.headers.get('set-cookie')).toMatch(/svc_csrf=.+; Path=\/; HttpOnly; SameSite=Lax/);
+    const csrfCookie = page.headers.get('set-cookie')!;
+    expect(csrfCookie).toStartWith('svc_csrf=');
+    for (const attr of ['; Path=/', '; HttpOnly', '; SameSite=Lax']) expect(csrfCookie).toContain(attr);
     const { csrf_token, ...rest } = formFields(page.text, '/auth/login');
     const noCsrf = await b.post('/auth/login', { ...rest, email: u.email, password: PASSWORD });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.headers.get('set-cookie') ?? '').not.toContain('svc_session');
     const ok = await b.post('/auth/login', { ...rest, csrf_token, email: u.email, password: PASSWORD });
     expect(ok.status).toBe(303);
-    expect(ok.headers.get('set-cookie')).toMatch(/^svc_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    // Attributes in any order: exactly these, and no Secure over plain http.
+    const [pair, ...attrs] = ok.headers.get('set-cookie')!.split('; ');
+    expect(pair).toMatch(/^svc_session=[^;]+$/);
+    expect(attrs.map((a) => a.replace(/=\d+$/, '=N')).sort()).toEqual(['HttpOnly', 'Max-Age=N', 'Path=/', 'SameSite=Lax']);
     const secure = await h.app.handle(
       new Request('http://svc.test/auth/login', {
         method: 'POST',

@@ -31,6 +31,23 @@ export function parseBody(input: { body?: Uint8Array; content_type?: string }): 
 }
 
 /**
+ * The client id and secret of a Basic header (RFC 6749 2.3.1): base64 of `id:secret`, each
+ * form-encoded first (so `+` is a space), split at the first colon. Undefined when malformed.
+ */
+export function basicCredentials(encoded: string): { id: string; secret: string } | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded.trim())) return undefined;
+  const text = Buffer.from(encoded.trim(), 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon < 0) return undefined;
+  const formDecode = (s: string) => decodeURIComponent(s.replaceAll('+', ' '));
+  try {
+    return { id: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Who the client is: HTTP Basic (client_secret_basic), client_secret in the body
  * (client_secret_post), or for a public client its client_id alone. A confidential client must
  * prove its secret.
@@ -39,12 +56,12 @@ export async function authenticateClient(ctx: Ctx, body: Record<string, unknown>
   let id = body.client_id;
   let secret = body.client_secret;
   const basic = /^Basic\s+(.+)$/i.exec(ctx.http?.request.headers.get('authorization') ?? '')?.[1];
-  if (basic) {
-    const [u, p] = Buffer.from(basic, 'base64').toString('utf8').split(':');
-    id = decodeURIComponent(u ?? '');
-    secret = decodeURIComponent(p ?? '');
-  }
   const challenge: Record<string, string> = basic ? { 'WWW-Authenticate': 'Basic realm="svc"' } : {};
+  if (basic) {
+    const credentials = basicCredentials(basic);
+    if (!credentials) return oauthError(401, 'invalid_client', 'Malformed Basic credentials.', challenge);
+    ({ id, secret } = credentials);
+  }
   let client: Client | undefined;
   try {
     // A metadata-document client is only as good as its document: a refresh hours later checks it

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Ctx } from '../../core/sdk';
 
 /** Small pieces of HTTP the sign-in pages and the OAuth endpoints share. */
@@ -14,13 +15,21 @@ export function sameText(a: string, b: string): boolean {
 
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/**
+ * The request's cookies. Other apps on the same host may set cookies we never wrote (`zoom=100%`);
+ * a value that does not percent-decode is dropped rather than failing the page.
+ */
 export function cookies(request: Request | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (request?.headers.get('cookie') ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+  const parsed = parseCookie(request?.headers.get('cookie') ?? '', { decode: decodeOrDrop });
+  return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function decodeOrDrop(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
   }
-  return out;
 }
 
 /** Whether the browser reached us over https (directly, or through a proxy that says so). */
@@ -31,8 +40,7 @@ export function overHttps(request: Request | undefined): boolean {
 
 /** A cookie as the sign-in pages set them: HttpOnly, SameSite=Lax, Secure behind https. */
 export function setCookie(request: Request | undefined, name: string, value: string, maxAgeSeconds: number): string {
-  const secure = overHttps(request) ? '; Secure' : '';
-  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  return stringifySetCookie({ name, value, path: '/', httpOnly: true, sameSite: 'lax', maxAge: maxAgeSeconds, secure: overHttps(request) });
 }
 
 /**

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
+import migration003 from './migrations/003_model_calls.sql' with { type: 'text' };
 import {
   Agent,
   AgentCreate,
@@ -61,6 +62,7 @@ export default definePlugin({
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
+    { id: 'agents/003_model_calls', sql: migration003 },
   ],
   // Conversation turns hold what users typed and what tools returned (a customer's details): an erasure scrubs them.
   personalData: [{ table: 'agent_messages', column: 'content' }],

@@ -119,7 +119,10 @@ describe('pausing an agent', () => {
     expect((await h.call('PATCH', `/agents/${a.id}`, { status: 'active' })).body.status).toBe('active');
     const r = await h.call('POST', `/agents/${a.id}/chat`, { message: 'Hi' });
     expect(r.status).toBe(200);
-    expect(events(r.body)).toEqual([{ type: 'text', text: 'Back.' }, { type: 'end', usage: USAGE }]);
+    expect(events(r.body)).toEqual([
+      { type: 'text', text: 'Back.' },
+      { type: 'end', usage: USAGE },
+    ]);
   });
 
   test('an unknown status is a 400 naming status; the error code is documented on the chat operation', async () => {

@@ -62,7 +62,11 @@ test('a repeat with the same key and body replays the first stream byte for byte
   const { model, chat, userMessages } = await harness();
   const first = await chat({ message: 'Hi' }, 'chat-1');
   expect(first.status).toBe(200);
-  expect(events(first.text)).toEqual([{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, { type: 'end', usage: USAGE }]);
+  expect(events(first.text)).toEqual([
+    { type: 'text', text: 'Hel' },
+    { type: 'text', text: 'lo' },
+    { type: 'end', usage: USAGE },
+  ]);
   const again = await chat({ message: 'Hi' }, 'chat-1');
   expect(again.status).toBe(200);
   expect(again.text).toBe(first.text);

@@ -49,7 +49,10 @@ for (const b of backends) {
     test(`${b.busy.join(' then ')} with Retry-After: retried after the wait asked for, and the turn answers`, async () => {
       const { fake, chat } = await harness([...b.busy.map((s) => busy(s, 1)), b.wire.text('Back.')]);
       const ev = events((await chat({ message: 'Hi' })).body);
-      expect(ev).toEqual([{ type: 'text', text: 'Back.' }, { type: 'end', usage: USAGE }]);
+      expect(ev).toEqual([
+        { type: 'text', text: 'Back.' },
+        { type: 'end', usage: USAGE },
+      ]);
       expect(fake.requests.length).toBe(3);
       // Retry-After: 1 was honoured both times (not the SDKs' shorter default backoff).
       expect(fake.requests[1].at - fake.requests[0].at).toBeGreaterThanOrEqual(950);
@@ -75,7 +78,10 @@ for (const b of backends) {
       const { h, fake, agent, chat } = await harness([cut, cut]);
       const r = await chat({ message: 'Add a lamp' });
       const ev = events(r.body);
-      expect(ev).toEqual([{ type: 'error', code: 'output_truncated', message: expect.stringContaining('token limit') }, { type: 'end', usage: USAGE }]);
+      expect(ev).toEqual([
+        { type: 'error', code: 'output_truncated', message: expect.stringContaining('token limit') },
+        { type: 'end', usage: USAGE },
+      ]);
       expect(fake.requests.length).toBe(1);
       expect((await h.call('GET', '/products')).body.data).toEqual([]);
       expect((await h.call('GET', '/tool-executions')).body.executions).toEqual([]);
@@ -90,7 +96,10 @@ for (const b of backends) {
     test('a text reply cut off by the token limit ends with truncated: true', async () => {
       const { chat } = await harness([b.wire.cutText('The story begins'), b.wire.cutText('Once upon'), b.wire.text('Done.')]);
       const ev = events((await chat({ message: 'Tell me a story' })).body);
-      expect(ev).toEqual([{ type: 'text', text: 'The story begins' }, { type: 'end', usage: USAGE, truncated: true }]);
+      expect(ev).toEqual([
+        { type: 'text', text: 'The story begins' },
+        { type: 'end', usage: USAGE, truncated: true },
+      ]);
       const json = await chat({ message: 'Again', stream: false });
       expect(json.body).toMatchObject({ text: 'Once upon', truncated: true, error: null, error_code: null });
       expect(Value.Check(ChatReply, json.body)).toBe(true);

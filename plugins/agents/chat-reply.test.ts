@@ -40,7 +40,17 @@ for (const b of backends) {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('application/json');
       const cid = r.headers.get('x-conversation-id');
-      expect(r.body).toEqual({ object: 'agent_reply', agent_id: agent.id, conversation_id: cid, text: 'Hello!', tool_calls: [], error: null, error_code: null, truncated: false, usage: USAGE });
+      expect(r.body).toEqual({
+        object: 'agent_reply',
+        agent_id: agent.id,
+        conversation_id: cid,
+        text: 'Hello!',
+        tool_calls: [],
+        error: null,
+        error_code: null,
+        truncated: false,
+        usage: USAGE,
+      });
       expect(Value.Check(ChatReply, r.body)).toBe(true);
       expect(fake.requests.length).toBe(1);
       const conv = await h.call('GET', `/agents/${agent.id}/conversations/${cid}`);

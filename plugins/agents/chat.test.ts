@@ -128,7 +128,10 @@ for (const b of backends) {
       // 400 is not retried (a 5xx is: chat-provider-limits.test.ts).
       const { chat, fake } = await harness([{ status: 400, body: '{"error":{"message":"bad model"}}' }]);
       const ev = events((await chat('Hi')).body);
-      expect(ev).toEqual([{ type: 'error', message: expect.stringContaining('HTTP 400') }, { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } }]);
+      expect(ev).toEqual([
+        { type: 'error', message: expect.stringContaining('HTTP 400') },
+        { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
+      ]);
       expect(ev[0].message).toContain('bad model');
       expect(fake.requests.length).toBe(1);
     });

@@ -113,14 +113,16 @@ export const ChatEvent = Type.Object(
     result: Type.Optional(Type.Unknown({ description: 'tool_result with status success: what the tool returned (the model reads the same).' })),
     error: Type.Optional(ToolError),
     code: Type.Optional(
-      Type.String({ description: 'error: why, when the reason is one a client acts on; `output_truncated`: a tool call cut off by the token limit, not run.' }),
+      Type.String({
+        description: 'error: why, when the reason is one a client acts on; `output_truncated`: a tool call cut off by the token limit, not run.',
+      }),
     ),
     usage: Type.Optional(ChatUsage),
     truncated: Type.Optional(Type.Literal(true, { description: "end: the model's last text was cut off by its output token limit." })),
   },
   {
     description:
-      'text/event-stream: lines `data: <ChatEvent>`; `end` is last, with the turn\'s `usage` (and `truncated: true` when the text was cut off by the token limit). Each `tool_use` is followed by its `tool_result` (tool, execution_id, status, and result or error), after an `approval_required` when the call is gated. While a call waits for approval, `: keep-alive` comments keep the stream open.',
+      "text/event-stream: lines `data: <ChatEvent>`; `end` is last, with the turn's `usage` (and `truncated: true` when the text was cut off by the token limit). Each `tool_use` is followed by its `tool_result` (tool, execution_id, status, and result or error), after an `approval_required` when the call is gated. While a call waits for approval, `: keep-alive` comments keep the stream open.",
   },
 );
 
@@ -146,7 +148,7 @@ export const ChatReply = Type.Object(
     error_code: Type.Union([Type.String(), Type.Null()], {
       description: "The error event's code when it has one (`output_truncated`: a tool call cut off by the token limit, not run).",
     }),
-    truncated: Type.Boolean({ description: 'true when the text was cut off by the model\'s output token limit.' }),
+    truncated: Type.Boolean({ description: "true when the text was cut off by the model's output token limit." }),
     usage: ChatUsage,
   },
   {

@@ -97,10 +97,20 @@ export const openai = {
 
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const start = ev('message_start', {
-  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: USAGE.input_tokens, output_tokens: 1 } },
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    model: 'claude',
+    usage: { input_tokens: USAGE.input_tokens, output_tokens: 1 },
+  },
 });
 /** The end of an Anthropic stream: the stop reason with the output tokens (a running total), then message_stop. */
-const antEnd = (stop: string) => [ev('message_delta', { delta: { stop_reason: stop }, usage: { output_tokens: USAGE.output_tokens } }), ev('message_stop', {})];
+const antEnd = (stop: string) => [
+  ev('message_delta', { delta: { stop_reason: stop }, usage: { output_tokens: USAGE.output_tokens } }),
+  ev('message_stop', {}),
+];
 const antText = (chunks: string[]) => [
   ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   ...chunks.map((t) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } })),

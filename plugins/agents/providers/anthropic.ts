@@ -49,7 +49,14 @@ const sdkBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/
  */
 export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvider {
   // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
-  const client = new Anthropic({ baseURL: sdkBase(baseUrl), apiKey, authToken: null, maxRetries: MAX_RETRIES, logLevel: 'off', fetch: providerFetch() });
+  const client = new Anthropic({
+    baseURL: sdkBase(baseUrl),
+    apiKey,
+    authToken: null,
+    maxRetries: MAX_RETRIES,
+    logLevel: 'off',
+    fetch: providerFetch(),
+  });
   return {
     name: 'anthropic',
     async *stream(req: ModelRequest): AsyncIterable<ModelEvent> {
@@ -66,7 +73,13 @@ export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvide
             ...(req.system ? { system: req.system } : {}),
             messages: wireMessages(req.messages),
             ...(req.tools.length
-              ? { tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Tool.InputSchema })) }
+              ? {
+                  tools: req.tools.map((t) => ({
+                    name: t.name,
+                    description: t.description,
+                    input_schema: t.parameters as Anthropic.Tool.InputSchema,
+                  })),
+                }
               : {}),
           },
           { signal: req.signal },

@@ -59,7 +59,12 @@ export function openaiProvider(baseUrl: string, apiKey: string | undefined): Mod
             stream_options: { include_usage: true },
             messages: wireMessages(req.system, req.messages),
             ...(req.tools.length
-              ? { tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+              ? {
+                  tools: req.tools.map((t) => ({
+                    type: 'function' as const,
+                    function: { name: t.name, description: t.description, parameters: t.parameters },
+                  })),
+                }
               : {}),
           },
           { signal: req.signal },

@@ -37,10 +37,7 @@ export type StopReason = 'end' | 'tool_use' | 'max_tokens';
  * What a model stream yields: text chunks as they arrive, each tool call, then one `finish` last.
  * A stream that ends without `finish` failed (and throws).
  */
-export type ModelEvent =
-  | { type: 'text'; text: string }
-  | { type: 'tool_call'; call: ToolCall }
-  | { type: 'finish'; stop: StopReason; usage: Usage };
+export type ModelEvent = { type: 'text'; text: string } | { type: 'tool_call'; call: ToolCall } | { type: 'finish'; stop: StopReason; usage: Usage };
 
 export interface ModelRequest {
   model: string;

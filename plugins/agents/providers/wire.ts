@@ -62,6 +62,7 @@ export function providerError(vendor: string, sdk: SdkErrors, err: unknown): unk
     return new ProviderError(`${vendor} could not be reached: ${cause ?? err.message}`);
   }
   // With a status: the HTTP answer (the message starts with it); without: an error event in the stream.
-  if (err instanceof sdk.APIError) return new ProviderError(err.status ? `${vendor} answered HTTP ${err.message}` : `${vendor} error: ${err.message}`);
+  if (err instanceof sdk.APIError)
+    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.message}` : `${vendor} error: ${err.message}`);
   return err;
 }

@@ -125,7 +125,13 @@ class SessionProvider implements OAuthClientProvider {
   tokens(): OAuthTokens | undefined {
     const s = this.session;
     if (!s.access_token) return undefined;
-    return { access_token: s.access_token, token_type: 'Bearer', refresh_token: s.refresh_token, scope: s.scope, ...(s.issuer ? { issuer: s.issuer } : {}) };
+    return {
+      access_token: s.access_token,
+      token_type: 'Bearer',
+      refresh_token: s.refresh_token,
+      scope: s.scope,
+      ...(s.issuer ? { issuer: s.issuer } : {}),
+    };
   }
 
   saveTokens(t: OAuthTokens) {
@@ -220,7 +226,10 @@ export async function browserLogin(serverUrl: string, opts: BrowserLoginOptions 
     if (answer.get('state') !== provider.stateValue)
       throw new Error("The browser's answer does not match this login (state differs); run svc login again.");
     // RFC 9207: the answer names the server that sent it; another one's answer is a mix-up attack.
-    const metadata = provider.session.discovery?.authorizationServerMetadata as { issuer?: string; authorization_response_iss_parameter_supported?: boolean };
+    const metadata = provider.session.discovery?.authorizationServerMetadata as {
+      issuer?: string;
+      authorization_response_iss_parameter_supported?: boolean;
+    };
     const iss = answer.get('iss');
     if (iss !== null ? !sameIssuer(iss, metadata?.issuer) : metadata?.authorization_response_iss_parameter_supported)
       throw new Error(`The browser's answer comes from ${iss ?? 'an unnamed server'}, not ${metadata?.issuer}; run svc login again.`);

@@ -114,6 +114,9 @@ function explain(err: unknown, url: string, log: (line: string) => void): Error 
   const status = (err as { code?: number }).code;
   const message = (err as Error)?.message ?? String(err);
   log(`svc mcp: upstream ${url} failed: ${message}`);
+  // A browser sign-in the server ended (its refresh refused): only a new sign-in helps.
+  const signIn = message.match(/(?:No sign-in session|The sign-in session has ended)[^\n]*/);
+  if (signIn) return protocolError(ErrorCode.InvalidRequest, signIn[0]);
   if (status === 401 || /\b401\b/.test(message))
     return protocolError(ErrorCode.InvalidRequest, `The svc server at ${url} refused the API key (401). Check SVC_API_KEY or run svc login.`);
   if (status === 403 || /\b403\b/.test(message))

@@ -255,6 +255,22 @@ test('a token the server refuses (401) is refreshed and the call sent again, tho
   }
 }, 60_000);
 
+test('a sign-in the server ended (its refresh token refused) is an error saying to sign in again; the next call says so too', async () => {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => h.app.handle(r) });
+  try {
+    const url = `http://127.0.0.1:${server.port}`;
+    const session = await signedIn(url);
+    const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
+    saveSession(join(home, '.svc', 'session.json'), { url, oauth: { ...session, refresh_token: 'revoked', expires_at: Date.now() } });
+    const client = await bridge(home);
+    for (let i = 0; i < 2; i++)
+      await expect(client.listTools()).rejects.toThrow(/^MCP error -32600: The sign-in session has ended .*run svc login --url URL again/);
+    await client.close();
+  } finally {
+    server.stop(true);
+  }
+}, 60_000);
+
 test('the login refuses an answer from another server (RFC 9207 iss) and metadata naming another issuer', async () => {
   // The browser comes back with the right state and code but another issuer's iss, or none.
   for (const iss of ['http://other.test', null]) {

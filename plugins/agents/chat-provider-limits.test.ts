@@ -122,9 +122,22 @@ for (const b of backends) {
       expect(rows).toHaveLength(4);
       for (const row of rows)
         expect(row).toMatchObject({ agent_id: agent.id, provider: b.name, model: b.model.split('/')[1], ...USAGE, created_at: expect.any(Date) });
+      // The report: totals and per agent/provider/model, for a range, for one agent.
+      const row = { agent_id: agent.id, provider: b.name, model: b.model.split('/')[1], calls: 4, ...times(4) };
+      const report = await h.call('GET', '/model-usage');
+      expect(report.status).toBe(200);
+      expect(report.body).toEqual({ object: 'model_usage', calls: 4, ...times(4), by_model: [row] });
+      expect((await h.call('GET', `/model-usage?created[gte]=2026-04-01&agent_id=${agent.id}`)).body.calls).toBe(4);
+      expect((await h.call('GET', '/model-usage?created[lt]=2026-04-01')).body).toEqual({
+        object: 'model_usage',
+        calls: 0,
+        ...times(0),
+        by_model: [],
+      });
       // Stores are walls: another store sees none of them.
       const other = await setup();
       expect(await h.db.query('SELECT 1 FROM agent_model_calls WHERE store_id = $1', [other.store.id])).toEqual([]);
+      expect((await other.call('GET', '/model-usage')).body.calls).toBe(0);
     });
   });
 }

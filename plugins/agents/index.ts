@@ -23,6 +23,7 @@ import {
 import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
 import { chat } from './chat';
 import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
+import { ModelUsage, modelUsage, UsageQuery } from './usage';
 
 /**
  * Provider settings keep the names every OpenAI- or Anthropic-compatible tool uses, so an operator
@@ -151,6 +152,15 @@ export default definePlugin({
       output: ConversationList,
       rest: { method: 'GET', path: '/agents/:id/conversations' },
       handler: listConversations,
+    }),
+    get_model_usage: action({
+      kind: 'read',
+      description:
+        "The store's model usage in tokens, as the providers reported it: totals and per agent, provider and model; filter by created range or agent_id.",
+      input: UsageQuery,
+      output: ModelUsage,
+      rest: { method: 'GET', path: '/model-usage' },
+      handler: modelUsage,
     }),
     get_conversation: action({
       kind: 'read',

@@ -72,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       store: { type: 'string' },
       scopes: { type: 'string' },
+      // svc login --scope 'a b': exactly the OAuth scopes to ask for (space-separated, as OAuth writes them).
+      scope: { type: 'string' },
       live: { type: 'boolean' },
       'expires-at': { type: 'string' },
       url: { type: 'string' },

@@ -33,6 +33,7 @@ const SOLO = [
     'test/operator-text',
     'test/conventions/api-keys',
     'test/mcp/bridges',
+    'test/mcp/oauth-login',
     'test/mcp/outside-clients',
     'plugins/users/cli',
     'workers/webhooks-queue',

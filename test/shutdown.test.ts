@@ -9,7 +9,7 @@ import { loadConfig } from '../core/config';
 import { startWorkers, type JobDef } from '../core/jobs/run';
 import { Lifecycle, remaining } from '../core/lifecycle';
 import { createCall, useWorlds, world } from './kit/approvals';
-import { events, openai } from './kit/fake-models';
+import { events, openai, USAGE } from './kit/fake-models';
 import { SHUTDOWN_MESSAGE } from '../plugins/agents/chat';
 import { setup } from './kit/setup';
 
@@ -65,7 +65,7 @@ describe('shutting down', () => {
       { type: 'approval_required', tool: 'products', execution_id: id, message: expect.any(String) },
       { type: 'tool_result', tool: 'products', execution_id: id, status: 'pending_approval', error: expect.any(Object) },
       { type: 'error', message: SHUTDOWN_MESSAGE },
-      { type: 'end' },
+      { type: 'end', usage: USAGE },
     ]);
     // Nothing is lost: an approver can still decide the call (on the next process).
     expect((await w.exec(id)).status).toBe('pending_approval');

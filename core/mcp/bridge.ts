@@ -15,8 +15,11 @@ export interface Upstream {
   /** Base URL of a running svc server, e.g. http://127.0.0.1:3000 */
   url: string;
   apiKey: string;
-  /** A credential that changes (a signed-in user's access token, refreshed): asked for before each request, instead of apiKey. */
-  credential?: () => Promise<string>;
+  /**
+   * A credential that changes (a signed-in user's access token, refreshed): asked for before each
+   * request, instead of apiKey; given the token the server refused (401), it returns a renewed one.
+   */
+  credential?: (rejected?: string) => Promise<string>;
   storeId: string;
   /** Connection options passed on as the hosted endpoint's query (toolsets, readonly, tools). */
   query: URLSearchParams;
@@ -28,11 +31,22 @@ export interface Upstream {
  */
 export const UPSTREAM_RECONNECT = { initialReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 2000, maxRetries: 3 };
 
-/** Sends each request with the credential current at that moment. */
-const withCredential = (credential: () => Promise<string>) => async (input: string | URL | Request, init?: RequestInit) => {
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${await credential()}`);
-  return fetch(input, { ...init, headers });
+/**
+ * Sends each request with the credential current at that moment. A 401 (a token revoked, or
+ * expired early by the server's clock) renews it and sends the request once more: the bodies the
+ * MCP transport sends are strings, so a request can be sent twice.
+ */
+const withCredential = (credential: (rejected?: string) => Promise<string>) => async (input: string | URL | Request, init?: RequestInit) => {
+  const send = (token: string) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const token = await credential();
+  const res = await send(token);
+  if (res.status !== 401) return res;
+  await res.body?.cancel();
+  return send(await credential(token));
 };
 
 /**
@@ -100,6 +114,9 @@ function explain(err: unknown, url: string, log: (line: string) => void): Error 
   const status = (err as { code?: number }).code;
   const message = (err as Error)?.message ?? String(err);
   log(`svc mcp: upstream ${url} failed: ${message}`);
+  // A browser sign-in the server ended (its refresh refused): only a new sign-in helps.
+  const signIn = message.match(/(?:No sign-in session|The sign-in session has ended)[^\n]*/);
+  if (signIn) return protocolError(ErrorCode.InvalidRequest, signIn[0]);
   if (status === 401 || /\b401\b/.test(message))
     return protocolError(ErrorCode.InvalidRequest, `The svc server at ${url} refused the API key (401). Check SVC_API_KEY or run svc login.`);
   if (status === 403 || /\b403\b/.test(message))

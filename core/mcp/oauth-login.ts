@@ -1,22 +1,33 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { withFileLock } from './file-lock';
 
 /**
- * `svc login --url URL` without a key: OAuth 2.1 in the browser, as the gh and gcloud CLIs do. The
- * CLI registers itself (RFC 7591) with a loopback redirect on 127.0.0.1 (any port, RFC 8252),
- * prints the authorization URL, takes the redirect on a one-shot local listener, checks `state`,
- * and exchanges the code with its PKCE verifier. The tokens go to ~/.svc/session.json (0600);
- * `svc mcp` reads them and refreshes them itself when they are about to expire.
+ * `svc login --url URL` without a key: OAuth 2.1 in the browser, as the gh and gcloud CLIs do,
+ * through the MCP SDK's client auth (`auth()`): discovery from the MCP endpoint (RFC 9728, then
+ * RFC 8414), registration (RFC 7591) with a loopback redirect on 127.0.0.1 (any port, RFC 8252),
+ * PKCE, the code exchange, and later the refresh. What the SDK leaves to its caller is done here:
+ * the metadata's `issuer` must be the server discovery named, and the browser's answer must carry
+ * our `state` and that issuer as `iss` (RFC 9207, a mix-up defence). The session goes to
+ * ~/.svc/session.json (0600); `svc mcp` reads it and refreshes it, under a lock shared with every
+ * other process using the same file.
  */
 export interface OAuthSession {
   client_id: string;
-  token_endpoint: string;
   access_token: string;
   refresh_token: string;
   /** Epoch milliseconds. */
   expires_at: number;
   scope: string;
   store_id?: string;
+  /** The authorization server that issued the tokens: the SDK presents them to no other. */
+  issuer?: string;
+  /** The client registration, as the SDK keeps it (bound to its issuer). */
+  client?: OAuthClientInformationMixed;
+  /** Discovery results, so that a refresh needs no discovery. */
+  discovery?: OAuthDiscoveryState;
 }
 
 export interface SavedSession {
@@ -25,13 +36,16 @@ export interface SavedSession {
   oauth?: OAuthSession;
 }
 
-const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
-const random = (n = 32) => b64url(crypto.getRandomValues(new Uint8Array(n)));
+/** The MCP endpoint of a server: what the tokens are for, and where discovery starts. */
+const mcpUrl = (serverUrl: string) => `${serverUrl.replace(/\/+$/, '')}/agent/mcp`;
 
+/** Written whole then renamed into place: a process reading it meanwhile never sees half a file. */
 export function saveSession(file: string, session: SavedSession) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
 }
 
 export const readSession = (file: string): SavedSession | undefined => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
@@ -45,28 +59,128 @@ function storeOf(jwt: string): string | undefined {
   }
 }
 
-async function postForm(endpoint: string, form: Record<string, string>, fetchFn: typeof fetch) {
-  const res = await fetchFn(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams(form),
-  });
-  const body = (await res.json().catch(() => ({}))) as Record<string, any>;
-  if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${body.error ?? ''} ${body.error_description ?? ''}`.trim());
-  return body;
+/** Two issuer identifiers naming the same server (a trailing `/` and the spelling of the URL aside). */
+function sameIssuer(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  const norm = (s: string) => {
+    try {
+      return new URL(s).href.replace(/\/$/, '');
+    } catch {
+      return s.replace(/\/$/, '');
+    }
+  };
+  return norm(a) === norm(b);
 }
 
-const toSession = (clientId: string, tokenEndpoint: string, t: Record<string, any>, now: number): OAuthSession => ({
-  client_id: clientId,
-  token_endpoint: tokenEndpoint,
-  access_token: t.access_token,
-  refresh_token: t.refresh_token,
-  expires_at: now + Number(t.expires_in ?? 3600) * 1000,
-  scope: t.scope ?? '',
-  store_id: storeOf(t.access_token),
-});
+/**
+ * The SDK's OAuthClientProvider over one session kept in memory: `onSave` persists it. Both the
+ * login and the refresh use it; for a refresh, a redirect means the sign-in is over.
+ */
+class SessionProvider implements OAuthClientProvider {
+  session: Partial<OAuthSession>;
+  private verifier = '';
+  readonly stateValue = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
+
+  constructor(
+    private readonly opts: {
+      redirectUrl: string;
+      scope?: string;
+      session?: OAuthSession;
+      onRedirect: (url: URL) => void;
+      onSave?: (session: OAuthSession) => void;
+    },
+  ) {
+    this.session = { ...opts.session };
+  }
+
+  get redirectUrl() {
+    return this.opts.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'svc command line',
+      redirect_uris: [this.opts.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...(this.opts.scope ? { scope: this.opts.scope } : {}),
+    };
+  }
+
+  state() {
+    return this.stateValue;
+  }
+
+  clientInformation() {
+    const s = this.session;
+    return s.client ?? (s.client_id ? { client_id: s.client_id } : undefined);
+  }
+
+  saveClientInformation(client: OAuthClientInformationMixed) {
+    this.session.client = client;
+    this.session.client_id = client.client_id;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    const s = this.session;
+    if (!s.access_token) return undefined;
+    return {
+      access_token: s.access_token,
+      token_type: 'Bearer',
+      refresh_token: s.refresh_token,
+      scope: s.scope,
+      ...(s.issuer ? { issuer: s.issuer } : {}),
+    };
+  }
+
+  saveTokens(t: OAuthTokens) {
+    Object.assign(this.session, {
+      access_token: t.access_token,
+      refresh_token: t.refresh_token ?? this.session.refresh_token,
+      expires_at: Date.now() + Number(t.expires_in ?? 3600) * 1000,
+      scope: t.scope ?? this.session.scope ?? '',
+      store_id: storeOf(t.access_token),
+      issuer: t.issuer,
+    });
+    this.opts.onSave?.(this.session as OAuthSession);
+  }
+
+  redirectToAuthorization(url: URL) {
+    this.opts.onRedirect(url);
+  }
+
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+
+  codeVerifier() {
+    return this.verifier;
+  }
+
+  /** RFC 8414 §3.3: the metadata must name as its issuer the server it was fetched for. */
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    const claimed = state.authorizationServerMetadata?.issuer;
+    if (!claimed)
+      throw new Error(`No OAuth metadata from ${state.authorizationServerUrl}: is it an svc server, and is it running and reachable?`);
+    if (!sameIssuer(claimed, state.authorizationServerUrl))
+      throw new Error(`The OAuth metadata of ${state.authorizationServerUrl} names another issuer (${claimed}); refusing to sign in.`);
+    this.session.discovery = state;
+  }
+
+  discoveryState() {
+    return this.session.discovery;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') Object.assign(this.session, { access_token: undefined, refresh_token: undefined });
+    if (scope === 'all' || scope === 'client') Object.assign(this.session, { client: undefined, client_id: undefined });
+    if (scope === 'all' || scope === 'discovery') this.session.discovery = undefined;
+  }
+}
 
 export interface BrowserLoginOptions {
+  /** Exactly the scopes to ask for (space-separated); default: those the MCP endpoint supports, as the SDK does. */
   scope?: string;
   /** Shown the authorization URL (default: printed to stderr). */
   show?: (url: string) => void;
@@ -77,11 +191,6 @@ export interface BrowserLoginOptions {
 
 export async function browserLogin(serverUrl: string, opts: BrowserLoginOptions = {}): Promise<OAuthSession> {
   const fetchFn = opts.fetch ?? fetch;
-  const base = serverUrl.replace(/\/$/, '');
-  const metaRes = await fetchFn(`${base}/.well-known/oauth-authorization-server`);
-  if (!metaRes.ok) throw new Error(`${base} publishes no OAuth metadata (${metaRes.status}); is it an svc server?`);
-  const meta = (await metaRes.json()) as Record<string, string>;
-
   let deliver!: (params: URLSearchParams) => void;
   const arrived = new Promise<URLSearchParams>((resolve) => (deliver = resolve));
   const listener = Bun.serve({
@@ -94,40 +203,21 @@ export async function browserLogin(serverUrl: string, opts: BrowserLoginOptions 
       const ok = u.searchParams.has('code');
       return new Response(
         `<!doctype html><title>svc</title><p>${ok ? 'Signed in. You can close this tab and return to the terminal.' : 'Sign-in was not completed.'}</p>`,
-        {
-          headers: { 'content-type': 'text/html; charset=utf-8' },
-        },
+        { headers: { 'content-type': 'text/html; charset=utf-8' } },
       );
     },
   });
   try {
-    const redirectUri = `http://127.0.0.1:${listener.port}/callback`;
-    const reg = await fetchFn(meta.registration_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'svc command line', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    const show = opts.show ?? ((u) => process.stderr.write(`Open this URL in your browser to sign in:\n\n  ${u}\n\nWaiting for the browser...\n`));
+    const provider = new SessionProvider({
+      redirectUrl: `http://127.0.0.1:${listener.port}/callback`,
+      scope: opts.scope,
+      onRedirect: (url) => show(url.toString()),
     });
-    const client = (await reg.json()) as Record<string, string>;
-    if (!reg.ok) throw new Error(`Client registration failed: ${client.error_description ?? reg.status}`);
-
-    const verifier = random(32);
-    const challenge = b64url(new Uint8Array(new Bun.CryptoHasher('sha256').update(verifier).digest()));
-    const state = random(16);
-    const auth = new URL(meta.authorization_endpoint);
-    const params: Record<string, string> = {
-      client_id: client.client_id,
-      redirect_uri: redirectUri,
-      response_type: 'code',
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${base}/agent/mcp`,
-      ...(opts.scope ? { scope: opts.scope } : {}),
-    };
-    for (const [k, v] of Object.entries(params)) auth.searchParams.set(k, v);
-    (opts.show ?? ((u) => process.stderr.write(`Open this URL in your browser to sign in:\n\n  ${u}\n\nWaiting for the browser...\n`)))(
-      auth.toString(),
-    );
+    const serverUrlForAuth = mcpUrl(serverUrl);
+    // The SDK's scope choice takes its `scope` first: exactly what was asked for.
+    if ((await auth(provider, { serverUrl: serverUrlForAuth, scope: opts.scope, fetchFn })) !== 'REDIRECT')
+      throw new Error('The server signed us in without a browser; expected an authorization step.');
 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>(
@@ -135,50 +225,60 @@ export async function browserLogin(serverUrl: string, opts: BrowserLoginOptions 
         (timer = setTimeout(() => reject(new Error('No answer from the browser in time; run svc login again.')), opts.timeoutMs ?? 300_000)),
     );
     const answer = await Promise.race([arrived, timeout]).finally(() => clearTimeout(timer));
-    if (answer.get('state') !== state) throw new Error("The browser's answer does not match this login (state differs); run svc login again.");
+    if (answer.get('state') !== provider.stateValue)
+      throw new Error("The browser's answer does not match this login (state differs); run svc login again.");
+    // RFC 9207: the answer names the server that sent it; another one's answer is a mix-up attack.
+    const metadata = provider.session.discovery?.authorizationServerMetadata as {
+      issuer?: string;
+      authorization_response_iss_parameter_supported?: boolean;
+    };
+    const iss = answer.get('iss');
+    if (iss !== null ? !sameIssuer(iss, metadata?.issuer) : metadata?.authorization_response_iss_parameter_supported)
+      throw new Error(`The browser's answer comes from ${iss ?? 'an unnamed server'}, not ${metadata?.issuer}; run svc login again.`);
     const code = answer.get('code');
     if (!code) throw new Error(`Sign-in refused: ${answer.get('error') ?? 'no code'} ${answer.get('error_description') ?? ''}`.trim());
-    const tokens = await postForm(
-      meta.token_endpoint,
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        code_verifier: verifier,
-        client_id: client.client_id,
-        resource: `${base}/agent/mcp`,
-      },
-      fetchFn,
-    );
-    return toSession(client.client_id, meta.token_endpoint, tokens, Date.now());
+    await auth(provider, { serverUrl: serverUrlForAuth, authorizationCode: code, fetchFn });
+    return provider.session as OAuthSession;
   } finally {
     // Not forced: the browser still receives its "you can close this tab" page.
     void listener.stop();
   }
 }
 
+/** Refreshes are at most this close to the expiry: a token is renewed a minute before it runs out. */
+const EARLY_MS = 60_000;
+
 /**
- * A current access token from the saved session: refreshed (and the rotated pair saved, 0600)
- * when it expires within a minute. Concurrent callers share one refresh: a refresh token is good
- * once, and using it twice would revoke the session.
+ * A current access token from the saved session, refreshed when it expires within a minute or
+ * when the server refused it (`rejected`: the token it refused). Concurrent callers share one
+ * refresh, and so do processes: the refresh runs under a lock on the session file and re-reads
+ * it once the lock is held, so a token another process refreshed meanwhile is used as it is. A
+ * refresh token is good once; using it twice would revoke the whole sign-in.
  */
-export function sessionCredential(file: string, fetchFn: typeof fetch = fetch): () => Promise<string> {
+export function sessionCredential(file: string, fetchFn: typeof fetch = fetch): (rejected?: string) => Promise<string> {
   let refreshing: Promise<string> | undefined;
-  return async () => {
-    const saved = readSession(file);
-    const s = saved?.oauth;
-    if (!saved || !s) throw new Error('No sign-in session: run svc login --url URL.');
-    if (s.expires_at - 60_000 > Date.now()) return s.access_token;
-    refreshing ??= (async () => {
-      try {
-        const t = await postForm(s.token_endpoint, { grant_type: 'refresh_token', refresh_token: s.refresh_token, client_id: s.client_id }, fetchFn);
-        const next = toSession(s.client_id, s.token_endpoint, t, Date.now());
-        saveSession(file, { ...saved, oauth: next });
-        return next.access_token;
-      } finally {
-        refreshing = undefined;
-      }
-    })();
+  return async (rejected?: string) => {
+    const seen = readSession(file)?.oauth;
+    if (!seen) throw new Error('No sign-in session: run svc login --url URL.');
+    const current = (s: OAuthSession) => s.access_token !== rejected && s.expires_at - EARLY_MS > Date.now();
+    if (current(seen)) return seen.access_token;
+    refreshing ??= withFileLock(`${file}.lock`, async () => {
+      const saved = readSession(file);
+      const s = saved?.oauth;
+      if (!saved || !s) throw new Error('No sign-in session: run svc login --url URL.');
+      // Another process (or an earlier call) refreshed while we waited for the lock.
+      if (s.access_token !== seen.access_token && current(s)) return s.access_token;
+      const provider = new SessionProvider({
+        redirectUrl: 'http://127.0.0.1/callback',
+        session: s,
+        onRedirect: () => {
+          throw new Error('The sign-in session has ended (the server refused its refresh); run svc login --url URL again.');
+        },
+        onSave: (next) => saveSession(file, { ...saved, oauth: next }),
+      });
+      await auth(provider, { serverUrl: mcpUrl(saved.url), fetchFn });
+      return provider.session.access_token!;
+    }).finally(() => (refreshing = undefined));
     return refreshing;
   };
 }

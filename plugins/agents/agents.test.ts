@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
-import { events, fakeServer, openai } from '../../test/kit/fake-models';
+import { events, fakeServer, openai, USAGE } from '../../test/kit/fake-models';
 
 beforeAll(() => sharedDb(), 60_000); // migrations: not within the first test's time limit
 let stops: (() => void)[] = [];
@@ -119,7 +119,10 @@ describe('pausing an agent', () => {
     expect((await h.call('PATCH', `/agents/${a.id}`, { status: 'active' })).body.status).toBe('active');
     const r = await h.call('POST', `/agents/${a.id}/chat`, { message: 'Hi' });
     expect(r.status).toBe(200);
-    expect(events(r.body)).toEqual([{ type: 'text', text: 'Back.' }, { type: 'end' }]);
+    expect(events(r.body)).toEqual([
+      { type: 'text', text: 'Back.' },
+      { type: 'end', usage: USAGE },
+    ]);
   });
 
   test('an unknown status is a 400 naming status; the error code is documented on the chat operation', async () => {

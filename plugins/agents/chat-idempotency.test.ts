@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
-import { events, openai } from '../../test/kit/fake-models';
+import { events, openai, USAGE } from '../../test/kit/fake-models';
 
 /**
  * An OpenAI-compatible model that answers each request with `reply`, after `hold` resolves, and
@@ -62,7 +62,11 @@ test('a repeat with the same key and body replays the first stream byte for byte
   const { model, chat, userMessages } = await harness();
   const first = await chat({ message: 'Hi' }, 'chat-1');
   expect(first.status).toBe(200);
-  expect(events(first.text)).toEqual([{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, { type: 'end' }]);
+  expect(events(first.text)).toEqual([
+    { type: 'text', text: 'Hel' },
+    { type: 'text', text: 'lo' },
+    { type: 'end', usage: USAGE },
+  ]);
   const again = await chat({ message: 'Hi' }, 'chat-1');
   expect(again.status).toBe(200);
   expect(again.text).toBe(first.text);
@@ -83,7 +87,7 @@ test('while the first is still streaming, a repeat is 409 idempotency_key_in_use
   expect(JSON.parse(busy.text).error).toMatchObject({ type: 'conflict_error', code: 'idempotency_key_in_use', param: 'Idempotency-Key' });
   model.release();
   const done = await first;
-  expect(events(done.text).at(-1)).toEqual({ type: 'end' });
+  expect(events(done.text).at(-1)).toEqual({ type: 'end', usage: USAGE });
   const replay = await chat({ message: 'Hi' }, 'chat-busy');
   expect(replay.text).toBe(done.text);
   expect(model.requests()).toBe(1);
@@ -137,7 +141,7 @@ test('across processes the claim is a row with a lease: held elsewhere is 409; a
   await claimedElsewhere('dead', '2026-03-31T23:59:00Z');
   const taken = await chat({ message: 'Hi' }, 'dead');
   expect(taken.status).toBe(200);
-  expect(events(taken.text).at(-1)).toEqual({ type: 'end' });
+  expect(events(taken.text).at(-1)).toEqual({ type: 'end', usage: USAGE });
   expect((await chat({ message: 'Hi' }, 'dead')).text).toBe(taken.text);
   expect(model.requests()).toBe(1);
 }, 30_000);

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { product, setup } from '../../test/kit/setup';
-import { anthropic, events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
+import { anthropic, events, fakeServer, openai, USAGE, type Reply } from '../../test/kit/fake-models';
 import { sharedDb } from '../../test/kit/db';
 import { ChatReply } from './schemas';
 
@@ -40,7 +40,17 @@ for (const b of backends) {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('application/json');
       const cid = r.headers.get('x-conversation-id');
-      expect(r.body).toEqual({ object: 'agent_reply', agent_id: agent.id, conversation_id: cid, text: 'Hello!', tool_calls: [], error: null });
+      expect(r.body).toEqual({
+        object: 'agent_reply',
+        agent_id: agent.id,
+        conversation_id: cid,
+        text: 'Hello!',
+        tool_calls: [],
+        error: null,
+        error_code: null,
+        truncated: false,
+        usage: USAGE,
+      });
       expect(Value.Check(ChatReply, r.body)).toBe(true);
       expect(fake.requests.length).toBe(1);
       const conv = await h.call('GET', `/agents/${agent.id}/conversations/${cid}`);
@@ -94,7 +104,7 @@ for (const b of backends) {
       ] as const) {
         const r = await chat(body, headers);
         expect(r.headers.get('content-type')).toContain('text/event-stream');
-        expect(events(r.body).at(-1)).toEqual({ type: 'end' });
+        expect(events(r.body).at(-1)).toEqual({ type: 'end', usage: USAGE });
       }
     });
 

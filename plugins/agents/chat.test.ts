@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { product, setup } from '../../test/kit/setup';
 import { MAX_STEPS } from './chat';
-import { anthropic, cutAfter, events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
+import { anthropic, cutAfter, events, fakeServer, openai, USAGE, type Reply } from '../../test/kit/fake-models';
 
 const backends = [
   { name: 'openai', wire: openai, model: 'openai/gpt-test', env: (url: string) => ({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test' }) },
@@ -37,7 +37,12 @@ for (const b of backends) {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('text/event-stream');
       expect(r.headers.get('x-request-id')).toBeTruthy();
-      expect(events(r.body)).toEqual([{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, { type: 'text', text: '!' }, { type: 'end' }]);
+      expect(events(r.body)).toEqual([
+        { type: 'text', text: 'Hel' },
+        { type: 'text', text: 'lo' },
+        { type: 'text', text: '!' },
+        { type: 'end', usage: USAGE },
+      ]);
       expect(fake.requests[0].path).toBe(b.name === 'openai' ? '/v1/chat/completions' : '/v1/messages');
       expect(fake.requests[0].body.stream).toBe(true);
       const cid = r.headers.get('x-conversation-id');
@@ -67,7 +72,8 @@ for (const b of backends) {
           result: expect.objectContaining({ object: 'list', data: [expect.objectContaining({ name: 'Lamp' })] }),
         },
         { type: 'text', text: 'You sell Lamp.' },
-        { type: 'end' },
+        // Two model calls: their tokens summed.
+        { type: 'end', usage: { input_tokens: 2 * USAGE.input_tokens, output_tokens: 2 * USAGE.output_tokens } },
       ]);
       const second = JSON.stringify(fake.requests[1].body.messages);
       expect(second).toContain('Lamp'); // the tool result went back to the model
@@ -107,7 +113,7 @@ for (const b of backends) {
       expect(fake.requests.length).toBe(MAX_STEPS);
       expect(ev.filter((e) => e.type === 'tool_use').length).toBe(MAX_STEPS);
       expect(ev.at(-2).type).toBe('error');
-      expect(ev.at(-1)).toEqual({ type: 'end' });
+      expect(ev.at(-1).type).toBe('end');
     });
 
     test('a provider failing mid-stream ends the stream with an error event, then end', async () => {
@@ -115,13 +121,19 @@ for (const b of backends) {
       const ev = events((await chat('Hi')).body);
       expect(ev[0]).toEqual({ type: 'text', text: 'Par' });
       expect(ev.at(-2).type).toBe('error');
-      expect(ev.at(-1)).toEqual({ type: 'end' });
+      expect(ev.at(-1).type).toBe('end');
     });
 
     test('a provider answering an HTTP error is reported as an error event, not an invented reply', async () => {
-      const { chat } = await harness([{ status: 500, body: '{"error":"overloaded"}' }]);
+      // 400 is not retried (a 5xx is: chat-provider-limits.test.ts).
+      const { chat, fake } = await harness([{ status: 400, body: '{"error":{"message":"bad model"}}' }]);
       const ev = events((await chat('Hi')).body);
-      expect(ev).toEqual([{ type: 'error', message: expect.stringContaining('HTTP 500') }, { type: 'end' }]);
+      expect(ev).toEqual([
+        { type: 'error', message: expect.stringContaining('HTTP 400') },
+        { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
+      ]);
+      expect(ev[0].message).toContain('bad model');
+      expect(fake.requests.length).toBe(1);
     });
 
     test('a conversation continues with its history sent to the model', async () => {

@@ -7,7 +7,7 @@ import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '..
 import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/platform';
 import { waitForOutcome } from '../../core/platform';
 import { providerFor } from './providers';
-import type { ChatMessage, ToolCall, ToolDef, ToolResult } from './providers/types';
+import type { ChatMessage, ToolCall, ToolDef, ToolResult, Usage } from './providers/types';
 import type { ChatInput, ChatReply } from './schemas';
 import { agentRow, conversationRow, messagesOf, toMessage, type AgentDeps } from './store';
 
@@ -31,8 +31,8 @@ type Sse =
   | { type: 'tool_use'; tool: string; input: object }
   | { type: 'approval_required'; tool: string; execution_id: string; message: string }
   | ToolResultEvent
-  | { type: 'error'; message: string }
-  | { type: 'end' };
+  | { type: 'error'; message: string; code?: string }
+  | { type: 'end'; usage: Usage; truncated?: true };
 
 /** An error as one log line: its message with line breaks folded. */
 const oneLine = (err: unknown) => String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, ' ');
@@ -43,6 +43,19 @@ export const KEEP_ALIVE_MS = 15_000;
 /** The last event but `end` of a chat cut short by the server shutting down. */
 export const SHUTDOWN_MESSAGE =
   'The server is shutting down, so this reply stopped here. Send your next message in the same conversation (conversation_id) once it is back.';
+
+/** Tells the client why a reply ended early when the model's tool call was cut off by the token limit. */
+export const TRUNCATED_TOOL_CALL_MESSAGE =
+  'The model reached its output token limit in the middle of a tool call, so the call was not run. Ask again, or for less at once.';
+
+/** Keeps one model call's token usage, for per-store usage reports. */
+async function recordUsage(ctx: Ctx, agentId: string, conversationId: string, provider: string, model: string, usage: Usage) {
+  await ctx.db.query(
+    `INSERT INTO agent_model_calls (id, store_id, agent_id, conversation_id, provider, model, input_tokens, output_tokens, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [crypto.randomUUID(), ctx.store.id, agentId, conversationId, provider, model, usage.input_tokens, usage.output_tokens, ctx.clock.now()],
+  );
+}
 
 /** Writes one turn and its agent.message event in a short transaction of its own. */
 async function persist(ctx: Ctx, agentId: string, conversationId: string, message: ChatMessage) {
@@ -207,6 +220,9 @@ function jsonSink(write: (text: string) => void, agentId: string, conversationId
     text: '',
     tool_calls: [],
     error: null,
+    error_code: null,
+    truncated: false,
+    usage: { input_tokens: 0, output_tokens: 0 },
   };
   return {
     send(e) {
@@ -216,8 +232,8 @@ function jsonSink(write: (text: string) => void, agentId: string, conversationId
         out.tool_calls.push({ tool: e.tool, input: e.input as Record<string, unknown>, execution_id: null, status: 'pending_approval' });
       else if (e.type === 'approval_required' && last) last.execution_id = e.execution_id;
       else if (e.type === 'tool_result' && last) Object.assign(last, { execution_id: e.execution_id, status: e.status });
-      else if (e.type === 'error') out.error = e.message;
-      else if (e.type === 'end') write(JSON.stringify(out));
+      else if (e.type === 'error') Object.assign(out, { error: e.message, error_code: e.code ?? null });
+      else if (e.type === 'end') write(JSON.stringify({ ...out, usage: e.usage, truncated: e.truncated ?? false }));
     },
     // Whitespace before a JSON value is valid JSON: traffic for proxies while a call waits for approval.
     keepAlive: () => write('\n'),
@@ -298,18 +314,28 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
         onHold: (tool, executionId, message) => send({ type: 'approval_required', tool, execution_id: executionId, message }),
         keepAlive: sink.keepAlive,
       };
+      // Summed over the turn's model calls, for the `end` event; `truncated` when the last text was cut off.
+      const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+      let truncated = false;
       /** Runs the model/tool steps; 'stopped' when the client left or the server is shutting down. */
       const loop = async (): Promise<'done' | 'stopped'> => {
         for (let step = 0; step < MAX_STEPS; step++) {
           if (stop.aborted) return 'stopped';
           let text = '';
           const calls: ToolCall[] = [];
+          let cut = false;
           try {
             for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: stop })) {
               if (ev.type === 'text') {
                 text += ev.text;
                 send({ type: 'text', text: ev.text });
-              } else calls.push(ev.call);
+              } else if (ev.type === 'tool_call') calls.push(ev.call);
+              else {
+                cut = ev.stop === 'max_tokens';
+                usage.input_tokens += ev.usage.input_tokens;
+                usage.output_tokens += ev.usage.output_tokens;
+                await recordUsage(ctx, agent.id, cid, provider.name, model, ev.usage);
+              }
             }
           } catch (err) {
             if (stop.aborted) {
@@ -323,10 +349,19 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
             send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
             return 'done';
           }
+          // A tool call cut off by the token limit has half its input: never run it.
+          if (cut && calls.length) {
+            if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
+            send({ type: 'error', code: 'output_truncated', message: TRUNCATED_TOOL_CALL_MESSAGE });
+            return 'done';
+          }
           const reply: ChatMessage = { role: 'assistant', text, toolCalls: calls };
           await persist(ctx, agent.id, cid, reply);
           history.push(reply);
-          if (!calls.length) return 'done';
+          if (!calls.length) {
+            truncated = cut;
+            return 'done';
+          }
           if (stop.aborted) return 'stopped';
           const results: ToolResult[] = [];
           for (const call of calls) {
@@ -352,7 +387,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
           send({ type: 'error', message: ctx.shutdown?.aborted ? SHUTDOWN_MESSAGE : 'An unexpected error occurred.' });
         })
         .finally(() => {
-          send({ type: 'end' });
+          send({ type: 'end', usage, ...(truncated ? { truncated: true as const } : {}) });
           if (!left.signal.aborted) controller.close();
         });
     },

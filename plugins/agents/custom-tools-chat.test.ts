@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { product, setup } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
-import { events, fakeServer, openai, type Reply } from '../../test/kit/fake-models';
+import { events, fakeServer, openai, USAGE, type Reply } from '../../test/kit/fake-models';
 
 let stops: (() => void)[] = [];
 afterEach(() => {
@@ -53,7 +53,7 @@ describe("custom tools named in an agent's tools", () => {
       { type: 'tool_use', tool: 'double_it', input: { n: 21 } },
       { type: 'tool_result', tool: 'double_it', execution_id: expect.any(String), status: 'success', result: { doubled: 42 } },
       { type: 'text', text: 'It is 42.' },
-      { type: 'end' },
+      { type: 'end', usage: { input_tokens: 2 * USAGE.input_tokens, output_tokens: 2 * USAGE.output_tokens } },
     ]);
     expect(offered(0)).toEqual(['double_it', 'discover_tools']);
     expect(toolResults(1)).toEqual([JSON.stringify({ doubled: 42 })]);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
+import migration003 from './migrations/003_model_calls.sql' with { type: 'text' };
 import {
   Agent,
   AgentCreate,
@@ -22,6 +23,7 @@ import {
 import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
 import { chat } from './chat';
 import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
+import { ModelUsage, modelUsage, UsageQuery } from './usage';
 
 /**
  * Provider settings keep the names every OpenAI- or Anthropic-compatible tool uses, so an operator
@@ -62,6 +64,7 @@ export default definePlugin({
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
+    { id: 'agents/003_model_calls', sql: migration003 },
   ],
   // Conversation turns hold what users typed and what tools returned (a customer's details): an erasure scrubs them.
   personalData: [{ table: 'agent_messages', column: 'content' }],
@@ -150,6 +153,15 @@ export default definePlugin({
       output: ConversationList,
       rest: { method: 'GET', path: '/agents/:id/conversations' },
       handler: listConversations,
+    }),
+    get_model_usage: action({
+      kind: 'read',
+      description:
+        "The store's model usage in tokens, as the providers reported it: totals and per agent, provider and model; filter by created range or agent_id.",
+      input: UsageQuery,
+      output: ModelUsage,
+      rest: { method: 'GET', path: '/model-usage' },
+      handler: modelUsage,
     }),
     get_conversation: action({
       kind: 'read',

@@ -3,7 +3,8 @@ import { setup } from '../../test/kit/setup';
 import { events, fakeServer } from '../../test/kit/fake-models';
 
 test('a provider failure is logged as one line with its message, no stack or source frame', async () => {
-  const fake = fakeServer([{ status: 500, body: '{"error":\n"overloaded"}' }]);
+  // A 400: not retried (a 5xx is, after a backoff).
+  const fake = fakeServer([{ status: 400, body: '{"error":\n"overloaded"}' }]);
   const h = await setup({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test' } });
   const agent = (await h.call('POST', '/agents', { name: 'Helper', model: 'openai/gpt-test', tools: [] })).body;
   // The structured logger writes one JSON line per event to stderr.

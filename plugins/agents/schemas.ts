@@ -82,6 +82,12 @@ const ExecutionId = Type.Union([Type.String(), Type.Null()], {
 });
 const ToolError = Type.Object({ type: Type.String(), code: Type.String(), message: Type.String(), param: Type.Union([Type.String(), Type.Null()]) });
 
+/** Tokens the reply took: summed over its model calls, as the provider reported them. */
+const ChatUsage = Type.Object(
+  { input_tokens: Type.Integer({ minimum: 0 }), output_tokens: Type.Integer({ minimum: 0 }) },
+  { description: "Tokens the reply took, summed over the turn's model calls (0 for a provider that reports none)." },
+);
+
 /** One server-sent event of the chat stream (SPEC 4.2); the response is a stream of these. */
 export const ChatEvent = Type.Object(
   {
@@ -106,10 +112,17 @@ export const ChatEvent = Type.Object(
     status: Type.Optional(ToolStatus),
     result: Type.Optional(Type.Unknown({ description: 'tool_result with status success: what the tool returned (the model reads the same).' })),
     error: Type.Optional(ToolError),
+    code: Type.Optional(
+      Type.String({
+        description: 'error: why, when the reason is one a client acts on; `output_truncated`: a tool call cut off by the token limit, not run.',
+      }),
+    ),
+    usage: Type.Optional(ChatUsage),
+    truncated: Type.Optional(Type.Literal(true, { description: "end: the model's last text was cut off by its output token limit." })),
   },
   {
     description:
-      'text/event-stream: lines `data: <ChatEvent>`; `end` is last. Each `tool_use` is followed by its `tool_result` (tool, execution_id, status, and result or error), after an `approval_required` when the call is gated. While a call waits for approval, `: keep-alive` comments keep the stream open.',
+      "text/event-stream: lines `data: <ChatEvent>`; `end` is last, with the turn's `usage` (and `truncated: true` when the text was cut off by the token limit). Each `tool_use` is followed by its `tool_result` (tool, execution_id, status, and result or error), after an `approval_required` when the call is gated. While a call waits for approval, `: keep-alive` comments keep the stream open.",
   },
 );
 
@@ -132,6 +145,11 @@ export const ChatReply = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], {
       description: "null when the reply is complete; otherwise why it stopped (the stream's error event: provider failure, step limit, shutdown).",
     }),
+    error_code: Type.Union([Type.String(), Type.Null()], {
+      description: "The error event's code when it has one (`output_truncated`: a tool call cut off by the token limit, not run).",
+    }),
+    truncated: Type.Boolean({ description: "true when the text was cut off by the model's output token limit." }),
+    usage: ChatUsage,
   },
   {
     description:

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { product, setup } from '../kit/setup';
-import { events, openai } from '../kit/fake-models';
+import { events, openai, USAGE } from '../kit/fake-models';
 import { deliveryOptions } from '../kit/webhook-receiver';
 import { deliver } from '../../workers/webhooks';
 import { createKey, revokeKey } from '../../core/keys';
@@ -110,7 +110,7 @@ describe('SPEC 3.1: a gated agent call', () => {
       expect.objectContaining({ type: 'approval_required' }),
       { type: 'tool_result', tool: 'products', execution_id: id, status: 'success', result: expect.objectContaining({ sku: call.input.sku }) },
       { type: 'text', text: 'Created.' },
-      { type: 'end' },
+      { type: 'end', usage: { input_tokens: 2 * USAGE.input_tokens, output_tokens: 2 * USAGE.output_tokens } },
     ]);
     const [created] = (await h.call('GET', '/products')).body.data;
     expect(created.sku).toBe(call.input.sku);

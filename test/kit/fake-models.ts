@@ -2,7 +2,10 @@
  * Scripted fake model servers on 127.0.0.1 for the agents tests, speaking the real streaming wire
  * formats: each request gets the next scripted reply and its body is kept for assertions.
  */
-export type Reply = { frames: string[]; cut?: boolean } | { status: number; body: string };
+export type Reply = { frames: string[]; cut?: boolean } | { status: number; body: string; headers?: Record<string, string> };
+
+/** The tokens every scripted reply reports using (a turn of n model calls took n times this). */
+export const USAGE = { input_tokens: 11, output_tokens: 7 };
 
 export function fakeServer(replies: Reply[]) {
   const requests: any[] = [];
@@ -10,10 +13,11 @@ export function fakeServer(replies: Reply[]) {
     port: 0,
     hostname: '127.0.0.1',
     async fetch(req) {
-      requests.push({ path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers), body: await req.json() });
+      // `at`: when it arrived (ms, monotonic), to check a retry waited as long as it was told.
+      requests.push({ path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers), body: await req.json(), at: performance.now() });
       const r = replies.shift();
       if (!r) return new Response('no scripted reply left', { status: 500 });
-      if ('status' in r) return new Response(r.body, { status: r.status });
+      if ('status' in r) return new Response(r.body, { status: r.status, headers: r.headers });
       const enc = new TextEncoder();
       return new Response(
         new ReadableStream({
@@ -37,15 +41,42 @@ export function fakeServer(replies: Reply[]) {
   return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
 }
 
+/** A provider asking to be called again later (429 rate limit, 529 overloaded, 503) after `seconds`. */
+export const busy = (status: number, seconds = 1): Reply => ({
+  status,
+  headers: { 'retry-after': String(seconds), 'content-type': 'application/json' },
+  body: JSON.stringify({ type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'overloaded_error', message: 'Try again shortly.' } }),
+});
+
+const oai = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;
+/** The end of an OpenAI stream: the finish_reason, the usage chunk (stream_options.include_usage), [DONE]. */
+const oaiEnd = (finish: string) => [
+  oai({ choices: [{ index: 0, delta: {}, finish_reason: finish }] }),
+  oai({ choices: [], usage: { prompt_tokens: USAGE.input_tokens, completion_tokens: USAGE.output_tokens, total_tokens: 18 } }),
+  'data: [DONE]\n\n',
+];
+
 /** OpenAI chat-completions SSE. */
 export const openai = {
   text: (...chunks: string[]): Reply => ({
-    frames: [
-      ...chunks.map((t) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`),
-      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
-      'data: [DONE]\n\n',
-    ],
+    frames: [...chunks.map((t) => oai({ choices: [{ index: 0, delta: { content: t } }] })), ...oaiEnd('stop')],
   }),
+  /** Text the token limit cut off (finish_reason `length`). */
+  cutText: (...chunks: string[]): Reply => ({
+    frames: [...chunks.map((t) => oai({ choices: [{ index: 0, delta: { content: t } }] })), ...oaiEnd('length')],
+  }),
+  /** A tool call the token limit cut off half way through its arguments. */
+  cutTool: (call: { name: string; input: object }): Reply => {
+    const args = JSON.stringify(call.input);
+    const d = (tc: object) => oai({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...tc }] } }] });
+    return {
+      frames: [
+        d({ id: 'call_cut', type: 'function', function: { name: call.name, arguments: '' } }),
+        d({ function: { arguments: args.slice(0, Math.floor(args.length / 2)) } }),
+        ...oaiEnd('length'),
+      ],
+    };
+  },
   /** Tool calls, each split into an opening delta and two argument fragments. */
   tools: (...calls: { name: string; input: object }[]): Reply => ({
     frames: [
@@ -59,29 +90,51 @@ export const openai = {
           d({ function: { arguments: args.slice(half) } }),
         ];
       }),
-      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })}\n\n`,
-      'data: [DONE]\n\n',
+      ...oaiEnd('tool_calls'),
     ],
   }),
 };
 
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const start = ev('message_start', {
-  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 1, output_tokens: 0 } },
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    model: 'claude',
+    usage: { input_tokens: USAGE.input_tokens, output_tokens: 1 },
+  },
 });
+/** The end of an Anthropic stream: the stop reason with the output tokens (a running total), then message_stop. */
+const antEnd = (stop: string) => [
+  ev('message_delta', { delta: { stop_reason: stop }, usage: { output_tokens: USAGE.output_tokens } }),
+  ev('message_stop', {}),
+];
+const antText = (chunks: string[]) => [
+  ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+  ...chunks.map((t) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } })),
+  ev('content_block_stop', { index: 0 }),
+];
 
 /** Anthropic Messages SSE. */
 export const anthropic = {
-  text: (...chunks: string[]): Reply => ({
-    frames: [
-      start,
-      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-      ...chunks.map((t) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } })),
-      ev('content_block_stop', { index: 0 }),
-      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }),
-      ev('message_stop', {}),
-    ],
-  }),
+  text: (...chunks: string[]): Reply => ({ frames: [start, ...antText(chunks), ...antEnd('end_turn')] }),
+  /** Text the token limit cut off (stop_reason `max_tokens`). */
+  cutText: (...chunks: string[]): Reply => ({ frames: [start, ...antText(chunks), ...antEnd('max_tokens')] }),
+  /** A tool call the token limit cut off half way through its input (its block closed, as the API does). */
+  cutTool: (call: { name: string; input: object }): Reply => {
+    const args = JSON.stringify(call.input);
+    return {
+      frames: [
+        start,
+        ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_cut', name: call.name, input: {} } }),
+        ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: args.slice(0, Math.floor(args.length / 2)) } }),
+        ev('content_block_stop', { index: 0 }),
+        ...antEnd('max_tokens'),
+      ],
+    };
+  },
   tools: (...calls: { name: string; input: object }[]): Reply => ({
     frames: [
       start,
@@ -98,8 +151,7 @@ export const anthropic = {
           ev('content_block_stop', { index }),
         ];
       }),
-      ev('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 5 } }),
-      ev('message_stop', {}),
+      ...antEnd('tool_use'),
     ],
   }),
 };

@@ -1,82 +1,131 @@
-import { parseArgs, parseJson, readSse } from './sse';
-import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, type ModelRequest } from './types';
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageParam, ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { parseArgs } from './args';
+import { MAX_RETRIES, providerError, providerFetch } from './wire';
+import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, type ModelRequest, type StopReason, type Usage } from './types';
 
-const VERSION = '2023-06-01';
+const VENDOR = 'Anthropic';
 // The Messages API requires max_tokens; a generous reply budget for a shop assistant.
 const MAX_TOKENS = 4096;
 
 /** Messages API turns from the neutral conversation: tool results travel in a user turn. */
-function wireMessages(messages: ChatMessage[]) {
-  return messages.map((m) => {
+function wireMessages(messages: ChatMessage[]): MessageParam[] {
+  return messages.map((m): MessageParam => {
     if (m.role === 'user') return { role: 'user', content: m.text };
-    if (m.role === 'assistant')
-      return {
-        role: 'assistant',
-        content: [
-          ...(m.text ? [{ type: 'text', text: m.text }] : []),
-          ...m.toolCalls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),
-        ],
-      };
+    if (m.role === 'assistant') {
+      const content: ContentBlockParam[] = [
+        ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
+        ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: c.input })),
+      ];
+      return { role: 'assistant', content };
+    }
     return {
       role: 'user',
-      content: m.results.map((r) => ({ type: 'tool_result', tool_use_id: r.id, content: r.content, is_error: r.isError })),
+      content: m.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.content, is_error: r.isError })),
     };
   });
 }
 
+/** stop_reason to ours: the token limit or a full context window cuts the reply off. */
+const STOPS: Record<string, StopReason> = {
+  end_turn: 'end',
+  stop_sequence: 'end',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'max_tokens',
+};
+
 /**
- * The Anthropic Messages wire format, streamed: content blocks open (text or tool_use), receive
- * deltas (text_delta, input_json_delta) and close; a tool call is complete at its block's stop.
+ * The settings' base URL names the API version (`https://api.anthropic.com/v1`, as documented);
+ * the SDK adds `/v1` itself, so it is given the URL without it (either form works).
+ */
+const sdkBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+
+/**
+ * The Anthropic Messages wire format, streamed through the official SDK (its retries, 529
+ * included, and its SSE parsing): content blocks open (text or tool_use), receive deltas
+ * (text_delta, input_json_delta) and close; a tool call is complete at its block's stop. Input
+ * tokens come in message_start, output tokens (a running total) in message_delta.
  */
 export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvider {
+  // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
+  const client = new Anthropic({
+    baseURL: sdkBase(baseUrl),
+    apiKey,
+    authToken: null,
+    maxRetries: MAX_RETRIES,
+    logLevel: 'off',
+    fetch: providerFetch(),
+  });
   return {
+    name: 'anthropic',
     async *stream(req: ModelRequest): AsyncIterable<ModelEvent> {
-      const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'anthropic-version': VERSION },
-        body: JSON.stringify({
-          model: req.model,
-          max_tokens: MAX_TOKENS,
-          stream: true,
-          ...(req.system ? { system: req.system } : {}),
-          messages: wireMessages(req.messages),
-          ...(req.tools.length ? { tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
-        }),
-        signal: req.signal,
-      });
       const blocks = new Map<number, { id: string; name: string; json: string }>();
+      const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+      let stop: string | null | undefined;
       let stopped = false;
-      for await (const { data } of readSse(res, 'Anthropic')) {
-        const ev = parseJson(data, 'Anthropic');
-        switch (ev.type) {
-          case 'content_block_start':
-            if (ev.content_block?.type === 'tool_use') blocks.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, json: '' });
-            else if (ev.content_block?.type === 'text' && ev.content_block.text) yield { type: 'text', text: ev.content_block.text };
-            break;
-          case 'content_block_delta':
-            if (ev.delta?.type === 'text_delta' && ev.delta.text) yield { type: 'text', text: ev.delta.text };
-            else if (ev.delta?.type === 'input_json_delta') {
+      try {
+        const stream = await client.messages.create(
+          {
+            model: req.model,
+            max_tokens: MAX_TOKENS,
+            stream: true,
+            ...(req.system ? { system: req.system } : {}),
+            messages: wireMessages(req.messages),
+            ...(req.tools.length
+              ? {
+                  tools: req.tools.map((t) => ({
+                    name: t.name,
+                    description: t.description,
+                    input_schema: t.parameters as Anthropic.Tool.InputSchema,
+                  })),
+                }
+              : {}),
+          },
+          { signal: req.signal },
+        );
+        for await (const ev of stream) {
+          switch (ev.type) {
+            case 'message_start':
+              usage.input_tokens = ev.message.usage.input_tokens ?? 0;
+              usage.output_tokens = ev.message.usage.output_tokens ?? 0;
+              break;
+            case 'content_block_start':
+              if (ev.content_block.type === 'tool_use') blocks.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, json: '' });
+              else if (ev.content_block.type === 'text' && ev.content_block.text) yield { type: 'text', text: ev.content_block.text };
+              break;
+            case 'content_block_delta':
+              if (ev.delta.type === 'text_delta' && ev.delta.text) yield { type: 'text', text: ev.delta.text };
+              else if (ev.delta.type === 'input_json_delta') {
+                const b = blocks.get(ev.index);
+                if (b) b.json += ev.delta.partial_json ?? '';
+              }
+              break;
+            case 'content_block_stop': {
               const b = blocks.get(ev.index);
-              if (b) b.json += ev.delta.partial_json ?? '';
+              if (b) {
+                blocks.delete(ev.index);
+                yield { type: 'tool_call', call: { id: b.id, name: b.name, input: parseArgs(b.json) } };
+              }
+              break;
             }
-            break;
-          case 'content_block_stop': {
-            const b = blocks.get(ev.index);
-            if (b) {
-              blocks.delete(ev.index);
-              yield { type: 'tool_call', call: { id: b.id, name: b.name, input: parseArgs(b.json) } };
-            }
-            break;
+            case 'message_delta':
+              stop = ev.delta.stop_reason;
+              if (ev.usage.output_tokens != null) usage.output_tokens = ev.usage.output_tokens;
+              if (ev.usage.input_tokens != null) usage.input_tokens = ev.usage.input_tokens;
+              break;
+            case 'message_stop':
+              stopped = true;
+              break;
           }
-          case 'message_stop':
-            stopped = true;
-            break;
-          case 'error':
-            throw new ProviderError(`Anthropic error: ${ev.error?.message ?? ev.error?.type ?? 'unknown'}`);
+          if (stopped) break;
         }
-        if (stopped) break;
+      } catch (err) {
+        throw providerError(VENDOR, Anthropic, err);
       }
-      if (!stopped) throw new ProviderError('Anthropic stream ended before message_stop');
+      if (!stopped) throw new ProviderError(`${VENDOR} stream ended before message_stop`);
+      // A tool_use block still open at the stop was cut off: reported as the truncation it is.
+      yield { type: 'finish', stop: blocks.size ? 'max_tokens' : (STOPS[stop ?? ''] ?? 'end'), usage };
     },
   };
 }

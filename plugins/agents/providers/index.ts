@@ -1,11 +1,11 @@
 /**
  * Model providers behind one interface, chosen by the agent's `model` string.
  *
- * Why hand-written clients rather than the Vercel AI SDK: ai@7 (what resolves here) needs zod as
- * a peer, owns the tool loop and its message shapes, and is a large dependency for the compiled
- * binary, while we need exactly two streamed wire formats (~100 lines each), our own loop (tool
- * calls must go through core/tools/call.ts with the caller's principal, a step limit, persistence)
- * and exact control of aborts and error surfacing. The fake-server tests pin both formats.
+ * The wire is the vendors' official SDKs (`openai`, `@anthropic-ai/sdk`): retries with backoff
+ * honouring Retry-After, typed stop reasons, usage. The loop stays ours (chat.ts), not an agent
+ * framework's: tool calls must go through core/tools/call.ts with the caller's principal, a step
+ * limit, persistence, and exact control of aborts and error surfacing. The fake-server tests
+ * (test/kit/fake-models.ts) pin both formats.
  */
 import { errors } from '../../../core/sdk';
 import { anthropicProvider } from './anthropic';

@@ -1,0 +1,68 @@
+import { ProviderError } from './types';
+
+/** Retries of one model call after a 408, 409, 429, 529 or 5xx (the SDKs' rule), with their backoff. */
+export const MAX_RETRIES = 2;
+
+/**
+ * The longest `Retry-After` a provider may ask for and be waited on. Longer, and the turn fails
+ * now with the provider's answer rather than hold the chat (and a shutdown) that long.
+ */
+export const MAX_RETRY_AFTER_MS = 10_000;
+
+const retryable = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+/** The wait a response asks for (Retry-After in seconds or as a date, or retry-after-ms), if any. */
+function askedWaitMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms)) return ms;
+  const text = headers.get('retry-after');
+  if (!text) return undefined;
+  const seconds = Number.parseFloat(text);
+  return Number.isFinite(seconds) ? seconds * 1000 : Date.parse(text) - Date.now();
+}
+
+/**
+ * The fetch the SDK clients use. It bounds their retries: a retryable answer asking for a wait
+ * beyond MAX_RETRY_AFTER_MS gets the SDKs' own `x-should-retry: false`, so it fails at once.
+ * `dropAuthorization`: a keyless OpenAI-compatible server (Ollama, vLLM) is sent no Authorization
+ * at all, though the SDK insists on a key.
+ */
+export function providerFetch(opts: { dropAuthorization?: boolean } = {}): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    let request = init;
+    if (opts.dropAuthorization) {
+      const headers = new Headers(init?.headers);
+      headers.delete('authorization');
+      request = { ...init, headers };
+    }
+    const res = await fetch(input, request);
+    const wait = retryable(res.status) ? askedWaitMs(res.headers) : undefined;
+    if (wait === undefined || wait <= MAX_RETRY_AFTER_MS) return res;
+    const headers = new Headers(res.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }) as typeof fetch;
+}
+
+/** The error classes both SDKs export under the same names. */
+interface SdkErrors {
+  APIError: new (...args: any[]) => Error & { status?: number };
+  APIConnectionError: new (...args: any[]) => Error;
+  APIUserAbortError: new (...args: any[]) => Error;
+}
+
+/**
+ * An SDK error as the ProviderError the chat reports: the HTTP status and the provider's message,
+ * or why it could not be reached. An abort passes through unchanged (the chat knows it stopped).
+ */
+export function providerError(vendor: string, sdk: SdkErrors, err: unknown): unknown {
+  if (err instanceof sdk.APIUserAbortError) return err;
+  if (err instanceof sdk.APIConnectionError) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    return new ProviderError(`${vendor} could not be reached: ${cause ?? err.message}`);
+  }
+  // With a status: the HTTP answer (the message starts with it); without: an error event in the stream.
+  if (err instanceof sdk.APIError)
+    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.message}` : `${vendor} error: ${err.message}`);
+  return err;
+}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
-import { create, expectError, jsB, useToolKit } from './test-kit';
+import { create, expectError, jsB, useToolKit } from '../../test/kit/custom-tools';
 
 useToolKit();
 

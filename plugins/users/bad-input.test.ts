@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
-import { discover, register } from './oauth-kit';
-import { addUser, formFields, PASSWORD } from './test-kit';
+import { discover, register } from '../../test/kit/oauth';
+import { addUser, formFields, PASSWORD } from '../../test/kit/users';
 import { basicCredentials } from './token';
 
 /**

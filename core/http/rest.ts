@@ -11,7 +11,7 @@ import { claimInFlight, idempotencyKeyOf, keyOwner, withIdempotency, type Stored
 import { streamIdempotently } from './idempotent-stream';
 import { baseHeaders, errorResponse, newRequestId, textResponse } from './respond';
 import type { Services } from './services';
-import { VERSIONS, downgradeBody, notYetInVersion, resolveVersion } from './versioning';
+import { LATEST, VERSIONS, downgradeBody, notYetInVersion, resolveVersion, type ResolvedVersion } from './versioning';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -147,6 +147,16 @@ async function storeOf(
   return authStore!;
 }
 
+/** The path's parameters other than the store's id, which names the store, not the input. */
+function pathParamsOf(params: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in params) if (k !== 'storeId') out[k] = params[k];
+  return out;
+}
+
+/** What an absent X-API-Version means: the latest version, with no deprecation headers. */
+const LATEST_VERSION: ResolvedVersion = Object.freeze({ version: LATEST, headers: Object.freeze({}) });
+
 /** Global routes act on no store: handlers of such routes never read ctx.store. */
 const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const });
 
@@ -154,22 +164,30 @@ const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const 
  * The REST pipeline, one place for every convention, in order: request id, version, credential,
  * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
  */
-export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>, ip?: string): Promise<Response> {
+export async function handleRest(
+  svc: Services,
+  route: RestRoute,
+  request: Request,
+  params: Record<string, string>,
+  ip?: () => string | undefined,
+): Promise<Response> {
   const requestId = newRequestId();
   let headers = baseHeaders(requestId);
   try {
-    const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
-    headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
+    // Most requests name no version: then there is no calendar to check, and no clock to read.
+    const versionHeader = request.headers.get('x-api-version');
+    const version = versionHeader ? resolveVersion(versionHeader, svc.clock.now()) : LATEST_VERSION;
+    if (version !== LATEST_VERSION) headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
     const missing = notYetInVersion(route.action.rest!.since, version.version, `${route.method} ${route.path}`);
     if (missing) throw missing;
     if (route.auth.length === 1 && route.auth[0] === 'admin' && !svc.adminToken)
       throw errors.auth('The admin API is disabled: set SVC_ADMIN_TOKEN on the server.');
     const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);
-    const { storeId, ...pathParams } = params ?? {};
-    const store = await storeOf(svc, route, storeId, authStore, principal.kind);
+    const pathParams = pathParamsOf(params);
+    const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind);
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
-      const rate = await svc.rateLimiter.check(store.id, store.plan);
-      Object.assign(headers, rate.headers);
+      const leasing = svc.rateLimiter.check(store.id, store.plan, headers);
+      if (leasing) await leasing;
     }
     // Operator and public routes are let in by their kind alone; a store credential needs a scope.
     const accepted = acceptedScopes(route.plugin, route.action.kind);
@@ -177,11 +195,8 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
 
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
-    const input = {
-      ...(hasBody && route.body !== 'json' && route.body !== 'form' ? queryInput(route, request.url) : {}),
-      ...body.value,
-      ...pathParams,
-    };
+    const input = hasBody && route.body !== 'json' && route.body !== 'form' ? { ...queryInput(route, request.url), ...body.value } : body.value;
+    Object.assign(input, pathParams);
     checkPathParams(svc.registry, route, pathParams);
     const ctx: CallerCtx = {
       db: svc.db,
@@ -193,12 +208,18 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
       shutdown: svc.shutdown,
       requestId,
       storePath: `/v1/stores/${store.id}`,
-      http: { request, ip },
+      // The client's address is asked of the server only by the few handlers that read it.
+      http: {
+        request,
+        get ip() {
+          return ip?.();
+        },
+      },
       apiVersion: version.version.id,
     };
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,
-      body: await invoke(route.plugin, route.action, { ...ctx, db, afterCommitQueue }, input),
+      body: await invoke(route.plugin, route.action, db === svc.db && !afterCommitQueue ? ctx : { ...ctx, db, afterCommitQueue }, input),
     });
 
     // The one key rule (length) wherever the header is read: every POST and PATCH.

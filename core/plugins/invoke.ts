@@ -178,7 +178,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   const queue = nested ?? [];
   const finish = async (out: unknown) => {
     checkOutput(plugin, actionNameOf(plugin, action), action, out);
-    if (!nested) await runAfterCommit(queue, caller.log ?? rootLog);
+    if (!nested && queue.length) await runAfterCommit(queue, caller.log ?? rootLog);
     return out;
   };
   if (action.rest?.response === 'raw')

@@ -262,6 +262,11 @@ export interface PluginDef {
    * MCP, agent chat) accepts them without the core knowing the plugin.
    */
   authenticators?: (deps: JobDeps) => Authenticator[];
+  /**
+   * Where the users' access tokens those authenticators take are issued (OAuth 2.0 authorization
+   * code with PKCE): the API description offers the flow with these endpoints (paths on this server).
+   */
+  oauth?: { authorizationPath: string; tokenPath: string };
 }
 
 export interface JobDeps {

@@ -3,7 +3,7 @@ import type { ActionDef, CallerCtx, PluginDef, RestMapping, Store } from '../plu
 import { acceptedScopes } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { hasScope, invoke, runAfterCommit } from '../plugins/invoke';
-import { errors } from '../errors';
+import { errors, SvcError } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
@@ -30,6 +30,12 @@ export interface RestRoute {
   response: NonNullable<RestMapping['response']>;
   /** Path parameters with the pattern their value must match (ids), compiled once. */
   pathChecks: [string, RegExp][];
+  /**
+   * The GET of the resource the path names (`GET /products/:id` for `POST /products/:id/variants`,
+   * the route's own path for a PATCH or DELETE): asked when a request's input is refused, so that
+   * another store's id is 404 whatever the body (ownership first, as SPEC 7 has it).
+   */
+  owner?: RestRoute;
 }
 
 /** `api_key` routes take a user's token too: both are a store's credential with scopes. A list is taken as written. */
@@ -38,10 +44,26 @@ const authKinds = (auth: RestMapping['auth']): AuthKind[] =>
 
 /** Every REST route, derived from the plugin declarations. */
 export function restRoutes(registry: Registry): RestRoute[] {
+  const routes = declaredRoutes(registry);
+  const gets = new Map(routes.filter((r) => r.method === 'GET' && r.auth.every((k) => k !== 'public')).map((r) => [r.path, r]));
+  for (const route of routes) {
+    // The longest prefix of the path that ends in a parameter other than the store's and is read by a GET.
+    const segments = route.path.split('/');
+    for (let end = segments.length; end > 0 && !route.owner; end--) {
+      const last = segments[end - 1];
+      if (!last.startsWith(':') || last === ':storeId') continue;
+      const owner = gets.get(segments.slice(0, end).join('/'));
+      if (owner && owner !== route) route.owner = owner;
+    }
+  }
+  return routes;
+}
+
+function declaredRoutes(registry: Registry): RestRoute[] {
   return registry.plugins.flatMap((plugin) =>
     Object.entries(plugin.actions)
       .filter(([, a]) => a.rest)
-      .map(([actionName, action]) => {
+      .map(([actionName, action]): RestRoute => {
         const rest = action.rest!;
         const scope = rest.scope ?? 'store';
         if (rest.since && !VERSIONS.some((v) => v.id === rest.since))
@@ -154,6 +176,20 @@ function pathParamsOf(params: Record<string, string> | undefined): Record<string
   return out;
 }
 
+/**
+ * Throws the owner GET's 404 when the resource the path names is not this store's. Anything else
+ * it says (a scope the credential lacks for reading, say) leaves the original error to be answered.
+ */
+async function ownerExists(owner: RestRoute, ctx: CallerCtx, pathParams: Record<string, string>) {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(pathParams)) if ((owner.action.input as any).properties?.[name]) input[name] = pathParams[name];
+  try {
+    await invoke(owner.plugin, owner.action, { ...ctx, principal: { ...ctx.principal, scopes: acceptedScopes(owner.plugin, 'read') } }, input);
+  } catch (e) {
+    if (e instanceof SvcError && e.status === 404) throw e;
+  }
+}
+
 /** What an absent X-API-Version means: the latest version, with no deprecation headers. */
 const LATEST_VERSION: ResolvedVersion = Object.freeze({ version: LATEST, headers: Object.freeze({}) });
 
@@ -173,6 +209,7 @@ export async function handleRest(
 ): Promise<Response> {
   const requestId = newRequestId();
   let headers = baseHeaders(requestId);
+  let ownerCheck: (() => Promise<void>) | undefined;
   try {
     // Most requests name no version: then there is no calendar to check, and no clock to read.
     const versionHeader = request.headers.get('x-api-version');
@@ -193,10 +230,6 @@ export async function handleRest(
     const accepted = acceptedScopes(route.plugin, route.action.kind);
     if (principal.kind !== 'admin' && principal.kind !== 'public' && !hasScope(principal.scopes, accepted)) throw errors.scope(accepted);
 
-    const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-    const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
-    const input = hasBody && route.body !== 'json' && route.body !== 'form' ? { ...queryInput(route, request.url), ...body.value } : body.value;
-    Object.assign(input, pathParams);
     checkPathParams(svc.registry, route, pathParams);
     const ctx: CallerCtx = {
       db: svc.db,
@@ -217,6 +250,13 @@ export async function handleRest(
       },
       apiVersion: version.version.id,
     };
+    // Ownership before the body: a refused input on another store's resource is that resource's 404.
+    if (route.owner) ownerCheck = () => ownerExists(route.owner!, ctx, pathParams);
+
+    const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
+    const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
+    const input = hasBody && route.body !== 'json' && route.body !== 'form' ? { ...queryInput(route, request.url), ...body.value } : body.value;
+    Object.assign(input, pathParams);
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,
       body: await invoke(route.plugin, route.action, db === svc.db && !afterCommitQueue ? ctx : { ...ctx, db, afterCommitQueue }, input),
@@ -269,6 +309,14 @@ export async function handleRest(
     }
     return textResponse(result.status, result.text, headers);
   } catch (err) {
-    return errorResponse(err, requestId, headers, svc.log);
+    // Asked once any transaction of the request has ended (PGlite has one connection).
+    const owned =
+      ownerCheck && err instanceof SvcError && err.status === 400
+        ? await ownerCheck().then(
+            () => err,
+            (e) => e,
+          )
+        : err;
+    return errorResponse(owned, requestId, headers, svc.log);
   }
 }

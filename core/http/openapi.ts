@@ -115,7 +115,13 @@ const rawResponse = (status: number, output: TSchema, contentType = 'application
       (jsonOutput ? ' Or one JSON object (application/json) when the request asks for it.' : ''),
     headers: commonResponseHeaders(),
     content: {
-      [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } },
+      // A stream is text to a client (and to validators); the shape of each event is told beside it.
+      [contentType]: {
+        schema:
+          contentType === 'text/event-stream'
+            ? { type: 'string', description: 'Server-sent events; see x-event-schema.', 'x-event-schema': plain(output) }
+            : { type: 'string', format: 'binary' },
+      },
       ...(jsonOutput ? { 'application/json': { schema: plain(jsonOutput) } } : {}),
     },
   },
@@ -139,6 +145,8 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
       const { description, ...schema } = props[name];
       // An object travels as `name[key]=value` (metadata filters, created[gte]): OpenAPI's deepObject.
       const style = schema.type === 'object' ? { style: 'deepObject', explode: true } : {};
+      // Left out is the same as no filter; validators read an absent deepObject as {}.
+      if (style.style) delete schema.minProperties;
       return { name, in: 'query', required: required.includes(name), ...(description ? { description } : {}), ...style, schema };
     });
     return { query };

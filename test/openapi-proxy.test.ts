@@ -32,7 +32,7 @@ async function freePort() {
 beforeAll(async () => {
   h = await setup({ env: model.env });
   const app = h.app.listen({ hostname: '127.0.0.1', port: 0 });
-  server = { stop: () => app.stop() };
+  server = { stop: async () => void (await app.stop()) };
   const upstream = `http://127.0.0.1:${app.server!.port}`;
   dir = await mkdtemp(join(tmpdir(), 'svc-prism-'));
   const file = join(dir, 'openapi.json');

@@ -4,7 +4,7 @@
  * and a product list page, over real PostgreSQL. Run it under `bun --cpu-prof` for a profile.
  *
  *   PROFILE_REQUESTS  requests per measurement (default 20000)
- *   PROFILE_ONLY      `get` or `list`: profile just that one
+ *   PROFILE_ONLY      `get`, `list` or `mcp`: profile just that one
  *   DATABASE_URL      server to create the throwaway database on
  */
 import { systemClock } from '../core/clock';
@@ -34,14 +34,15 @@ try {
   const ids = (await Bun.file(bench.idsFile).text()).trim().split('\n');
   const store = `http://svc.test/v1/stores/${bench.storeId}`;
   const headers = { 'x-api-key': bench.apiKey };
-  const measure = async (label: string, url: (i: number) => string) => {
+  const measure = async (label: string, url: (i: number) => string, init: (i: number) => RequestInit = () => ({ headers })) => {
     // 32 in flight, as wrk -c32 keeps them.
     const run = async (n: number) => {
       let next = 0;
       await Promise.all(
         Array.from({ length: 32 }, async () => {
           while (next < n) {
-            const res = await app.handle(new Request(url(next++), { headers }));
+            const i = next++;
+            const res = await app.handle(new Request(url(i), init(i)));
             if (res.status !== 200) throw new Error(`${label}: ${res.status} ${await res.text()}`);
             await res.arrayBuffer();
           }
@@ -60,8 +61,30 @@ try {
     );
   };
   const only = process.env.PROFILE_ONLY;
-  if (only !== 'list') await measure('GET product', (i) => `${store}/products/${ids[i % ids.length]}`);
-  if (only !== 'get') await measure('GET products?limit=25', () => `${store}/products?limit=25`);
+  if (!only || only === 'get') await measure('GET product', (i) => `${store}/products/${ids[i % ids.length]}`);
+  if (only !== 'get' && only !== 'mcp') await measure('GET products?limit=25', () => `${store}/products?limit=25`);
+  if (!only || only === 'mcp') {
+    const mcp = 'http://svc.test/agent/mcp';
+    const rpc = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await app.handle(
+      new Request(mcp, {
+        method: 'POST',
+        headers: rpc,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } } }),
+      }),
+    );
+    const session = { ...rpc, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await app.handle(new Request(mcp, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }));
+    await measure(
+      'MCP tools/call get_product',
+      () => mcp,
+      (i) => ({
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'products_get_product', arguments: { id: ids[i % ids.length] } } }),
+      }),
+    );
+  }
 } finally {
   await raw.close();
   await bench.drop();

@@ -70,7 +70,12 @@ try {
       new Request(mcp, {
         method: 'POST',
         headers: rpc,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } },
+        }),
       }),
     );
     const session = { ...rpc, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
@@ -81,7 +86,12 @@ try {
       (i) => ({
         method: 'POST',
         headers: session,
-        body: JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'products_get_product', arguments: { id: ids[i % ids.length] } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'tools/call',
+          params: { name: 'products_get_product', arguments: { id: ids[i % ids.length] } },
+        }),
       }),
     );
   }

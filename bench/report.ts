@@ -27,10 +27,18 @@ export interface Check {
   target: string;
   /** undefined: reported only, no target to meet. */
   ok?: boolean;
+  /** A ratio check's value and target, for the regression guard. */
+  ratio?: number;
+  min?: number;
 }
+
+/** The ratio checks under half their target: what CI's guard fails on (a slide still shows as FAIL). */
+export const collapses = (checks: Check[]) => checks.filter((c) => c.ratio !== undefined && c.min !== undefined && c.ratio < c.min / 2);
 
 export const ratio = (label: string, a: number, b: number, min?: number, note?: string): Check => ({
   label,
+  ratio: a / b,
+  min,
   value: pct(a / b),
   target: min === undefined ? (note ?? 'report') : `>= ${pct(min)}`,
   ok: min === undefined ? undefined : a / b >= min,

@@ -11,13 +11,16 @@
  *                     svc's own default SVC_DB_POOL)
  *   BENCH_SEARCH_PRODUCTS  products in the store of the list-filter figures (default 100000)
  *   BENCH_ONLY        `search`: only the product list with and without a q filter; `mcp`: only MCP
- *                     tools/call beside the REST GET (quick checks)
+ *                     tools/call beside the REST GET; `ratios`: only the pairs the targets compare
+ *                     (GET and list against their bare routes with both wrk shapes, MCP) (quick checks)
+ *   BENCH_GUARD=1     CI's regression guard: BENCH_ONLY=ratios with 5 s runs after 2 s warm-up
+ *                     (about a minute), exiting 1 only on a collapse, a ratio under half its target
  *   DATABASE_URL      server to create the throwaway database on
  *                     (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { checksTable, decayTable, p99Under, ratio, resultsTable } from './report';
+import { checksTable, collapses, decayTable, p99Under, ratio, resultsTable } from './report';
 import { createBenchDb, SEARCH_WORD, seedSearchStore, type BenchDb } from './seed';
 import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
@@ -26,17 +29,21 @@ import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk'
 const wrk = requireWrk();
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const GUARD = process.env.BENCH_GUARD === '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (GUARD ? 5 : 10));
+const WARMUP = Number(process.env.BENCH_WARMUP ?? (GUARD ? 2 : 3));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const DECAY_RUNS = Number(process.env.BENCH_DECAY_RUNS ?? 6);
 const POOL = Number(process.env.BENCH_POOL ?? 10);
 const CONNECTIONS = 32;
-const THREADS = 2;
+/** wrk's threads: a user's client is one of these shapes or the other, and the ratios hold for both. */
+const SHAPES = [1, 2] as const;
 const PRODUCTS = 300;
+const PAGE = 25;
 const SEARCH_PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
 const ONLY_SEARCH = process.env.BENCH_ONLY === 'search';
 const ONLY_MCP = process.env.BENCH_ONLY === 'mcp';
+const ONLY_RATIOS = GUARD || process.env.BENCH_ONLY === 'ratios';
 
 const GET_SCRIPT = join(import.meta.dir, 'get-rotate.lua');
 const POST_SCRIPT = join(import.meta.dir, 'post-create.lua');
@@ -93,13 +100,13 @@ async function mcpSession(base: string, auth: Record<string, string>) {
 }
 
 /** A wrk run; scriptArgs is a function because some scripts need fresh arguments every run. */
-type Spec = Omit<WrkRun, 'seconds' | 'connections' | 'threads' | 'scriptArgs'> & { scriptArgs?: () => string[] };
+type Spec = Omit<WrkRun, 'seconds' | 'connections' | 'threads' | 'scriptArgs'> & { scriptArgs?: () => string[]; threads?: number };
 
 /** One wrk run against `server`, with the server process's CPU time per request. */
 async function wrkOnce(server: Child, spec: Spec, seconds: number): Promise<WrkResult> {
   const before = cpuMs(server.pid);
   const dbBefore = postgresCpuMs();
-  const r = await runWrk(wrk, { ...spec, scriptArgs: spec.scriptArgs?.(), seconds, connections: CONNECTIONS, threads: THREADS });
+  const r = await runWrk(wrk, { ...spec, scriptArgs: spec.scriptArgs?.(), seconds, connections: CONNECTIONS, threads: spec.threads ?? 2 });
   const after = cpuMs(server.pid);
   const dbAfter = postgresCpuMs();
   if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
@@ -130,12 +137,14 @@ async function main() {
   const pgUrl = new URL(process.env.DATABASE_URL!);
   log(`Creating a throwaway database on ${pgUrl.host} and seeding ${PRODUCTS} products...`);
   db = await createBenchDb(PRODUCTS);
-  log(`Seeding a second store with ${SEARCH_PRODUCTS} products for the list filter...`);
-  const search = await seedSearchStore(db.url, SEARCH_PRODUCTS);
-  const searchPath = `/v1/stores/${search.storeId}/products?limit=10`;
-  const searchAuth = { 'x-api-key': search.apiKey };
+  const needsSearch = !ONLY_MCP && !ONLY_RATIOS;
+  if (needsSearch) log(`Seeding a second store with ${SEARCH_PRODUCTS} products for the list filter...`);
+  const search = needsSearch ? await seedSearchStore(db.url, SEARCH_PRODUCTS) : undefined;
+  const searchPath = `/v1/stores/${search?.storeId}/products?limit=10`;
+  const searchAuth = { 'x-api-key': search?.apiKey ?? '' };
   const env = { BENCH_DB_URL: db.url, BENCH_POOL: String(POOL) };
   const storePath = `/v1/stores/${db.storeId}`;
+  const listPath = `${storePath}/products?limit=${PAGE}`;
   const auth = { 'x-api-key': db.apiKey };
   const json = { 'content-type': 'application/json' };
   const firstId = (await Bun.file(db.idsFile).text()).split('\n')[0];
@@ -148,12 +157,13 @@ async function main() {
   const svc = await startServer('server-svc.ts', env);
   await expectStatus(serve.base + '/', {}, 200);
   await expectStatus(`${bare.base}${storePath}/products/${firstId}`, {}, 200);
+  await expectStatus(`${bare.base}${listPath}`, {}, 200);
   await expectStatus(`${bare.base}${storePath}/products`, { method: 'POST', headers: json, body: createBody }, 201);
   await expectStatus(`${bare.base}/tx${storePath}/products`, { method: 'POST', headers: json, body: createBody }, 201);
   await expectStatus(`${svc.base}${storePath}/products/${firstId}`, { headers: auth }, 200);
-  await expectStatus(`${svc.base}${storePath}/products?limit=10`, { headers: auth }, 200);
+  await expectStatus(`${svc.base}${listPath}`, { headers: auth }, 200);
   await expectStatus(`${svc.base}${storePath}/products`, { method: 'POST', headers: { ...auth, ...json }, body: createBody }, 201);
-  await expectStatus(`${svc.base}${searchPath}&q=${SEARCH_WORD}`, { headers: searchAuth }, 200);
+  if (search) await expectStatus(`${svc.base}${searchPath}&q=${SEARCH_WORD}`, { headers: searchAuth }, 200);
 
   const rotate = () => [`${storePath}/products/`, db!.idsFile];
   const mcpHeaders = { ...auth, ...json, ...(await mcpSession(svc.base, auth)) };
@@ -169,26 +179,46 @@ async function main() {
   const runTag = Date.now().toString(36);
   let wrkRuns = 0;
   const freshSkus = () => [`B${runTag}x${++wrkRuns}`];
-  const svcGet: Spec = { url: svc.base, headers: auth, script: GET_SCRIPT, scriptArgs: rotate };
+  const svcGet = (threads: number): Spec => ({ url: svc.base, headers: auth, script: GET_SCRIPT, scriptArgs: rotate, threads });
 
-  const fullPlan: { key: string; label: string; server: Child; spec: Spec }[] = [
-    { key: 'serve', label: 'bare `Bun.serve`, static JSON', server: serve, spec: { url: serve.base + '/' } },
-    { key: 'bareGet', label: 'bare Elysia route, 1 PK SELECT', server: bare, spec: { url: bare.base, script: GET_SCRIPT, scriptArgs: rotate } },
-    { key: 'svcGet', label: 'svc `GET /v1/stores/:storeId/products/:id`', server: svc, spec: svcGet },
-    // Right after its baseline, the REST GET: the writes below leave the database busy (autovacuum,
-    // checkpoints) for a while, which would be charged to whatever runs next.
+  type Step = { key: string; label: string; server: Child; spec: Spec };
+  // Each svc figure right after the baseline it is compared with, for both wrk shapes.
+  const pairs: Step[] = SHAPES.flatMap((t) => [
     {
-      key: 'mcpGet',
-      label: 'svc MCP `tools/call` products_get_product (Streamable HTTP)',
-      server: svc,
-      spec: { url: `${svc.base}/agent/mcp`, headers: mcpHeaders, script: MCP_SCRIPT, scriptArgs: () => [db!.idsFile] },
+      key: `bareGet${t}`,
+      label: `bare Elysia route, 1 PK SELECT (wrk -t${t})`,
+      server: bare,
+      spec: { url: bare.base, script: GET_SCRIPT, scriptArgs: rotate, threads: t },
+    },
+    { key: `svcGet${t}`, label: `svc \`GET /v1/stores/:storeId/products/:id\` (wrk -t${t})`, server: svc, spec: svcGet(t) },
+  ]);
+  const lists: Step[] = SHAPES.flatMap((t) => [
+    {
+      key: `bareList${t}`,
+      label: `bare Elysia route, keyset page of ${PAGE} (wrk -t${t})`,
+      server: bare,
+      spec: { url: `${bare.base}${listPath}`, threads: t },
     },
     {
-      key: 'svcList',
-      label: 'svc `GET .../products?limit=10`',
+      key: `svcList${t}`,
+      label: `svc \`GET .../products?limit=${PAGE}\` (wrk -t${t})`,
       server: svc,
-      spec: { url: `${svc.base}${storePath}/products?limit=10`, headers: auth },
+      spec: { url: `${svc.base}${listPath}`, headers: auth, threads: t },
     },
+  ]);
+  // Right after the REST GET it is compared with: the writes below leave the database busy
+  // (autovacuum, checkpoints) for a while, which would be charged to whatever runs next.
+  const mcp: Step = {
+    key: 'mcpGet',
+    label: 'svc MCP `tools/call` products_get_product (Streamable HTTP, wrk -t2)',
+    server: svc,
+    spec: { url: `${svc.base}/agent/mcp`, headers: mcpHeaders, script: MCP_SCRIPT, scriptArgs: () => [db!.idsFile] },
+  };
+  const fullPlan: Step[] = [
+    { key: 'serve', label: 'bare `Bun.serve`, static JSON (wrk -t2)', server: serve, spec: { url: serve.base + '/' } },
+    ...pairs,
+    mcp,
+    ...lists,
     {
       key: 'bareInsert',
       label: 'bare Elysia route, 1 INSERT',
@@ -220,7 +250,13 @@ async function main() {
       spec: { url: `${svc.base}${searchPath}&q=${SEARCH_WORD}`, headers: searchAuth },
     },
   ];
-  const only = ONLY_SEARCH ? ['svcListBig', 'svcSearch'] : ONLY_MCP ? ['svcGet', 'mcpGet'] : undefined;
+  const only = ONLY_SEARCH
+    ? ['svcListBig', 'svcSearch']
+    : ONLY_MCP
+      ? ['svcGet2', 'mcpGet']
+      : ONLY_RATIOS
+        ? [...pairs, mcp, ...lists].map((p) => p.key)
+        : undefined;
   const plan = only ? fullPlan.filter((p) => only.includes(p.key)) : fullPlan;
 
   const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
@@ -229,7 +265,7 @@ async function main() {
     for (const { key, label, server, spec } of plan) {
       if (WARMUP > 0) await wrkOnce(server, spec, WARMUP); // JIT, pool connections, key cache
       const r = await wrkOnce(server, spec, SECONDS);
-      log(`  ${label.replaceAll('`', '').padEnd(52)} ${describe(r)}`);
+      log(`  ${label.replaceAll('`', '').padEnd(60)} ${describe(r)}`);
       runs.get(key)!.push(r);
     }
   }
@@ -242,41 +278,49 @@ async function main() {
   if (!only) log(`decay: svc GET product, ${DECAY_RUNS} x ${SECONDS} s`);
   const decay: WrkResult[] = [];
   for (let i = 0; i < (only ? 0 : DECAY_RUNS); i++) {
-    const r = await wrkOnce(svc, svcGet, SECONDS);
+    const r = await wrkOnce(svc, svcGet(2), SECONDS);
     log(`  run ${i + 1}: ${describe(r)}`);
     decay.push(r);
   }
   await svc.stop();
 
-  const searchChecks = ONLY_MCP
-    ? []
-    : [
-        ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
-        p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
-      ];
-  const mcpChecks = [
-    ratio('MCP tools/call get_product / REST GET product', m('mcpGet').rps, m('svcGet').rps, 0.7),
-    ...cpuRatio('(extra) server CPU per request, svc GET / MCP tools/call', m('svcGet'), m('mcpGet')),
+  const searchChecks = () => [
+    ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
+    p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
+  ];
+  const mcpChecks = () => [
+    ratio('MCP tools/call get_product / REST GET product (wrk -t2)', m('mcpGet').rps, m('svcGet2').rps, 0.7),
+    ...cpuRatio('(extra) server CPU per request, svc GET / MCP tools/call', m('svcGet2'), m('mcpGet')),
     p99Under('MCP tools/call p99 at 32 connections', m('mcpGet'), 10),
   ];
+  const ratioChecks = () => [
+    ...SHAPES.flatMap((t) => [
+      ratio(`svc GET / bare SELECT route (wrk -t${t})`, m(`svcGet${t}`).rps, m(`bareGet${t}`).rps, 0.8),
+      p99Under(`svc GET p99 at 32 connections (wrk -t${t})`, m(`svcGet${t}`), 10),
+    ]),
+    ...mcpChecks(),
+    ...SHAPES.flatMap((t) => [
+      ratio(`svc list / bare keyset route, page of ${PAGE} (wrk -t${t})`, m(`svcList${t}`).rps, m(`bareList${t}`).rps, 0.8),
+      p99Under(`svc list p99 at 32 connections (wrk -t${t})`, m(`svcList${t}`), 10),
+    ]),
+    // The server process is the busiest single thread here, so this is roughly where the req/s
+    // ratio settles when nothing else disturbs the run.
+    ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET (wrk -t1)', m('bareGet1'), m('svcGet1')),
+  ];
   const checks = ONLY_SEARCH
-    ? searchChecks
+    ? searchChecks()
     : ONLY_MCP
-      ? mcpChecks
-      : [
-          ...searchChecks,
-          ratio('svc GET / bare SELECT route', m('svcGet').rps, m('bareGet').rps, 0.75),
-          ratio('bare SELECT route / bare `Bun.serve`', m('bareGet').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
-          ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
-          ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
-          ...mcpChecks,
-          // The server process is the busiest single thread here, so this is roughly where the req/s
-          // ratio settles when nothing else disturbs the run.
-          ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET', m('bareGet'), m('svcGet')),
-          p99Under('svc GET p99 at 32 connections', m('svcGet'), 10),
-          p99Under('svc list p99 at 32 connections', m('svcList'), 10),
-          p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
-        ];
+      ? mcpChecks()
+      : ONLY_RATIOS
+        ? ratioChecks()
+        : [
+            ...ratioChecks(),
+            ...searchChecks(),
+            ratio('bare SELECT route / bare `Bun.serve` (wrk -t2)', m('bareGet2').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
+            ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
+            ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
+            p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
+          ];
   if (decay.length >= 2) {
     const d = decay[decay.length - 1].rps / decay[0].rps;
     checks.push({
@@ -296,7 +340,7 @@ async function main() {
   console.log(`\n### REST benchmark (${new Date().toISOString().slice(0, 10)})\n`);
   console.log(
     `Bun ${Bun.version}, PostgreSQL ${server_version.split(' ')[0]} on ${pgUrl.host}, ${availableParallelism()} cores shared by wrk, the server and PostgreSQL; ` +
-      `wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP} s warm-up` +
+      `wrk ${CONNECTIONS} connections with 1 or 2 threads as labelled, ${SECONDS} s per run after ${WARMUP} s warm-up` +
       `${ROUNDS > 1 ? `, median of ${ROUNDS} rounds` : ''}; pool size ${POOL}; GETs rotate over ${db.productCount} seeded products; ` +
       `creates send name, unique SKU and price.\n`,
   );
@@ -308,6 +352,13 @@ async function main() {
   console.log();
   if (decay.length) console.log(decayTable(decay));
   if (totalErrors) console.log(`\n**Warning:** ${totalErrors} non-2xx responses or socket errors; these figures are not valid.`);
+  if (GUARD) {
+    // A noisy shared machine moves these figures by a tenth or two; only a collapse fails CI.
+    const collapsed = collapses(checks);
+    for (const c of collapsed) console.log(`COLLAPSE: ${c.label} is ${c.value}, under half of its target (${c.target})`);
+    if (collapsed.length || totalErrors) process.exitCode = 1;
+    else console.log('guard: no ratio under half its target');
+  }
 }
 
 try {

@@ -1,6 +1,6 @@
 /**
- * Baseline 2: a bare Elysia app running the statement svc's handler runs (the product SELECT, the
- * product INSERT), on the same driver (Bun.SQL) and pool size, with none of the conventions.
+ * Baseline 2: a bare Elysia app running the statement svc's handler runs (the product SELECT, a
+ * keyset page of products, the product INSERT), on the same driver (Bun.SQL) and pool size, with none of the conventions.
  * For a GET the database work is identical, so the gap is the conventions' cost (auth, scopes,
  * rate limit, versioning, validation...). A svc create does more: every write is a transaction,
  * and the stock ledger updates the product's stock total after the INSERT (plugins/inventory/stock.ts).
@@ -12,6 +12,8 @@ const sql = new Bun.SQL(requireEnv('BENCH_DB_URL'), { max: Number(requireEnv('BE
 
 // Same statements as plugins/products/store.ts (getProductRow, createProduct).
 const SELECT_ONE = 'SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL';
+// The first page of core/plugins/pagination.ts's keyset query for an unfiltered product list.
+const SELECT_PAGE = 'SELECT * FROM products WHERE store_id = $1 AND archived_at IS NULL ORDER BY seq DESC LIMIT $2';
 const INSERT_ONE = `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
   VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`;
 
@@ -37,6 +39,12 @@ const app = new Elysia()
     const [row] = await sql.unsafe(SELECT_ONE, [params.storeId, params.id]);
     if (!row) return new Response('{"error":"not found"}', { status: 404, headers: jsonHeaders });
     return new Response(JSON.stringify(row), { headers: jsonHeaders });
+  })
+  .get('/v1/stores/:storeId/products', async ({ params, query }) => {
+    const limit = Number(query.limit ?? 10);
+    const rows = await sql.unsafe(SELECT_PAGE, [params.storeId, limit + 1]);
+    const body = { object: 'list', data: rows.slice(0, limit), has_more: rows.length > limit };
+    return new Response(JSON.stringify(body), { headers: jsonHeaders });
   })
   .post(
     '/v1/stores/:storeId/products',

@@ -6,17 +6,12 @@
 import { systemClock } from '../core/clock';
 import { openDb } from '../core/db';
 import { createApp } from '../core/http/app';
-import { DEFAULT_LIMITS, type PlanLimit } from '../core/http/rate-limit';
 import { makeServices } from '../core/http/services';
 import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
-import { announce, requireEnv } from './child';
-
-const HIGH: Record<string, PlanLimit> = Object.fromEntries(
-  Object.keys(DEFAULT_LIMITS).map((plan) => [plan, { perMinute: 1_000_000_000, burst: 1_000_000_000 }]),
-);
+import { announce, HIGH_LIMITS, requireEnv } from './child';
 
 const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Number(requireEnv('BENCH_POOL')) });
-const svc = makeServices({ db, clock: systemClock, registry: createRegistry(pluginList), limits: HIGH });
+const svc = makeServices({ db, clock: systemClock, registry: createRegistry(pluginList), limits: HIGH_LIMITS });
 const app = createApp(svc).listen({ hostname: '127.0.0.1', port: 0 });
 announce(app.server!.port!);

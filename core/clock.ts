@@ -22,5 +22,5 @@ export function manualClock(start: Date | string) {
 }
 
 /** A timestamp from the database as the API writes it: ISO 8601 UTC. */
-export const iso = (d: unknown) => new Date(d as string).toISOString();
+export const iso = (d: unknown) => (d instanceof Date ? d : new Date(d as string)).toISOString();
 export const isoOrNull = (d: unknown) => (d == null ? null : iso(d));

@@ -36,11 +36,12 @@ async function served() {
 }
 
 describe('GET /openapi.json', () => {
+  // Validating a document of this size takes seconds on a busy machine: a generous limit, not a timing.
   test('is a valid OpenAPI 3.1 document', async () => {
     const { doc } = await served();
     expect(doc.openapi).toBe('3.1.0');
     await expectValid(doc);
-  });
+  }, 60_000);
 
   test('the validator is not a rubber stamp: a path parameter left undeclared fails', async () => {
     const { doc } = await served();
@@ -86,7 +87,13 @@ describe('GET /openapi.json', () => {
         const scopes = acceptedScopes(route.plugin, route.action.kind);
         expect(op['x-required-scopes']).toEqual(scopes);
         for (const s of scopes) expect(op.description).toContain(`\`${s}\``);
-        expect(op.security).toEqual([{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }]);
+        // What the route really takes: API keys only where it admits them, a user's token (either
+        // scheme) with any one of the scopes.
+        expect(op.security).toEqual([
+          ...(route.auth.includes('api_key') ? [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }] : []),
+          ...(route.auth.includes('user') ? [...scopes.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
+        ]);
+        if (!route.auth.includes('api_key')) expect(op.description).toContain('API keys are refused');
       }
 
       const params = op.parameters.map((p: any) => deref(doc, p));
@@ -121,7 +128,11 @@ describe('GET /openapi.json', () => {
       // Other raw answers (pages, images, OAuth's own JSON) are documented as a body of their media type.
       else if (route.response === 'raw' && media !== 'text/event-stream')
         expect(ok.content[media].schema).toEqual({ type: 'string', format: 'binary' });
-      else expect(Object.keys(ok.content[media].schema.properties).sort()).toEqual(Object.keys((route.action.output as any).properties).sort());
+      else {
+        // A stream's body is text; each event's schema is beside it.
+        const schema = media === 'text/event-stream' ? ok.content[media].schema['x-event-schema'] : ok.content[media].schema;
+        expect(Object.keys(schema.properties).sort()).toEqual(Object.keys((route.action.output as any).properties).sort());
+      }
       expect(Object.keys(ok.headers).sort()).toEqual(['X-API-Latest-Version', 'X-API-Version', 'X-Request-Id']);
       for (const status of ERROR_STATUSES) {
         const res = deref(doc, op.responses[status]);
@@ -154,6 +165,50 @@ describe('GET /openapi.json', () => {
     expect(created.properties.data.properties).toHaveProperty('sku');
   });
 
+  test("users' access tokens: the OAuth 2.0 flow at the server's real endpoints and scopes, and bearer JWT", async () => {
+    const { h, doc } = await served();
+    const { UserOAuth, UserToken } = doc.components.securitySchemes;
+    expect(UserToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(UserOAuth.type).toBe('oauth2');
+    const flow = UserOAuth.flows.authorizationCode;
+    expect(UserOAuth.description).toContain('S256');
+    // The same endpoints and scopes the authorization server announces (RFC 8414).
+    const meta = (await h.raw('GET', '/.well-known/oauth-authorization-server', undefined, {})).body;
+    expect(new URL(meta.authorization_endpoint).pathname).toBe(flow.authorizationUrl);
+    expect(new URL(meta.token_endpoint).pathname).toBe(flow.tokenUrl);
+    expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    expect(Object.keys(flow.scopes)).toEqual(meta.scopes_supported);
+    // And they are the document's own operations.
+    expect(doc.paths[flow.authorizationUrl]?.get).toBeDefined();
+    expect(doc.paths[flow.tokenUrl]?.post).toBeDefined();
+  });
+
+  test('user-only routes claim no API key: they list only user tokens and say keys are refused', async () => {
+    const { h, doc } = await served();
+    for (const [method, path] of [
+      ['patch', '/v1/stores/{storeId}/members/{user_id}'],
+      ['delete', '/v1/stores/{storeId}/members/{user_id}'],
+      ['post', '/v1/stores/{storeId}/invitations'],
+    ]) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      const schemes = op.security.flatMap((r: object) => Object.keys(r));
+      expect(schemes).not.toContain('ApiKeyAuth');
+      expect(schemes).not.toContain('ApiKeyBearer');
+      expect(schemes).toContain('UserOAuth');
+      expect(op.description).not.toContain('Requires an API key');
+      expect(op.description).toContain('API keys are refused (403)');
+      // What the description says is what the server does: an API key holding every scope is refused.
+      const res = await h.raw(
+        method.toUpperCase(),
+        path.replace('{storeId}', h.store.id).replace('{user_id}', crypto.randomUUID()),
+        {},
+        { 'x-api-key': h.key },
+      );
+      expect(res.status).toBe(403);
+    }
+  });
+
   test('security schemes, and the admin routes with the bearer scheme', async () => {
     const { doc } = await served();
     expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
@@ -171,7 +226,14 @@ describe('GET /openapi.json', () => {
       ['delete', '/v1/stores/{storeId}/api-keys/{key_id}'],
     ]) {
       const op = doc.paths[path]?.[method];
-      expect(op.security).toEqual([{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }, { AdminToken: [] }]);
+      expect(op.security).toEqual([
+        { ApiKeyAuth: [] },
+        { ApiKeyBearer: [] },
+        { UserOAuth: ['platform'] },
+        { UserOAuth: ['platform:write'] },
+        { UserToken: [] },
+        { AdminToken: [] },
+      ]);
       expect(op.tags).toEqual(['api_keys']);
       expect(op['x-required-scopes']).toEqual(['platform', 'platform:write']);
     }

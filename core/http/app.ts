@@ -25,7 +25,7 @@ export function createApp(svc: Services) {
     app.route(method, path, run as any, { parse: 'none' } as any);
   };
   for (const r of restRoutes(svc.registry))
-    route(r.method, r.path, ({ request, params, server }) => handleRest(svc, r, request, params, server?.requestIP?.(request)?.address));
+    route(r.method, r.path, ({ request, params, server }) => handleRest(svc, r, request, params, () => server?.requestIP?.(request)?.address));
   for (const r of docsRoutes(svc)) route(r.method, r.path, r.handler as any, true);
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) route(method, MCP_PATH, ({ request }) => handleMcp(svc, request), true);
   route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);

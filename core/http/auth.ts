@@ -6,6 +6,9 @@ import { errors, fail } from '../errors';
 import { hashKey, isWellFormedKey } from '../keys';
 import { keyRevoked } from '../signals';
 
+/** An API key's principal and its store (a key always has one). */
+type KeyAuth = { principal: Principal; store: Store };
+
 interface CachedKey {
   principal: Principal;
   store: Store;
@@ -32,19 +35,23 @@ export class KeyResolver {
     keyRevoked.on((hash) => this.forget(hash));
   }
 
-  async resolve(key: string | null): Promise<{ principal: Principal; store: Store }> {
+  /** A cached key is answered synchronously (no promise per request); a miss loads it. */
+  resolve(key: string | null): KeyAuth | Promise<KeyAuth> {
     if (!key) throw errors.auth('No API key provided. Pass it in the x-api-key header (or as Authorization: Bearer <key>).');
-    if (!isWellFormedKey(key)) throw errors.auth('Invalid API key format.');
-    const now = this.clock.now().getTime();
     // Cached by the key itself (it is in memory for the request anyway): a hit needs no hashing.
-    let entry = this.cache.get(key);
-    if (!entry || performance.now() - entry.cachedAt > KeyResolver.CACHE_MS) {
-      entry = await this.load(key);
+    const entry = this.cache.get(key);
+    if (entry && performance.now() - entry.cachedAt <= KeyResolver.CACHE_MS) return this.usable(entry);
+    if (!isWellFormedKey(key)) throw errors.auth('Invalid API key format.');
+    return this.load(key).then((loaded) => {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, entry);
-    }
+      this.cache.set(key, loaded);
+      return this.usable(loaded);
+    });
+  }
+
+  private usable(entry: CachedKey): KeyAuth {
     if (entry.revoked) throw errors.auth('This API key has been revoked.');
-    if (entry.expiresAt !== null && entry.expiresAt <= now) throw errors.auth('This API key has expired.');
+    if (entry.expiresAt !== null && entry.expiresAt <= this.clock.now().getTime()) throw errors.auth('This API key has expired.');
     return entry;
   }
 
@@ -95,11 +102,13 @@ const PUBLIC: Authenticated = { principal: { kind: 'public', scopes: [], livemod
  * credential; any other answers 401 without one, and 401 for a credential of a kind it does not
  * take (an API key on an admin route), naming what it wants.
  */
-export async function authenticate(authenticators: Authenticator[], request: Request, kinds: AuthKind[]): Promise<Authenticated> {
+export function authenticate(authenticators: Authenticator[], request: Request, kinds: AuthKind[]): Authenticated | Promise<Authenticated> {
   // A request may carry both headers (a client's default x-api-key plus an operator's bearer):
   // the first credential some accepted authenticator claims decides.
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-  const candidates = [request.headers.get('x-api-key'), bearer].filter((c): c is string => Boolean(c));
+  const key = request.headers.get('x-api-key');
+  const authorization = request.headers.get('authorization');
+  const bearer = authorization ? /^Bearer\s+(.+)$/i.exec(authorization)?.[1] : undefined;
+  const candidates = key ? (bearer ? [key, bearer] : [key]) : bearer ? [bearer] : [];
   if (!candidates.length) {
     if (kinds.includes('public')) return PUBLIC;
     throw errors.auth(missingMessage(kinds));
@@ -114,11 +123,21 @@ export async function authenticate(authenticators: Authenticator[], request: Req
     if (claimant) return claimant.resolve(credential, request);
   }
   if (kinds.includes('public')) return PUBLIC;
-  // A valid credential of a kind the route does not take (a store's API key on the operator's API)
-  // is known but not allowed: 403, as SPEC 7 has it for admin-only endpoints. An invalid one stays 401.
+  return refuse(authenticators, candidates, kinds);
+}
+
+/**
+ * A valid credential of a kind the route does not take (a store's API key on the operator's API)
+ * is known but not allowed: 403, as SPEC 7 has it for admin-only endpoints. An invalid one stays 401.
+ */
+async function refuse(authenticators: Authenticator[], candidates: string[], kinds: AuthKind[]): Promise<never> {
   for (const credential of candidates) {
     const other = authenticators.find((a) => !kinds.includes(a.kind) && a.claims(credential));
-    const known = other && (await other.resolve(credential).catch(() => undefined));
+    const known =
+      other &&
+      (await Promise.resolve()
+        .then(() => other.resolve(credential))
+        .catch(() => undefined));
     if (known)
       throw fail(
         'insufficient_scope',

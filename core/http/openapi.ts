@@ -15,7 +15,13 @@ import { LATEST, VERSIONS } from './versioning';
 type Json = Record<string, any>;
 
 /** TypeBox marks schemas with symbol keys (Kind, Optional); a JSON round trip drops them. */
-const plain = (schema: TSchema): Json => simplifyEnums(JSON.parse(JSON.stringify(schema)));
+const plain = (schema: TSchema): Json => simplifyEnums(JSON.parse(JSON.stringify(schema), dropOwnKeywords));
+
+/**
+ * `errorMessage` is our validator's wording for a pattern (core/plugins/messages.ts), not JSON
+ * Schema: a document carrying it fails OpenAPI linters, and clients have no use for it.
+ */
+const dropOwnKeywords = (key: string, value: unknown) => (key === 'errorMessage' ? undefined : value);
 
 /**
  * TypeBox writes a union of string literals as anyOf of consts (nested for unions of unions).
@@ -114,7 +120,13 @@ const rawResponse = (status: number, output: TSchema, contentType = 'application
       (jsonOutput ? ' Or one JSON object (application/json) when the request asks for it.' : ''),
     headers: commonResponseHeaders(),
     content: {
-      [contentType]: { schema: contentType === 'text/event-stream' ? plain(output) : { type: 'string', format: 'binary' } },
+      // A stream is text to a client (and to validators); the shape of each event is told beside it.
+      [contentType]: {
+        schema:
+          contentType === 'text/event-stream'
+            ? { type: 'string', description: 'Server-sent events; see x-event-schema.', 'x-event-schema': plain(output) }
+            : { type: 'string', format: 'binary' },
+      },
       ...(jsonOutput ? { 'application/json': { schema: plain(jsonOutput) } } : {}),
     },
   },
@@ -138,6 +150,8 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
       const { description, ...schema } = props[name];
       // An object travels as `name[key]=value` (metadata filters, created[gte]): OpenAPI's deepObject.
       const style = schema.type === 'object' ? { style: 'deepObject', explode: true } : {};
+      // Left out is the same as no filter; validators read an absent deepObject as {}.
+      if (style.style) delete schema.minProperties;
       return { name, in: 'query', required: required.includes(name), ...(description ? { description } : {}), ...style, schema };
     });
     return { query };
@@ -154,24 +168,44 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
 
 const since = (version: string | undefined) => (version ? `\n\nAdded in API version ${version}: a request pinned to an older version gets 404.` : '');
 
-/** Who may call, as OpenAPI security requirements and one sentence for the description. */
-function access(route: RestRoute): { security: Json[]; sentence: string; scopes?: string[] } {
+/**
+ * Who may call, as OpenAPI security requirements (alternatives: any one is enough) and one
+ * sentence for the description. A store credential needs one of the action's scopes: an API key's
+ * scopes are listed in `x-required-scopes`; a user's token (OAuth) carries them as OAuth scopes,
+ * one alternative per scope since any one of them will do.
+ */
+function access(route: RestRoute, oauth: boolean): { security: Json[]; sentence: string; scopes?: string[] } {
   if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
-  if (route.auth.length === 1 && route.auth[0] === 'admin')
+  const admin = route.auth.includes('admin');
+  if (admin && route.auth.length === 1)
     return {
       security: [{ AdminToken: [] }],
       sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.',
     };
   const scopes = acceptedScopes(route.plugin, route.action.kind);
-  const sentence = `Requires an API key holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`;
-  // A route the operator shares with the store's credentials (the store's API keys) takes either.
-  if (route.auth.includes('admin'))
-    return {
-      security: [...API_KEY_SECURITY, { AdminToken: [] }],
-      scopes,
-      sentence: `${sentence} The admin token (SVC_ADMIN_TOKEN) is accepted too.`,
-    };
-  return { security: API_KEY_SECURITY, scopes, sentence };
+  const keys = route.auth.includes('api_key');
+  const users = route.auth.includes('user') && oauth;
+  const credentials = [
+    keys && 'an API key (`x-api-key`, or `Authorization: Bearer <key>`)',
+    users && "a signed-in user's access token (OAuth 2.0, `Authorization: Bearer <token>`)",
+  ].filter(Boolean);
+  const security = [
+    ...(keys ? API_KEY_SECURITY : []),
+    ...(users ? [...scopes.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
+    ...(admin ? [{ AdminToken: [] }] : []),
+  ];
+  const sentence =
+    `Requires ${credentials.join(' or ')} holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` +
+    (keys ? '' : ' API keys are refused (403): only a person may do this.') +
+    (admin ? ' The admin token (SVC_ADMIN_TOKEN) is accepted too.' : '');
+  return { security, scopes, sentence };
+}
+
+/** The scopes a user's token may carry: every scope a plugin accepts, the operator's `admin` aside. */
+function userScopes(registry: Registry): Json {
+  const all = new Set(registry.scopes);
+  for (const p of registry.plugins) for (const s of [...p.scopes.read, ...p.scopes.write]) if (s !== 'admin') all.add(s);
+  return Object.fromEntries([...all].sort().map((s) => [s, `Accepted by the operations that list \`${s}\`.`]));
 }
 
 /** The body as the route reads it: JSON, a form, raw bytes or multipart parts. */
@@ -188,11 +222,12 @@ const errorCodes = (codes: string[] | undefined) =>
   codes?.length ? { 'x-error-codes': Object.fromEntries(codes.map((c) => [c, errorDef(c)?.description ?? ''])) } : {};
 
 function pluginOperations(registry: Registry): { path: string; method: string; operation: Json }[] {
+  const oauth = registry.plugins.some((p) => p.oauth);
   return restRoutes(registry).map((route) => {
     const input = plain(route.action.input);
     const pathNames = pathParamNames(route.path);
     const { query, body } = inputParts(route.method, input, pathNames);
-    const who = access(route);
+    const who = access(route, oauth);
     const events = route.action.emits?.length ? `\n\nEmits webhook events: ${route.action.emits.map((e) => `\`${e}\``).join(', ')}.` : '';
     const operation: Json = {
       operationId: `${route.plugin.name}_${route.actionName}`,
@@ -242,7 +277,7 @@ const ErrorSchema = Type.Object(
   { description: 'The error envelope of every failed request (SPEC 7).' },
 );
 
-function components(): Json {
+function components(registry: Registry): Json {
   const versionPattern = '^v\\d{4}-\\d{2}-\\d{2}$';
   const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
   return {
@@ -298,6 +333,39 @@ function components(): Json {
         description: 'The same store API key as `Authorization: Bearer <key>` (the custom-tool gateway form, MCP-style clients).',
       },
       AdminToken: { type: 'http', scheme: 'bearer', description: "The server's admin token (SVC_ADMIN_TOKEN), for the admin API only." },
+      ...userSchemes(registry),
+    },
+  };
+}
+
+/**
+ * A user's access token, where a plugin issues them: the OAuth 2.0 flow that gets one
+ * (authorization code; PKCE with S256 is required) and the token itself as a bearer JWT.
+ */
+function userSchemes(registry: Registry): Json {
+  const oauth = registry.plugins.find((p) => p.oauth)?.oauth;
+  if (!oauth) return {};
+  return {
+    UserOAuth: {
+      type: 'oauth2',
+      description:
+        "A signed-in user's access token, obtained with the authorization code flow. PKCE (`code_challenge_method=S256`) is " +
+        'required; clients register at /auth/register or use the URL of their metadata document as client_id. ' +
+        'Discovery: /.well-known/oauth-authorization-server.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: oauth.authorizationPath,
+          tokenUrl: oauth.tokenPath,
+          refreshUrl: oauth.tokenPath,
+          scopes: userScopes(registry),
+        },
+      },
+    },
+    UserToken: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: "The same user's access token (a JWT signed by this server, keys at /.well-known/jwks.json) as `Authorization: Bearer <token>`.",
     },
   };
 }
@@ -309,6 +377,7 @@ function webhookPayloads(registry: Registry): Json {
       type,
       {
         post: {
+          operationId: `webhook_${type.replaceAll('.', '_')}`,
           summary: `The ${type} event`,
           requestBody: {
             content: {
@@ -363,7 +432,7 @@ export function buildOpenApi(registry: Registry): Json {
       title: 'svc API',
       version: LATEST.id,
       description: [
-        'The commerce REST API. Every store route needs an API key, in the `x-api-key` header or as `Authorization: Bearer <key>`.',
+        "The commerce REST API. A store route takes an API key (in the `x-api-key` header or as `Authorization: Bearer <key>`) or a signed-in user's access token (OAuth 2.0, `Authorization: Bearer <token>`); each operation's `security` says which it accepts.",
         'Each operation lists the scopes it accepts in `x-required-scopes`: any one of them is enough.',
         'Errors share one envelope (the `Error` schema). Pin a version with the `X-API-Version` header.',
       ].join('\n\n'),
@@ -372,7 +441,7 @@ export function buildOpenApi(registry: Registry): Json {
     tags: plugins.map((p) => ({ name: p.name, description: p.description ?? `${p.name} (${p.category})` })),
     paths,
     webhooks: webhookPayloads(registry),
-    components: components(),
+    components: components(registry),
     security: API_KEY_SECURITY,
   };
 }

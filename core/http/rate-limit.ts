@@ -27,6 +27,26 @@ export function parseLimits(spec: string | undefined): Record<string, PlanLimit>
   return limits;
 }
 
+function writeHeaders(headers: Record<string, string>, limit: PlanLimit, w: StoreWindow) {
+  headers['X-RateLimit-Limit'] = String(limit.perMinute);
+  headers['X-RateLimit-Remaining'] = String(Math.max(0, limit.perMinute - w.used + w.tokens));
+  headers['X-RateLimit-Reset'] = String((w.minute + 1) * 60);
+}
+
+function rejection(limit: PlanLimit, w: StoreWindow, retryAfter: number) {
+  const e = errors.rateLimited(retryAfter);
+  writeHeaders(e.headers, limit, w);
+  return e;
+}
+
+/** Takes one token from the window, or throws 429 when this minute's shared budget is gone. */
+function admit(limit: PlanLimit, w: StoreWindow, second: number, headers: Record<string, string>) {
+  if (w.tokens === 0) throw rejection(limit, w, Math.max(1, (w.minute + 1) * 60 - second));
+  w.tokens--;
+  w.inSecond++;
+  writeHeaders(headers, limit, w);
+}
+
 interface StoreWindow {
   minute: number; // minute number since the epoch
   tokens: number; // requests this process may still admit from its lease
@@ -52,7 +72,11 @@ export class RateLimiter {
     private limits: Record<string, PlanLimit>,
   ) {}
 
-  async check(storeId: string, plan: string): Promise<{ headers: Record<string, string> }> {
+  /**
+   * Admits one request or throws 429; the X-RateLimit-* headers are written into `headers`. Only a
+   * request that needs a new lease waits (a promise); the rest are decided in memory, synchronously.
+   */
+  check(storeId: string, plan: string, headers: Record<string, string> = {}): void | Promise<void> {
     const limit = this.limits[plan] ?? DEFAULT_LIMITS.free;
     const nowMs = this.clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
@@ -67,23 +91,9 @@ export class RateLimiter {
       w.second = second;
       w.inSecond = 0;
     }
-    const resetAt = (minute + 1) * 60;
-    const headers = () => ({
-      'X-RateLimit-Limit': String(limit.perMinute),
-      'X-RateLimit-Remaining': String(Math.max(0, limit.perMinute - w!.used + w!.tokens)),
-      'X-RateLimit-Reset': String(resetAt),
-    });
-    const reject = (retryAfter: number) => {
-      const e = errors.rateLimited(retryAfter);
-      Object.assign(e.headers, headers());
-      return e;
-    };
-    if (w.inSecond >= limit.burst) throw reject(1);
-    if (w.tokens === 0 && !w.exhausted) await this.lease(storeId, w, limit.perMinute);
-    if (w.tokens === 0) throw reject(Math.max(1, resetAt - second));
-    w.tokens--;
-    w.inSecond++;
-    return { headers: headers() };
+    if (w.inSecond >= limit.burst) throw rejection(limit, w, 1);
+    if (w.tokens === 0 && !w.exhausted) return this.lease(storeId, w, limit.perMinute).then(() => admit(limit, w, second, headers));
+    admit(limit, w, second, headers);
   }
 
   /** Takes a slice of this minute's shared budget in one statement; the row lock orders processes. */

@@ -2,7 +2,9 @@ import type { Db } from '../db/types';
 import type { ActionDef, PluginDef, RestMapping, Store } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { callerCtx, invoke, runAfterCommit, runsBare } from '../plugins/invoke';
-import { errors } from '../errors';
+import { acceptedScopes } from '../plugins/contract';
+import type { CallerCtx } from '../plugins/contract';
+import { errors, SvcError } from '../errors';
 import { getStore } from '../keys';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
@@ -11,7 +13,7 @@ import { streamIdempotently } from './idempotent-stream';
 import { newRequestId } from '../ids';
 import { baseHeaders, errorResponse, textResponse } from './respond';
 import type { Services } from './services';
-import { VERSIONS, downgradeBody, notYetInVersion, resolveVersion } from './versioning';
+import { LATEST, VERSIONS, downgradeBody, notYetInVersion, resolveVersion, type ResolvedVersion } from './versioning';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -30,6 +32,12 @@ export interface RestRoute {
   response: NonNullable<RestMapping['response']>;
   /** Path parameters with the pattern their value must match (ids), compiled once. */
   pathChecks: [string, RegExp][];
+  /**
+   * The GET of the resource the path names (`GET /products/:id` for `POST /products/:id/variants`,
+   * the route's own path for a PATCH or DELETE): asked when a request's input is refused, so that
+   * another store's id is 404 whatever the body (ownership first, as SPEC 7 has it).
+   */
+  owner?: RestRoute;
 }
 
 /** `api_key` routes take a user's token too: both are a store's credential with scopes. A list is taken as written. */
@@ -38,10 +46,26 @@ const authKinds = (auth: RestMapping['auth']): AuthKind[] =>
 
 /** Every REST route, derived from the plugin declarations. */
 export function restRoutes(registry: Registry): RestRoute[] {
+  const routes = declaredRoutes(registry);
+  const gets = new Map(routes.filter((r) => r.method === 'GET' && r.auth.every((k) => k !== 'public')).map((r) => [r.path, r]));
+  for (const route of routes) {
+    // The longest prefix of the path that ends in a parameter other than the store's and is read by a GET.
+    const segments = route.path.split('/');
+    for (let end = segments.length; end > 0 && !route.owner; end--) {
+      const last = segments[end - 1];
+      if (!last.startsWith(':') || last === ':storeId') continue;
+      const owner = gets.get(segments.slice(0, end).join('/'));
+      if (owner && owner !== route) route.owner = owner;
+    }
+  }
+  return routes;
+}
+
+function declaredRoutes(registry: Registry): RestRoute[] {
   return registry.plugins.flatMap((plugin) =>
     Object.entries(plugin.actions)
       .filter(([, a]) => a.rest)
-      .map(([actionName, action]) => {
+      .map(([actionName, action]): RestRoute => {
         const rest = action.rest!;
         const scope = rest.scope ?? 'store';
         if (rest.since && !VERSIONS.some((v) => v.id === rest.since))
@@ -147,6 +171,30 @@ async function storeOf(
   return authStore!;
 }
 
+/** The path's parameters other than the store's id, which names the store, not the input. */
+function pathParamsOf(params: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in params) if (k !== 'storeId') out[k] = params[k];
+  return out;
+}
+
+/**
+ * Throws the owner GET's 404 when the resource the path names is not this store's. Anything else
+ * it says (a scope the credential lacks for reading, say) leaves the original error to be answered.
+ */
+async function ownerExists(owner: RestRoute, ctx: CallerCtx, pathParams: Record<string, string>) {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(pathParams)) if ((owner.action.input as any).properties?.[name]) input[name] = pathParams[name];
+  try {
+    await invoke(owner.plugin, owner.action, { ...ctx, principal: { ...ctx.principal, scopes: acceptedScopes(owner.plugin, 'read') } }, input);
+  } catch (e) {
+    if (e instanceof SvcError && e.status === 404) throw e;
+  }
+}
+
+/** What an absent X-API-Version means: the latest version, with no deprecation headers. */
+const LATEST_VERSION: ResolvedVersion = Object.freeze({ version: LATEST, headers: Object.freeze({}) });
+
 /** Global routes act on no store: handlers of such routes never read ctx.store. */
 const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const });
 
@@ -154,36 +202,52 @@ const NO_STORE: Store = Object.freeze({ id: '', name: '', plan: 'free' as const 
  * The REST pipeline, one place for every convention, in order: request id, version, credential,
  * store, rate limit, scope, input, idempotency, handler (through invoke), version downgrade.
  */
-export async function handleRest(svc: Services, route: RestRoute, request: Request, params: Record<string, string>, ip?: string): Promise<Response> {
+export async function handleRest(
+  svc: Services,
+  route: RestRoute,
+  request: Request,
+  params: Record<string, string>,
+  ip?: () => string | undefined,
+): Promise<Response> {
   const requestId = newRequestId();
   let headers = baseHeaders(requestId);
+  let ownerCheck: (() => Promise<void>) | undefined;
   try {
-    const version = resolveVersion(request.headers.get('x-api-version'), svc.clock.now());
-    headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
+    // Most requests name no version: then there is no calendar to check, and no clock to read.
+    const versionHeader = request.headers.get('x-api-version');
+    const version = versionHeader ? resolveVersion(versionHeader, svc.clock.now()) : LATEST_VERSION;
+    if (version !== LATEST_VERSION) headers = { ...baseHeaders(requestId, version.version.id), ...version.headers };
     const missing = notYetInVersion(route.action.rest!.since, version.version, `${route.method} ${route.path}`);
     if (missing) throw missing;
     if (route.auth.length === 1 && route.auth[0] === 'admin' && !svc.adminToken)
       throw errors.auth('The admin API is disabled: set SVC_ADMIN_TOKEN on the server.');
     const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);
-    const { storeId, ...pathParams } = params ?? {};
-    const store = await storeOf(svc, route, storeId, authStore, principal.kind);
+    const pathParams = pathParamsOf(params);
+    const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind);
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
-      const rate = await svc.rateLimiter.check(store.id, store.plan);
-      Object.assign(headers, rate.headers);
+      const leasing = svc.rateLimiter.check(store.id, store.plan, headers);
+      if (leasing) await leasing;
     }
     // The scope is invoke's to check (core/plugins/invoke.ts checkScope), as for every caller.
+    checkPathParams(svc.registry, route, pathParams);
+    // The client's address is asked of the server only by the few handlers that read it.
+    const http = {
+      request,
+      get ip() {
+        return ip?.();
+      },
+    };
+    const ctx = callerCtx(svc, principal, store, { requestId, http, apiVersion: version.version.id });
+    // Ownership before the body: a refused input on another store's resource is that resource's 404.
+    if (route.owner) ownerCheck = () => ownerExists(route.owner!, ctx, pathParams);
+
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
-    const input = {
-      ...(hasBody && route.body !== 'json' && route.body !== 'form' ? queryInput(route, request.url) : {}),
-      ...body.value,
-      ...pathParams,
-    };
-    checkPathParams(svc.registry, route, pathParams);
-    const ctx = callerCtx(svc, principal, store, { requestId, http: { request, ip }, apiVersion: version.version.id });
+    const input = hasBody && route.body !== 'json' && route.body !== 'form' ? { ...queryInput(route, request.url), ...body.value } : body.value;
+    Object.assign(input, pathParams);
     const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,
-      body: await invoke(route.plugin, route.action, { ...ctx, db, afterCommitQueue }, input),
+      body: await invoke(route.plugin, route.action, db === svc.db && !afterCommitQueue ? ctx : { ...ctx, db, afterCommitQueue }, input),
     });
 
     // The one key rule (length) wherever the header is read: every POST and PATCH.
@@ -233,6 +297,14 @@ export async function handleRest(svc: Services, route: RestRoute, request: Reque
     }
     return textResponse(result.status, result.text, headers);
   } catch (err) {
-    return errorResponse(err, requestId, headers, svc.log);
+    // Asked once any transaction of the request has ended (PGlite has one connection).
+    const owned =
+      ownerCheck && err instanceof SvcError && err.status === 400
+        ? await ownerCheck().then(
+            () => err,
+            (e) => e,
+          )
+        : err;
+    return errorResponse(owned, requestId, headers, svc.log);
   }
 }

@@ -297,6 +297,11 @@ export interface PluginDef {
    * MCP, agent chat) accepts them without the core knowing the plugin.
    */
   authenticators?: (deps: JobDeps) => Authenticator[];
+  /**
+   * Where the users' access tokens those authenticators take are issued (OAuth 2.0 authorization
+   * code with PKCE): the API description offers the flow with these endpoints (paths on this server).
+   */
+  oauth?: { authorizationPath: string; tokenPath: string };
 }
 
 export interface JobDeps {
@@ -347,8 +352,11 @@ export interface Authenticated {
 export interface Authenticator {
   kind: AuthKind;
   claims(credential: string): boolean;
-  /** `request`: the request carrying it, for checks that need it (a token's audience is this server). */
-  resolve(credential: string, request?: Request): Promise<Authenticated>;
+  /**
+   * `request`: the request carrying it, for checks that need it (a token's audience is this server).
+   * May answer synchronously (a cached API key: no promise per request on the hot path).
+   */
+  resolve(credential: string, request?: Request): Authenticated | Promise<Authenticated>;
   /**
    * The `WWW-Authenticate` value a 401 answer should carry so a client can find its way to a
    * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.

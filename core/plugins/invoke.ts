@@ -1,6 +1,6 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { errors, SvcError } from '../errors';
 import { explain } from './messages';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef, type Principal, type Store } from './contract';
@@ -52,6 +52,46 @@ function unstorable(value: unknown, path: string[] = []): string[] | undefined {
   return undefined;
 }
 
+/**
+ * Where a field sits in the input, level by level: its position among the keys as they were sent
+ * (JSON text order). A field that is not there (a required one missing) comes after every field
+ * that is, so the error names what the client sent wrong before what it left out.
+ */
+function documentRank(input: unknown, path: string): number[] {
+  const rank: number[] = [];
+  let node: any = input;
+  for (const raw of path === '' ? [] : path.slice(1).split('/')) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const at = node && typeof node === 'object' ? Object.keys(node).indexOf(key) : -1;
+    rank.push(at < 0 ? Number.MAX_SAFE_INTEGER : at);
+    if (at < 0) break;
+    node = node[key];
+  }
+  return rank;
+}
+
+const before = (a: number[], b: number[]) => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return a.length < b.length;
+};
+
+/**
+ * The error a client should hear first: the one on the earliest field of its document, whatever
+ * order the schema declares them in, so every route and tool names the same field for the same
+ * mistake (a wrong sku, not a missing options declared before it). Only runs on a failure.
+ */
+function firstInDocumentOrder(found: Iterable<ValueError>, input: unknown): ValueError | undefined {
+  let best: ValueError | undefined;
+  let bestRank: number[] = [];
+  let seen = 0;
+  for (const e of found) {
+    const rank = documentRank(input, e.path);
+    if (!best || before(rank, bestRank)) [best, bestRank] = [e, rank];
+    if (++seen >= 100) break; // a huge invalid document need not be walked whole
+  }
+  return best;
+}
+
 /** Validates input against the action's schema; the first failure becomes a 400 naming the field. */
 export function validateInput(schema: TSchema, input: unknown): void {
   const checker = checkerFor(schema);
@@ -60,7 +100,7 @@ export function validateInput(schema: TSchema, input: unknown): void {
     if (bad) throw errors.validation(`Invalid ${bad.join('.')}: text may not contain NUL characters or unpaired surrogates.`, bad.join('.'));
     return;
   }
-  const first = checker.Errors(input).First();
+  const first = firstInDocumentOrder(checker.Errors(input), input);
   if (!first) throw errors.validation('Invalid request.');
   // A schema with additionalProperties: false reports unknown fields at their own path.
   if (first.type === ValueErrorType.ObjectAdditionalProperties || first.message.startsWith('Unexpected property')) {
@@ -247,7 +287,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   const queue = nested ?? [];
   const finish = async (out: unknown) => {
     checkOutput(plugin, actionNameOf(plugin, action), action, out);
-    if (!nested) await runAfterCommit(queue, caller.log ?? rootLog);
+    if (!nested && queue.length) await runAfterCommit(queue, caller.log ?? rootLog);
     return out;
   };
   if (action.rest?.response === 'raw')

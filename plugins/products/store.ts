@@ -60,7 +60,9 @@ export async function productsOut(db: Db, storeId: string, rows: Row[]) {
   return rows.map((r) => toProduct(r, variants.get(r.id)));
 }
 
-export const productOut = async (db: Db, storeId: string, row: Row) => (await productsOut(db, storeId, [row]))[0];
+/** One product; only a variable product has variants to fetch. */
+export const productOut = async (db: Db, storeId: string, row: Row) =>
+  row.type === 'variable' ? (await productsOut(db, storeId, [row]))[0] : toProduct(row);
 
 /** What only a variable product has (options, variants) and what it does not (its own stock). */
 function checkShape(input: Static<typeof ProductCreate>) {

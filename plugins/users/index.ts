@@ -50,6 +50,8 @@ export default definePlugin({
     { id: 'users/003_client_metadata', sql: migration003 },
   ],
   authenticators: (deps) => [userAuthenticator(deps)],
+  // The endpoints serverMetadata (metadata.ts) announces, for the API description's OAuth flow.
+  oauth: { authorizationPath: '/auth/authorize', tokenPath: '/v1/auth/token' },
   jobs: [
     {
       name: 'prune',

@@ -1,0 +1,47 @@
+/**
+ * `bun --cpu-prof bench/profile-http.ts`: svc's REST GET of a product under `wrk -t1 -c32` for
+ * PROFILE_SECONDS (default 8), served from this process so the profile shows the whole server
+ * side (Bun.serve, Elysia, the conventions, the driver). wrk runs as its own process.
+ */
+import { systemClock } from '../core/clock';
+import { openDb } from '../core/db';
+import { createApp } from '../core/http/app';
+import { makeServices } from '../core/http/services';
+import { createRegistry } from '../core/plugins/registry';
+import { pluginList } from '../plugins';
+import { HIGH_LIMITS } from './child';
+import { createBenchDb } from './seed';
+import { requireWrk, runWrk } from './wrk';
+
+process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
+const wrk = requireWrk();
+const bench = await createBenchDb(300);
+const db = await openDb({ databaseUrl: bench.url, poolSize: 10 });
+try {
+  const app = createApp(makeServices({ db, clock: systemClock, registry: createRegistry(pluginList), limits: HIGH_LIMITS })).listen({
+    hostname: '127.0.0.1',
+    port: 0,
+  });
+  const url = `http://127.0.0.1:${app.server!.port}`;
+  const run = (seconds: number) =>
+    runWrk(wrk, {
+      url,
+      seconds,
+      connections: 32,
+      threads: 1,
+      headers: { 'x-api-key': bench.apiKey },
+      script: `${import.meta.dir}/get-rotate.lua`,
+      scriptArgs: [`/v1/stores/${bench.storeId}/products/`, bench.idsFile],
+    });
+  await run(2);
+  const cpu = process.cpuUsage();
+  const r = await run(Number(process.env.PROFILE_SECONDS ?? 8));
+  const used = process.cpuUsage(cpu);
+  console.log(
+    `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${((used.user + used.system) / r.requests).toFixed(1)} µs server CPU/req, errors ${r.errors}`,
+  );
+  await app.stop();
+} finally {
+  await db.close();
+  await bench.drop();
+}

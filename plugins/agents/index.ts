@@ -60,7 +60,7 @@ export default definePlugin({
   config: AgentsConfig,
   events: { 'agent.message': AgentMessage },
   errors: { agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.') },
-  tables: ['agents', 'agent_conversations', 'agent_messages'],
+  tables: ['agents', 'agent_conversations', 'agent_messages', 'agent_model_calls'],
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
 import { discover, register } from '../../test/kit/oauth';
-import { addUser, formFields, PASSWORD } from '../../test/kit/users';
+import { addUser, formFields, PASSWORD, uniqueIp } from '../../test/kit/users';
 import { basicCredentials } from './token';
 
 /**
@@ -15,12 +15,14 @@ beforeAll(async () => {
   owner = await addUser(h, 'owner');
 }, 120_000);
 
+// One address of its own: sign-in throttling counts per address in the shared test database.
+const ip = uniqueIp();
 const page = (method: string, path: string, headers: Record<string, string>, form?: Record<string, string>) =>
   h.app.handle(
     new Request(`http://svc.test${path}`, {
       method,
       redirect: 'manual',
-      headers: form ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' } : headers,
+      headers: { ...headers, 'x-forwarded-for': ip, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
       body: form ? new URLSearchParams(form).toString() : undefined,
     }),
   );

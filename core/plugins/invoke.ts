@@ -121,7 +121,9 @@ export function hasScope(granted: string[], accepted: string[]): boolean {
   return accepted.some((s) => granted.includes(s));
 }
 
-const runsAs = (caller: PluginDef | undefined, target: string) => !!caller && (caller.requires?.includes(target) || caller.calls?.includes(target));
+/** Whether a plugin's ctx.call to `target` runs as that plugin: its own actions, and those it builds on. */
+const runsAs = (caller: PluginDef | undefined, target: string) =>
+  !!caller && (caller.name === target || caller.requires?.includes(target) || caller.calls?.includes(target));
 
 /**
  * The one scope rule (SPEC 5.4). The operator and the public reach only routes that admit exactly

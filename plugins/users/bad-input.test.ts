@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { setup, type Harness } from '../../test/kit/setup';
 import { discover, register } from './oauth-kit';
-import { addUser, formFields, PASSWORD } from './test-kit';
+import { addUser, formFields, PASSWORD, uniqueIp } from './test-kit';
 import { basicCredentials } from './token';
 
 /**
@@ -11,16 +11,18 @@ import { basicCredentials } from './token';
 let h: Harness;
 let owner: { id: string; email: string };
 beforeAll(async () => {
-  h = await setup();
+  // Sign-in throttling counts per address in the shared database: this file signs in from its own.
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
   owner = await addUser(h, 'owner');
 }, 120_000);
 
+const ip = uniqueIp();
 const page = (method: string, path: string, headers: Record<string, string>, form?: Record<string, string>) =>
   h.app.handle(
     new Request(`http://svc.test${path}`, {
       method,
       redirect: 'manual',
-      headers: form ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' } : headers,
+      headers: { ...headers, 'x-forwarded-for': ip, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
       body: form ? new URLSearchParams(form).toString() : undefined,
     }),
   );

@@ -8,6 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { loadConfig } from '../../core/config';
+import { describeDatabase } from '../../core/db/wait';
 import { privatePostgres, type PrivatePostgres } from '../kit/private-postgres';
 
 const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
@@ -138,4 +140,17 @@ describe('starting with the database down', () => {
     expect(proc.exitCode).toBeNull();
     expect(out.log).not.toContain(PASSWORD);
   }, 180_000);
+});
+
+test('SVC_DB_WAIT_S: 30 seconds unless set; anything but seconds is a configuration error', () => {
+  expect(loadConfig({}).dbWaitMs).toBe(30_000);
+  expect(loadConfig({ SVC_DB_WAIT_S: '0' }).dbWaitMs).toBe(0);
+  expect(loadConfig({ SVC_DB_WAIT_S: '2.5' }).dbWaitMs).toBe(2500);
+  for (const bad of ['soon', '-1', '10s']) expect(() => loadConfig({ SVC_DB_WAIT_S: bad })).toThrow(`Invalid SVC_DB_WAIT_S '${bad}'`);
+});
+
+test('what the server waits for is named by host, port and database, never user or password', () => {
+  expect(describeDatabase('postgres://app:s3cret@db.internal:6543/shop?sslmode=require')).toBe('db.internal:6543/shop');
+  expect(describeDatabase('postgres://app:s3cret@db.internal/shop')).toBe('db.internal:5432/shop');
+  expect(describeDatabase('not a url')).not.toContain('not a url');
 });

@@ -15,8 +15,8 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 export const LEASE_S = 15;
 /**
  * A worker holding a delivery job touches it every JOB_HEARTBEAT_S / 2; pg-boss's monitor (every
- * 10 s) fails a job not touched for JOB_HEARTBEAT_S, and retries it 5 s later. A killed worker's
- * deliveries are so retried within about 25 s, instead of at the job expiry.
+ * 5 s, core/jobs/boss.ts) fails a job not touched for JOB_HEARTBEAT_S, and retries it 5 s later. A
+ * killed worker's deliveries are so retried within about 20 s, instead of at the job expiry.
  */
 export const JOB_HEARTBEAT_S = 10;
 /** The ceiling for one delivery job however alive its worker (a hung request, a stuck process). */

@@ -15,10 +15,10 @@ export function createBoss(db: Db, opts: { supervise: boolean; schedule?: boolea
     schema: 'pgboss',
     supervise: opts.supervise,
     // Jobs of a killed worker (their heartbeat stopped, or they expired) are found by the
-    // supervise/monitor pass; checking every 10 s instead of pg-boss's 60 s brings a dead worker's
-    // webhook deliveries back within about 25 s (workers/webhook-state.ts, JOB_HEARTBEAT_S).
-    superviseIntervalSeconds: 10,
-    monitorIntervalSeconds: 10,
+    // supervise/monitor pass; checking every 5 s instead of pg-boss's 60 s brings a dead worker's
+    // webhook deliveries back within about 20 s (workers/webhook-state.ts, JOB_HEARTBEAT_S).
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
     schedule: opts.schedule ?? false,
   });
 }

@@ -61,8 +61,14 @@ export function providerError(vendor: string, sdk: SdkErrors, err: unknown): unk
     const cause = (err as { cause?: { message?: string } }).cause?.message;
     return new ProviderError(`${vendor} could not be reached: ${cause ?? err.message}`);
   }
-  // With a status: the HTTP answer (the message starts with it); without: an error event in the stream.
-  if (err instanceof sdk.APIError)
-    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.message}` : `${vendor} error: ${err.message}`);
+  if (err instanceof sdk.APIError) {
+    // The provider's own words when its error body has them ({error: {message}} in both formats);
+    // else the SDK's message, which starts with the status.
+    const body = (err as { error?: { message?: unknown; error?: { message?: unknown } } }).error;
+    const said = body?.error?.message ?? body?.message;
+    const detail = typeof said === 'string' ? said : err.message.replace(/^\d{3} /, '');
+    // With a status: the HTTP answer; without: an error event in the stream.
+    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.status}: ${detail}` : `${vendor} error: ${detail}`);
+  }
   return err;
 }

@@ -161,8 +161,7 @@ class SessionProvider implements OAuthClientProvider {
   /** RFC 8414 §3.3: the metadata must name as its issuer the server it was fetched for. */
   saveDiscoveryState(state: OAuthDiscoveryState) {
     const claimed = state.authorizationServerMetadata?.issuer;
-    if (!claimed)
-      throw new Error(`No OAuth metadata from ${state.authorizationServerUrl}: is it an svc server, and is it running and reachable?`);
+    if (!claimed) throw new Error(`No OAuth metadata from ${state.authorizationServerUrl}: is it an svc server, and is it running and reachable?`);
     if (!sameIssuer(claimed, state.authorizationServerUrl))
       throw new Error(`The OAuth metadata of ${state.authorizationServerUrl} names another issuer (${claimed}); refusing to sign in.`);
     this.session.discovery = state;

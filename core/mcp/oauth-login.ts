@@ -122,15 +122,20 @@ class SessionProvider implements OAuthClientProvider {
     this.session.client_id = client.client_id;
   }
 
+  /**
+   * A session saved before the SDK kept `issuer` is bound to the server discovery found for its
+   * URL (the one it signed in to), as the SDK would bind it, without the SDK's warning.
+   */
   tokens(): OAuthTokens | undefined {
     const s = this.session;
     if (!s.access_token) return undefined;
+    const issuer = s.issuer ?? s.discovery?.authorizationServerUrl;
     return {
       access_token: s.access_token,
       token_type: 'Bearer',
       refresh_token: s.refresh_token,
       scope: s.scope,
-      ...(s.issuer ? { issuer: s.issuer } : {}),
+      ...(issuer ? { issuer } : {}),
     };
   }
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../core/config';
 import { startWorkers, type JobDef } from '../core/jobs/run';
 import { Lifecycle, remaining } from '../core/lifecycle';
 import { createCall, useWorlds, world } from './kit/approvals';
-import { events, openai, USAGE } from './kit/fake-models';
+import { busy, events, openai, USAGE } from './kit/fake-models';
 import { SHUTDOWN_MESSAGE } from '../plugins/agents/chat';
 import { setup } from './kit/setup';
 
@@ -40,6 +40,32 @@ async function eventually(ok: () => boolean, what: string, ms = 5000) {
 }
 
 describe('shutting down', () => {
+  test('a chat waiting to retry a busy provider (Retry-After) ends at once with an error event and end', async () => {
+    const w = await world([busy(429, 8), openai.text('Too late.')]);
+    const agent = await w.agent([]);
+    const lifecycle = new Lifecycle(10_000, () => {});
+    const app = createApp({ ...w.h.svc, shutdown: lifecycle.signal });
+    const res = await app.handle(
+      new Request(`http://svc.test${w.h.base}/agents/${agent.id}/chat`, {
+        method: 'POST',
+        headers: { 'x-api-key': w.h.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Hi' }),
+      }),
+    );
+    const chat = reading(res);
+    await eventually(() => w.fake.requests.length === 1, 'the first model call');
+    await Bun.sleep(100); // the 429 has arrived: the chat waits the 8 s it asks for
+    const started = performance.now();
+    await lifecycle.shutdown('test');
+    await eventually(() => chat.ended, 'the chat to end', 2000);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(events(chat.text)).toEqual([
+      { type: 'error', message: SHUTDOWN_MESSAGE },
+      { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
+    ]);
+    expect(w.fake.requests.length).toBe(1);
+  });
+
   test('a chat waiting for approval ends at once with an error event and end; the call stays pending', async () => {
     const w = await world([openai.tools(createCall())]);
     const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });

@@ -122,15 +122,20 @@ class SessionProvider implements OAuthClientProvider {
     this.session.client_id = client.client_id;
   }
 
+  /**
+   * A session saved before the SDK kept `issuer` is bound to the server discovery found for its
+   * URL (the one it signed in to), as the SDK would bind it, without the SDK's warning.
+   */
   tokens(): OAuthTokens | undefined {
     const s = this.session;
     if (!s.access_token) return undefined;
+    const issuer = s.issuer ?? s.discovery?.authorizationServerUrl;
     return {
       access_token: s.access_token,
       token_type: 'Bearer',
       refresh_token: s.refresh_token,
       scope: s.scope,
-      ...(s.issuer ? { issuer: s.issuer } : {}),
+      ...(issuer ? { issuer } : {}),
     };
   }
 
@@ -161,8 +166,7 @@ class SessionProvider implements OAuthClientProvider {
   /** RFC 8414 §3.3: the metadata must name as its issuer the server it was fetched for. */
   saveDiscoveryState(state: OAuthDiscoveryState) {
     const claimed = state.authorizationServerMetadata?.issuer;
-    if (!claimed)
-      throw new Error(`No OAuth metadata from ${state.authorizationServerUrl}: is it an svc server, and is it running and reachable?`);
+    if (!claimed) throw new Error(`No OAuth metadata from ${state.authorizationServerUrl}: is it an svc server, and is it running and reachable?`);
     if (!sameIssuer(claimed, state.authorizationServerUrl))
       throw new Error(`The OAuth metadata of ${state.authorizationServerUrl} names another issuer (${claimed}); refusing to sign in.`);
     this.session.discovery = state;

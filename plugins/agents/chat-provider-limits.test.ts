@@ -141,3 +141,22 @@ for (const b of backends) {
     });
   });
 }
+
+test('base URLs as operators write them: a keyless OpenAI-compatible server gets no Authorization; ANTHROPIC_BASE_URL with or without /v1', async () => {
+  const fake = fakeServer([openai.text('Local.'), anthropic.text('One.'), anthropic.text('Two.')]);
+  stops.push(fake.stop);
+  for (const [env, model] of [
+    [{ OPENAI_BASE_URL: `${fake.url}/v1` }, 'openai/llama'],
+    [{ ANTHROPIC_BASE_URL: `${fake.url}/v1`, ANTHROPIC_API_KEY: 'ak-test' }, 'anthropic/claude-test'],
+    [{ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'ak-test' }, 'anthropic/claude-test'],
+  ] as const) {
+    const h = await setup({ env });
+    const agent = (await h.call('POST', '/agents', { name: 'Local', model, tools: [] })).body;
+    expect((await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Hi', stream: false })).body.error).toBeNull();
+  }
+  expect(fake.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/messages']);
+  expect(fake.requests[0].headers.authorization).toBeUndefined();
+  // The key travels as the SDK sends it (this version: Authorization: Bearer; older: x-api-key).
+  const sent = fake.requests[1].headers;
+  expect(sent['x-api-key'] ?? sent.authorization).toContain('ak-test');
+});

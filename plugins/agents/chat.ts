@@ -324,6 +324,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
           let text = '';
           const calls: ToolCall[] = [];
           let cut = false;
+          let used: Usage | undefined;
           try {
             for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: stop })) {
               if (ev.type === 'text') {
@@ -332,9 +333,7 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
               } else if (ev.type === 'tool_call') calls.push(ev.call);
               else {
                 cut = ev.stop === 'max_tokens';
-                usage.input_tokens += ev.usage.input_tokens;
-                usage.output_tokens += ev.usage.output_tokens;
-                await recordUsage(ctx, agent.id, cid, provider.name, model, ev.usage);
+                used = ev.usage;
               }
             }
           } catch (err) {
@@ -348,6 +347,11 @@ export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatI
             if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
             send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
             return 'done';
+          }
+          if (used) {
+            usage.input_tokens += used.input_tokens;
+            usage.output_tokens += used.output_tokens;
+            await recordUsage(ctx, agent.id, cid, provider.name, model, used);
           }
           // A tool call cut off by the token limit has half its input: never run it.
           if (cut && calls.length) {

@@ -64,6 +64,24 @@ test('browser sign-in: the printed URL, consent, the loopback redirect, tokens k
   expect((await h.call('GET', '/products', undefined, { authorization: `Bearer ${a}`, 'x-api-key': '' })).status).toBe(200);
 }, 60_000);
 
+test('a session saved by the earlier hand-written client (no issuer, no discovery) still refreshes, and is upgraded', async () => {
+  const session = await browserLogin('http://svc.test', {
+    fetch: viaApp,
+    scope: 'products:read',
+    show: (u) => void consent('http://svc.test', u).then((back) => fetch(back).catch(() => {})),
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'svc-session-')), '.svc', 'session.json');
+  const { client_id, access_token, refresh_token, scope, store_id } = session;
+  const old = { client_id, token_endpoint: 'http://svc.test/v1/auth/token', access_token, refresh_token, expires_at: Date.now(), scope, store_id };
+  saveSession(file, { url: 'http://svc.test', oauth: old as any });
+  const token = await sessionCredential(file, viaApp)();
+  expect(token).not.toBe(access_token);
+  expect((await h.call('GET', '/products', undefined, { authorization: `Bearer ${token}`, 'x-api-key': '' })).status).toBe(200);
+  const saved = readSession(file)!.oauth!;
+  expect(saved).toMatchObject({ access_token: token, client_id, store_id: h.store.id, issuer: expect.stringContaining('svc.test') });
+  expect(saved.discovery?.authorizationServerMetadata?.issuer).toBe('http://svc.test');
+}, 60_000);
+
 test('a denied consent or a forged answer ends the login with a clear error', async () => {
   const human = browser(h, { ip: uniqueIp() });
   await human.signIn(user.email);

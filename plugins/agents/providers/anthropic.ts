@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { parseArgs } from './args';
 import { MAX_RETRIES, providerError, providerFetch } from './wire';
@@ -48,18 +48,20 @@ const sdkBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/
  * tokens come in message_start, output tokens (a running total) in message_delta.
  */
 export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvider {
-  // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
-  const client = new Anthropic({
-    baseURL: sdkBase(baseUrl),
-    apiKey,
-    authToken: null,
-    maxRetries: MAX_RETRIES,
-    logLevel: 'off',
-    fetch: providerFetch(),
-  });
   return {
     name: 'anthropic',
     async *stream(req: ModelRequest): AsyncIterable<ModelEvent> {
+      // Loaded at the first chat, not when svc starts: a large module most commands never use.
+      const { default: AnthropicSdk } = await import('@anthropic-ai/sdk');
+      // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
+      const client = new AnthropicSdk({
+        baseURL: sdkBase(baseUrl),
+        apiKey,
+        authToken: null,
+        maxRetries: MAX_RETRIES,
+        logLevel: 'off',
+        fetch: providerFetch(),
+      });
       const blocks = new Map<number, { id: string; name: string; json: string }>();
       const usage: Usage = { input_tokens: 0, output_tokens: 0 };
       let stop: string | null | undefined;
@@ -121,7 +123,7 @@ export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvide
           if (stopped) break;
         }
       } catch (err) {
-        throw providerError(VENDOR, Anthropic, err);
+        throw providerError(VENDOR, AnthropicSdk, err);
       }
       if (!stopped) throw new ProviderError(`${VENDOR} stream ended before message_stop`);
       // A tool_use block still open at the stop was cut off: reported as the truncation it is.

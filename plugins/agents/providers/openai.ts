@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { parseArgs } from './args';
 import { MAX_RETRIES, providerError, providerFetch } from './wire';
@@ -35,19 +34,21 @@ const STOPS: Record<string, StopReason> = { stop: 'end', tool_calls: 'tool_use',
  * (`stream_options.include_usage`).
  */
 export function openaiProvider(baseUrl: string, apiKey: string | undefined): ModelProvider {
-  // organization/project null: the SDK would otherwise read them from this process's environment.
-  const client = new OpenAI({
-    baseURL: baseUrl,
-    apiKey: apiKey ?? 'none',
-    organization: null,
-    project: null,
-    maxRetries: MAX_RETRIES,
-    logLevel: 'off',
-    fetch: providerFetch({ dropAuthorization: !apiKey }),
-  });
   return {
     name: 'openai',
     async *stream(req: ModelRequest): AsyncIterable<ModelEvent> {
+      // Loaded at the first chat, not when svc starts: a large module most commands never use.
+      const { default: OpenAI } = await import('openai');
+      // organization/project null: the SDK would otherwise read them from this process's environment.
+      const client = new OpenAI({
+        baseURL: baseUrl,
+        apiKey: apiKey ?? 'none',
+        organization: null,
+        project: null,
+        maxRetries: MAX_RETRIES,
+        logLevel: 'off',
+        fetch: providerFetch({ dropAuthorization: !apiKey }),
+      });
       const calls = new Map<number, { id: string; name: string; args: string }>();
       const usage: Usage = { input_tokens: 0, output_tokens: 0 };
       let finish: string | undefined;

@@ -21,25 +21,41 @@ function askedWaitMs(headers: Headers): number | undefined {
   return Number.isFinite(seconds) ? seconds * 1000 : Date.parse(text) - Date.now();
 }
 
+/** Resolves after `ms`, or rejects at once when `signal` aborts (the chat stopped). */
+const pause = (ms: number, signal: AbortSignal | null | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
 /**
- * The fetch the SDK clients use. It bounds their retries: a retryable answer asking for a wait
- * beyond MAX_RETRY_AFTER_MS gets the SDKs' own `x-should-retry: false`, so it fails at once.
+ * The fetch the SDK clients use. It bounds their retries and makes their waits stoppable:
+ * - a retryable answer asking for a wait beyond MAX_RETRY_AFTER_MS gets the SDKs' own
+ *   `x-should-retry: false`, so the call fails at once;
+ * - a wait it may take is taken here, not in the SDK (whose sleep ignores the request's abort
+ *   signal), so a chat the client left or the server is shutting down stops at once; the SDK is
+ *   then told to retry after 1 ms. Not before the last attempt, which the SDK will not retry.
  * `dropAuthorization`: a keyless OpenAI-compatible server (Ollama, vLLM) is sent no Authorization
  * at all, though the SDK insists on a key.
  */
 export function providerFetch(opts: { dropAuthorization?: boolean } = {}): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
-    let request = init;
-    if (opts.dropAuthorization) {
-      const headers = new Headers(init?.headers);
-      headers.delete('authorization');
-      request = { ...init, headers };
-    }
-    const res = await fetch(input, request);
-    const wait = retryable(res.status) ? askedWaitMs(res.headers) : undefined;
-    if (wait === undefined || wait <= MAX_RETRY_AFTER_MS) return res;
+    const sent = new Headers(init?.headers);
+    if (opts.dropAuthorization) sent.delete('authorization');
+    const res = await fetch(input, { ...init, headers: sent });
+    const wait = retryable(res.status) && res.headers.get('x-should-retry') !== 'false' ? askedWaitMs(res.headers) : undefined;
+    if (wait === undefined) return res;
     const headers = new Headers(res.headers);
-    headers.set('x-should-retry', 'false');
+    if (wait > MAX_RETRY_AFTER_MS) headers.set('x-should-retry', 'false');
+    else if (Number(sent.get('x-stainless-retry-count') ?? 0) < MAX_RETRIES) {
+      await pause(wait, init?.signal).catch(async (err) => {
+        await res.body?.cancel();
+        throw err;
+      });
+      headers.delete('retry-after');
+      headers.set('retry-after-ms', '1');
+    }
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   }) as typeof fetch;
 }
@@ -61,8 +77,14 @@ export function providerError(vendor: string, sdk: SdkErrors, err: unknown): unk
     const cause = (err as { cause?: { message?: string } }).cause?.message;
     return new ProviderError(`${vendor} could not be reached: ${cause ?? err.message}`);
   }
-  // With a status: the HTTP answer (the message starts with it); without: an error event in the stream.
-  if (err instanceof sdk.APIError)
-    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.message}` : `${vendor} error: ${err.message}`);
+  if (err instanceof sdk.APIError) {
+    // The provider's own words when its error body has them ({error: {message}} in both formats);
+    // else the SDK's message, which starts with the status.
+    const body = (err as { error?: { message?: unknown; error?: { message?: unknown } } }).error;
+    const said = body?.error?.message ?? body?.message;
+    const detail = typeof said === 'string' ? said : err.message.replace(/^\d{3} /, '');
+    // With a status: the HTTP answer; without: an error event in the stream.
+    return new ProviderError(err.status ? `${vendor} answered HTTP ${err.status}: ${detail}` : `${vendor} error: ${detail}`);
+  }
   return err;
 }

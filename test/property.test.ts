@@ -610,7 +610,7 @@ describe('PATCH /orders/{id} and POST /orders/{id}/cancel', () => {
     );
   });
 
-  test('PATCH with one damaged field: 400 naming it, order untouched', async () => {
+  test("PATCH with one damaged field: 400 naming it (404 for an id that is not this store's order), order untouched", async () => {
     const w = await world();
     const valid = fc.record({ status: fc.constantFrom(...ORDER_STATUSES), payment_method: fc.constantFrom('card', 'cash') }, { requiredKeys: [] });
     const fault = fc.oneof(
@@ -621,7 +621,10 @@ describe('PATCH /orders/{id} and POST /orders/{id}/cancel', () => {
     await fc.assert(
       fc.asyncProperty(orderIdOf(w), valid, fault, async (id, body, m) => {
         const sent = applyMutation(body, m);
-        await probe(w, 'PATCH', `/orders/${id}`, JSON.stringify(sent), { allowed: [400], sent, exact: m });
+        // An id naming none of this store's orders is 404 whatever the body: ownership comes first.
+        const known = Object.values(w.orders as Record<string, string>).includes(id);
+        const exact = known ? m : { status: 404, param: 'id', code: 'resource_missing' };
+        await probe(w, 'PATCH', `/orders/${id}`, JSON.stringify(sent), { allowed: [exact.status], sent, exact });
       }),
       PARAMS,
     );

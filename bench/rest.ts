@@ -260,16 +260,32 @@ async function main() {
   const plan = only ? fullPlan.filter((p) => only.includes(p.key)) : fullPlan;
 
   const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
-  for (let round = 1; round <= ROUNDS; round++) {
-    if (ROUNDS > 1) log(`round ${round} of ${ROUNDS}`);
+  const runRound = async () => {
     for (const { key, label, server, spec } of plan) {
       if (WARMUP > 0) await wrkOnce(server, spec, WARMUP); // JIT, pool connections, key cache
       const r = await wrkOnce(server, spec, SECONDS);
       log(`  ${label.replaceAll('`', '').padEnd(60)} ${describe(r)}`);
       runs.get(key)!.push(r);
     }
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    if (ROUNDS > 1) log(`round ${round} of ${ROUNDS}`);
+    await runRound();
   }
   const m = (key: string) => median(runs.get(key)!);
+  const latest = (key: string) => runs.get(key)!.at(-1)!;
+  // The guard fails only on a collapse seen twice: one disturbed run on a shared machine can halve
+  // a ratio by itself, so a collapse is measured once more before it counts.
+  let collapsedTwice: Set<string> | undefined;
+  if (GUARD) {
+    const first = collapses(ratioChecks(latest)).map((c) => c.label);
+    collapsedTwice = new Set();
+    if (first.length) {
+      log(`collapse in ${first.join('; ')}: measuring once more`);
+      await runRound();
+      for (const c of collapses(ratioChecks(latest))) if (first.includes(c.label)) collapsedTwice.add(c.label);
+    }
+  }
   await serve.stop();
   await bare.stop();
 
@@ -288,33 +304,37 @@ async function main() {
     ratio(`svc list with q / unfiltered list, ${SEARCH_PRODUCTS} products`, m('svcSearch').rps, m('svcListBig').rps, undefined, 'report'),
     p99Under('svc list with q p99 at 32 connections', m('svcSearch'), 10),
   ];
-  const mcpChecks = () => [
-    ratio('MCP tools/call get_product / REST GET product (wrk -t2)', m('mcpGet').rps, m('svcGet2').rps, 0.7),
-    ...cpuRatio('(extra) server CPU per request, svc GET / MCP tools/call', m('svcGet2'), m('mcpGet')),
-    p99Under('MCP tools/call p99 at 32 connections', m('mcpGet'), 10),
-  ];
-  const ratioChecks = () => [
-    ...SHAPES.flatMap((t) => [
-      ratio(`svc GET / bare SELECT route (wrk -t${t})`, m(`svcGet${t}`).rps, m(`bareGet${t}`).rps, 0.8),
-      p99Under(`svc GET p99 at 32 connections (wrk -t${t})`, m(`svcGet${t}`), 10),
-    ]),
-    ...mcpChecks(),
-    ...SHAPES.flatMap((t) => [
-      ratio(`svc list / bare keyset route, page of ${PAGE} (wrk -t${t})`, m(`svcList${t}`).rps, m(`bareList${t}`).rps, 0.8),
-      p99Under(`svc list p99 at 32 connections (wrk -t${t})`, m(`svcList${t}`), 10),
-    ]),
-    // The server process is the busiest single thread here, so this is roughly where the req/s
-    // ratio settles when nothing else disturbs the run.
-    ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET (wrk -t1)', m('bareGet1'), m('svcGet1')),
-  ];
+  function mcpChecks(m: (key: string) => WrkResult) {
+    return [
+      ratio('MCP tools/call get_product / REST GET product (wrk -t2)', m('mcpGet').rps, m('svcGet2').rps, 0.7),
+      ...cpuRatio('(extra) server CPU per request, svc GET / MCP tools/call', m('svcGet2'), m('mcpGet')),
+      p99Under('MCP tools/call p99 at 32 connections', m('mcpGet'), 10),
+    ];
+  }
+  function ratioChecks(m: (key: string) => WrkResult) {
+    return [
+      ...SHAPES.flatMap((t) => [
+        ratio(`svc GET / bare SELECT route (wrk -t${t})`, m(`svcGet${t}`).rps, m(`bareGet${t}`).rps, 0.8),
+        p99Under(`svc GET p99 at 32 connections (wrk -t${t})`, m(`svcGet${t}`), 10),
+      ]),
+      ...mcpChecks(m),
+      ...SHAPES.flatMap((t) => [
+        ratio(`svc list / bare keyset route, page of ${PAGE} (wrk -t${t})`, m(`svcList${t}`).rps, m(`bareList${t}`).rps, 0.8),
+        p99Under(`svc list p99 at 32 connections (wrk -t${t})`, m(`svcList${t}`), 10),
+      ]),
+      // The server process is the busiest single thread here, so this is roughly where the req/s
+      // ratio settles when nothing else disturbs the run.
+      ...cpuRatio('(extra) server CPU per request, bare SELECT route / svc GET (wrk -t1)', m('bareGet1'), m('svcGet1')),
+    ];
+  }
   const checks = ONLY_SEARCH
     ? searchChecks()
     : ONLY_MCP
-      ? mcpChecks()
+      ? mcpChecks(m)
       : ONLY_RATIOS
-        ? ratioChecks()
+        ? ratioChecks(m)
         : [
-            ...ratioChecks(),
+            ...ratioChecks(m),
             ...searchChecks(),
             ratio('bare SELECT route / bare `Bun.serve` (wrk -t2)', m('bareGet2').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
             ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
@@ -352,12 +372,11 @@ async function main() {
   console.log();
   if (decay.length) console.log(decayTable(decay));
   if (totalErrors) console.log(`\n**Warning:** ${totalErrors} non-2xx responses or socket errors; these figures are not valid.`);
-  if (GUARD) {
+  if (collapsedTwice) {
     // A noisy shared machine moves these figures by a tenth or two; only a collapse fails CI.
-    const collapsed = collapses(checks);
-    for (const c of collapsed) console.log(`COLLAPSE: ${c.label} is ${c.value}, under half of its target (${c.target})`);
-    if (collapsed.length || totalErrors) process.exitCode = 1;
-    else console.log('guard: no ratio under half its target');
+    for (const label of collapsedTwice) console.log(`COLLAPSE: ${label} was under half of its target in two runs`);
+    if (collapsedTwice.size || totalErrors) process.exitCode = 1;
+    else console.log('guard: no ratio under half its target (in two runs)');
   }
 }
 

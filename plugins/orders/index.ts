@@ -6,6 +6,7 @@ import { Refund, RefundCreate, RefundList, RefundQuery } from './refund-schemas'
 import { createRefund, listRefunds } from './refunds';
 import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
+import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 export default definePlugin({
@@ -36,6 +37,7 @@ export default definePlugin({
     { id: 'orders/002_currency_minor_units', sql: migration002 },
     { id: 'orders/003_addresses_notes_refunds', sql: migration003 },
     { id: 'orders/004_line_variant', sql: migration004 },
+    { id: 'orders/005_attribution', sql: migration005 },
   ],
   requires: ['inventory', 'customers'],
   actions: {

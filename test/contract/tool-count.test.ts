@@ -47,7 +47,6 @@ const STILL_TO_COME = [
   'phone',
   'wallet',
   'pipeline',
-  'qr_codes',
   'inbox',
 ];
 

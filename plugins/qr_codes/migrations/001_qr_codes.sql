@@ -1,0 +1,51 @@
+-- QR codes (issue 29). A code is unique across the instance: its public scan URL
+-- ({base_url}/s/{code}) names no store.
+CREATE TABLE IF NOT EXISTS qr_codes (
+  id uuid PRIMARY KEY,
+  store_id uuid NOT NULL REFERENCES stores(id),
+  seq bigserial NOT NULL,
+  code text NOT NULL,
+  type text NOT NULL,
+  destination_url text,
+  brand_color text,
+  logo_url text,
+  -- The logo as fetched once through the egress guard, kept so an image never fetches again.
+  logo_base64 text,
+  campaign_name text,
+  expires_at timestamptz,
+  max_scans integer CHECK (max_scans >= 1),
+  total_scans integer NOT NULL DEFAULT 0,
+  expired_message text,
+  landing_page jsonb,
+  track_conversions boolean NOT NULL DEFAULT true,
+  -- Stored: active, deactivated, maxed_out. `expired` is derived from expires_at when read.
+  status text NOT NULL,
+  archived_at timestamptz,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  CONSTRAINT qr_codes_code UNIQUE (code)
+);
+CREATE INDEX IF NOT EXISTS qr_codes_store_seq ON qr_codes (store_id, seq);
+CREATE INDEX IF NOT EXISTS qr_codes_store_campaign ON qr_codes (store_id, campaign_name) WHERE campaign_name IS NOT NULL;
+
+-- One row per counted scan. No raw IP: `fingerprint` is a keyed hash of the client (64 bits).
+CREATE TABLE IF NOT EXISTS qr_scans (
+  id uuid PRIMARY KEY,
+  store_id uuid NOT NULL REFERENCES stores(id),
+  code_id uuid NOT NULL REFERENCES qr_codes(id),
+  scanned_at timestamptz NOT NULL,
+  device text NOT NULL,
+  city text NOT NULL,
+  fingerprint bigint NOT NULL,
+  -- Set when the landing page's call-to-action was followed after this scan.
+  converted_at timestamptz
+);
+CREATE INDEX IF NOT EXISTS qr_scans_code_time ON qr_scans (store_id, code_id, scanned_at);
+
+-- The key of scan fingerprints: one per instance (every node reads the same), made of two
+-- gen_random_uuid() values (strong randomness). Not store data: a store never sees it.
+CREATE TABLE IF NOT EXISTS qr_fingerprint_key (
+  id integer PRIMARY KEY CHECK (id = 1),
+  key text NOT NULL
+);
+INSERT INTO qr_fingerprint_key (id, key) VALUES (1, gen_random_uuid()::text || gen_random_uuid()::text) ON CONFLICT (id) DO NOTHING;

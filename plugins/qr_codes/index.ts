@@ -38,6 +38,7 @@ export default definePlugin({
     public_url: Type.Optional(
       Type.String({ env: 'SVC_PUBLIC_URL', description: "This server's public origin for scan_url and image_url. Default: the Host of each request." }),
     ),
+    port: Type.Optional(Type.Integer({ env: 'PORT', description: 'The server port: the origin of scan_url for MCP calls without SVC_PUBLIC_URL.' })),
     geoip_db: Type.Optional(
       Type.String({ env: 'SVC_GEOIP_DB', description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.' }),
     ),

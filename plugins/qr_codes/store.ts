@@ -7,12 +7,13 @@ type Code = Static<typeof QrCode>;
 
 /**
  * This server's public origin for scan and image URLs: SVC_PUBLIC_URL when set (behind a proxy,
- * and for MCP calls, which carry no HTTP request of their own), else the origin the request came to.
+ * and for MCP calls, which carry no HTTP request of their own), else the origin the request came to
+ * (else localhost on the server's PORT).
  */
 export function baseUrl(ctx: Pick<Ctx, 'config' | 'http'>): string {
   if (ctx.config.public_url) return String(ctx.config.public_url).replace(/\/+$/, '');
   const request = ctx.http?.request;
-  if (!request) return 'http://localhost';
+  if (!request) return `http://localhost:${ctx.config.port ?? 3000}`;
   const url = new URL(request.url);
   return `${url.protocol}//${request.headers.get('host') ?? url.host}`;
 }

@@ -36,7 +36,13 @@ const textResult = (value: unknown, isError = false): CallToolResult => {
     // An image an action returns (`image: {object: 'image', mime_type, data}`, e.g. a QR code) goes
     // to the client once, as MCP image content a model can see, not as base64 inside the JSON.
     const { image: _, ...rest } = structured;
-    return { content: [{ type: 'text', text: jsonText(rest) }, { type: 'image', data: image.data, mimeType: image.mime_type }], structuredContent: rest };
+    return {
+      content: [
+        { type: 'text', text: jsonText(rest) },
+        { type: 'image', data: image.data, mimeType: image.mime_type },
+      ],
+      structuredContent: rest,
+    };
   }
   return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
 };

@@ -11,7 +11,8 @@ export const MAX_DAYS = 366;
 
 function parseDay(text: string, param: string): Date {
   const d = new Date(`${text}T00:00:00Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) throw errors.validation(`${param} must be a real date such as 2026-04-01.`, param);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text)
+    throw errors.validation(`${param} must be a real date such as 2026-04-01.`, param);
   return d;
 }
 

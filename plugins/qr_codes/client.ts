@@ -29,7 +29,10 @@ function trusted(spec: string): BlockList {
   let list = trustedLists.get(spec);
   if (list) return list;
   list = new BlockList();
-  for (const entry of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [addr, bits] = entry.split('/');
     const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
     if (!isIP(addr)) throw new Error(`SVC_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR.`);
@@ -56,7 +59,10 @@ export function clientAddress(ctx: Pick<Ctx, 'config' | 'http'>): string | undef
   if (!peer || !spec) return peer;
   const list = trusted(spec);
   if (!isTrusted(list, peer)) return peer;
-  const hops = (ctx.http?.request.headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = (ctx.http?.request.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) if (!isTrusted(list, hops[i])) return isIP(hops[i]) ? hops[i] : peer;
   return hops[0] ?? peer;
 }

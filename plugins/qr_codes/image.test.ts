@@ -69,7 +69,9 @@ async function newCode(over: Record<string, unknown> = {}) {
 }
 
 async function image(code: string, query = '', headers: Record<string, string> = {}) {
-  const res = await h.app.handle(new Request(`http://svc.test${h.base}/qr-codes/${code}/image${query}`, { headers: { 'x-api-key': h.key, ...headers } }));
+  const res = await h.app.handle(
+    new Request(`http://svc.test${h.base}/qr-codes/${code}/image${query}`, { headers: { 'x-api-key': h.key, ...headers } }),
+  );
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 

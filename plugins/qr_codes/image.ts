@@ -118,8 +118,7 @@ export function renderSvg(text: string, opts: { size: number; color: string; log
   const { n, dark } = matrix(text, !!opts.logo);
   const total = n + 2 * QUIET;
   let path = '';
-  for (let row = 0; row < n; row++)
-    for (let col = 0; col < n; col++) if (dark(row, col)) path += `M${col + QUIET} ${row + QUIET}h1v1h-1z`;
+  for (let row = 0; row < n; row++) for (let col = 0; col < n; col++) if (dark(row, col)) path += `M${col + QUIET} ${row + QUIET}h1v1h-1z`;
   let logo = '';
   if (opts.logo && opts.logoPng) {
     let modules = Math.floor(n * LOGO_SHARE);

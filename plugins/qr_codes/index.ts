@@ -36,11 +36,17 @@ export default definePlugin({
   requires: ['orders'],
   config: Type.Object({
     public_url: Type.Optional(
-      Type.String({ env: 'SVC_PUBLIC_URL', description: "This server's public origin for scan_url and image_url. Default: the Host of each request." }),
+      Type.String({
+        env: 'SVC_PUBLIC_URL',
+        description: "This server's public origin for scan_url and image_url. Default: the Host of each request.",
+      }),
     ),
     port: Type.Optional(Type.Integer({ env: 'PORT', description: 'The server port: the origin of scan_url for MCP calls without SVC_PUBLIC_URL.' })),
     geoip_db: Type.Optional(
-      Type.String({ env: 'SVC_GEOIP_DB', description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.' }),
+      Type.String({
+        env: 'SVC_GEOIP_DB',
+        description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.',
+      }),
     ),
     trusted_proxies: Type.Optional(
       Type.String({

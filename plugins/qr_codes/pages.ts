@@ -58,7 +58,11 @@ const hex = (v: string | undefined, fallback: string) => (v && /^#[0-9a-fA-F]{3,
 
 /** The landing page; `ctaHref` is our tracking link to the call-to-action (or none). */
 export function landingPage(page: Landing, ctaHref: string | null): Response {
-  const colors = { background: hex(page.background_color, '#ffffff'), text: hex(page.text_color, '#111111'), accent: hex(page.accent_color, '#1a73e8') };
+  const colors = {
+    background: hex(page.background_color, '#ffffff'),
+    text: hex(page.text_color, '#111111'),
+    accent: hex(page.accent_color, '#1a73e8'),
+  };
   const inner = [
     page.image_url ? `<img src="${escapeHtml(page.image_url)}" alt="">` : '',
     `<h1>${escapeHtml(page.title ?? '')}</h1>`,
@@ -77,5 +81,8 @@ export function expiredPage(message: string | null, page?: Landing | null): Resp
 }
 
 export function notFoundPage(): Response {
-  return htmlResponse(404, document('Not found', { background: '#ffffff', text: '#111111', accent: '#1a73e8' }, '<h1>This code does not exist.</h1>'));
+  return htmlResponse(
+    404,
+    document('Not found', { background: '#ffffff', text: '#111111', accent: '#1a73e8' }, '<h1>This code does not exist.</h1>'),
+  );
 }

@@ -5,12 +5,18 @@ import { product, setup, type Harness } from '../../test/kit/setup';
 
 beforeAll(() => setup(), 60_000); // migrations: not within the first test's time limit
 
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36';
 const LAPTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 
 const uniqueCode = (prefix = 'c') => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
-const custom = (over: Record<string, unknown> = {}) => ({ code: uniqueCode(), type: 'custom', destination_url: 'https://shop.example.com/spring', ...over });
+const custom = (over: Record<string, unknown> = {}) => ({
+  code: uniqueCode(),
+  type: 'custom',
+  destination_url: 'https://shop.example.com/spring',
+  ...over,
+});
 
 async function create(h: Harness, over: Record<string, unknown> = {}) {
   const res = await h.call('POST', '/qr-codes', custom(over));
@@ -118,8 +124,16 @@ describe('bad input, field by field (400 naming the field)', () => {
     ['a landing_page code without landing_page', { type: 'landing_page', destination_url: undefined }, 'landing_page'],
     ['a landing_page without title', { type: 'landing_page', landing_page: { description: 'x' } }, 'landing_page.title'],
     ['a landing_page with an unknown field', { type: 'landing_page', landing_page: { title: 'x', font: 'Comic' } }, 'landing_page.font'],
-    ['a landing_page cta_url with javascript:', { type: 'landing_page', landing_page: { title: 'x', cta_url: 'javascript:alert(1)' } }, 'landing_page.cta_url'],
-    ['a landing_page image_url not http', { type: 'landing_page', landing_page: { title: 'x', image_url: 'file:///etc/passwd' } }, 'landing_page.image_url'],
+    [
+      'a landing_page cta_url with javascript:',
+      { type: 'landing_page', landing_page: { title: 'x', cta_url: 'javascript:alert(1)' } },
+      'landing_page.cta_url',
+    ],
+    [
+      'a landing_page image_url not http',
+      { type: 'landing_page', landing_page: { title: 'x', image_url: 'file:///etc/passwd' } },
+      'landing_page.image_url',
+    ],
     ['a landing_page color not hex', { type: 'landing_page', landing_page: { title: 'x', accent_color: 'red' } }, 'landing_page.accent_color'],
     ['a status on create', { status: 'active' }, 'status'],
     ['an unknown field', { colour: '#000000' }, 'colour'],
@@ -242,7 +256,10 @@ describe('the state machine (SPEC 3.3), row by row', () => {
       campaign_name: 'x',
       landing_page: { title: 'Spring', description: 'Fresh', cta_text: 'Shop' },
     });
-    const res = await h.call('PATCH', `/qr-codes/${code.code}`, { campaign_name: null, landing_page: { description: null, cta_url: 'https://shop.example.com/' } });
+    const res = await h.call('PATCH', `/qr-codes/${code.code}`, {
+      campaign_name: null,
+      landing_page: { description: null, cta_url: 'https://shop.example.com/' },
+    });
     expect(res.body.campaign_name).toBeNull();
     expect(res.body.landing_page).toEqual({ title: 'Spring', cta_text: 'Shop', cta_url: 'https://shop.example.com/' });
     const noTitle = await h.call('PATCH', `/qr-codes/${code.code}`, { landing_page: { title: null } });

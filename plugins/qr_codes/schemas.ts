@@ -6,8 +6,7 @@ export const QR_STATUSES = ['active', 'deactivated', 'expired', 'maxed_out'] as 
 const Literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 
 export const CODE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-const Code = (description: string) =>
-  Type.String({ pattern: CODE_PATTERN, errorMessage: 'must be 1 to 64 letters, digits, _ or -', description });
+const Code = (description: string) => Type.String({ pattern: CODE_PATTERN, errorMessage: 'must be 1 to 64 letters, digits, _ or -', description });
 const Hex = (description: string) =>
   Type.String({ pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', errorMessage: 'must be a hex color such as #1a73e8', description });
 const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
@@ -28,10 +27,9 @@ const landingFields = {
 type LandingKey = keyof typeof landingFields;
 export const LANDING_KEYS = Object.keys(landingFields) as LandingKey[];
 
-export const LandingPage = Type.Object(
-  Object.fromEntries(LANDING_KEYS.map((k) => [k, Type.Optional(Type.String())])) as Record<LandingKey, any>,
-  { description: 'The page a landing_page code shows.' },
-);
+export const LandingPage = Type.Object(Object.fromEntries(LANDING_KEYS.map((k) => [k, Type.Optional(Type.String())])) as Record<LandingKey, any>, {
+  description: 'The page a landing_page code shows.',
+});
 const LandingInput = Input(Object.fromEntries(LANDING_KEYS.map((k) => [k, Type.Optional(landingFields[k])])) as any);
 /** On update a subfield set to null is cleared; the others are kept. */
 const LandingPatch = Input(Object.fromEntries(LANDING_KEYS.map((k) => [k, Type.Optional(Nullable(landingFields[k]))])) as any);

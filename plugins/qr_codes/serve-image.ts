@@ -111,6 +111,7 @@ export async function imageResponse(ctx: Ctx, row: Row, size: number, format: 'p
   if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return new Response(null, { status: 304, headers });
   const r = await renderFor(ctx, row, size, format);
   // An SVG may be opened directly: it must run nothing even if a browser renders it as a page.
-  const extra: Record<string, string> = format === 'svg' ? { 'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'" } : {};
+  const extra: Record<string, string> =
+    format === 'svg' ? { 'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'" } : {};
   return new Response(r.body as BodyInit, { headers: { ...headers, ...extra, 'Content-Type': r.contentType } });
 }

@@ -81,14 +81,14 @@ function checkColor(color: string | null | undefined) {
 }
 
 function checkLanding(page: Record<string, unknown> | null | undefined) {
-  for (const k of ['image_url', 'cta_url'] as const)
-    if (typeof page?.[k] === 'string') checkWebUrl(page[k] as string, `landing_page.${k}`);
+  for (const k of ['image_url', 'cta_url'] as const) if (typeof page?.[k] === 'string') checkWebUrl(page[k] as string, `landing_page.${k}`);
 }
 
 /** The rules every resulting code meets (create, and a code after an update). */
 function checkWhole(r: { type: string; destination_url: string | null; landing_page: Record<string, unknown> | null }) {
   if (r.type === 'landing_page') {
-    if (!r.landing_page?.title) throw errors.validation('A landing_page code needs landing_page with a title.', r.landing_page ? 'landing_page.title' : 'landing_page');
+    if (!r.landing_page?.title)
+      throw errors.validation('A landing_page code needs landing_page with a title.', r.landing_page ? 'landing_page.title' : 'landing_page');
   } else if (!r.destination_url) throw errors.validation(`A ${r.type} code needs a destination_url.`, 'destination_url');
 }
 
@@ -99,7 +99,8 @@ export function generateCode(): string {
   return [...bytes].map((b) => GENERATED[b % GENERATED.length]).join('');
 }
 
-const duplicate = (code: string) => () => errors.conflict(`The code '${code}' is taken (codes are unique across this server).`, 'duplicate_code', 'code');
+const duplicate = (code: string) => () =>
+  errors.conflict(`The code '${code}' is taken (codes are unique across this server).`, 'duplicate_code', 'code');
 
 export async function createQrCode(ctx: Ctx, input: Static<typeof QrCreate>): Promise<Code> {
   const now = ctx.clock.now();
@@ -200,8 +201,10 @@ export async function updateQrCode(ctx: Ctx, input: Static<typeof QrUpdate>): Pr
   let status = row.status;
   if (i.status === 'active') {
     // SPEC 3.3: deactivated, expired or maxed out -> active, with new limits when needed.
-    if (expiresAt && new Date(expiresAt) <= now) throw errors.conflict('The code would still be expired: give a future expires_at (or null).', 'conflict_error', 'expires_at');
-    if (reached) throw errors.conflict(`The code would still be maxed out: give max_scans above ${row.total_scans} (or null).`, 'conflict_error', 'max_scans');
+    if (expiresAt && new Date(expiresAt) <= now)
+      throw errors.conflict('The code would still be expired: give a future expires_at (or null).', 'conflict_error', 'expires_at');
+    if (reached)
+      throw errors.conflict(`The code would still be maxed out: give max_scans above ${row.total_scans} (or null).`, 'conflict_error', 'max_scans');
     status = 'active';
   } else if (status === 'active' && reached) status = 'maxed_out';
 
@@ -248,5 +251,3 @@ export async function archiveQrCode(ctx: Ctx, code: string) {
   await ctx.db.query('UPDATE qr_codes SET archived_at = $2, updated_at = $2 WHERE id = $1', [row.id, ctx.clock.now()]);
   return { id: row.id as string, object: 'qr_code', deleted: true };
 }
-
-

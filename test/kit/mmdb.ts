@@ -75,7 +75,7 @@ export function buildMmdb(networks: Record<string, Value>, databaseType = 'GeoLi
   }
   // Number the nodes breadth first; records point at node numbers or past node_count into data.
   const order: Node[] = [];
-  for (let q = [root]; q.length; ) {
+  for (let q = [root]; q.length;) {
     const n = q.shift()!;
     order.push(n);
     for (const k of n.kids) if (k && typeof k === 'object') q.push(k);

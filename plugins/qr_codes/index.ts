@@ -22,6 +22,8 @@ import { imageResponse, renderFor } from './serve-image';
 import { archiveQrCode, codeRow, createQrCode, deactivateQrCode, listQrCodes, toQrCode, updateQrCode } from './store';
 
 const makeCode = 'qr_codes.create_qr_code';
+/** Routes under /qr-codes/:code take the code, not the id the sweeps would derive from the POST. */
+const withCode = async ({ make }: { make: (t: string, over?: Record<string, unknown>) => Promise<any> }) => ({ code: (await make(makeCode)).code });
 const withCampaign = async ({ make }: { make: (t: string, over?: Record<string, unknown>) => Promise<any> }) => ({
   campaign_name: (await make(makeCode, { campaign_name: `spring-${crypto.randomUUID().slice(0, 8)}` })).campaign_name,
 });
@@ -89,6 +91,7 @@ export default definePlugin({
       output: QrCode,
       rest: { method: 'GET', path: '/qr-codes/:code' },
       errors: ['logo_unavailable'],
+      example: withCode,
       handler: async (ctx, { code, include_image }) => {
         const row = await codeRow(ctx, code);
         const out = toQrCode(ctx, row);
@@ -106,6 +109,7 @@ export default definePlugin({
       rest: { method: 'PATCH', path: '/qr-codes/:code' },
       emits: ['qr_code.updated'],
       errors: ['conflict_error'],
+      example: withCode,
       handler: updateQrCode,
     }),
     deactivate_qr_code: action({
@@ -115,6 +119,7 @@ export default definePlugin({
       output: QrCode,
       rest: { method: 'POST', path: '/qr-codes/:code/deactivate' },
       emits: ['qr_code.updated'],
+      example: withCode,
       handler: (ctx, { code }) => deactivateQrCode(ctx, code),
     }),
     archive_qr_code: action({
@@ -123,6 +128,7 @@ export default definePlugin({
       input: QrCodeRef,
       output: Deleted,
       rest: { method: 'DELETE', path: '/qr-codes/:code' },
+      example: withCode,
       handler: (ctx, { code }) => archiveQrCode(ctx, code),
     }),
     get_qr_image: action({
@@ -132,6 +138,7 @@ export default definePlugin({
       output: Page,
       rest: { method: 'GET', path: '/qr-codes/:code/image', response: 'raw', contentType: 'image/png' },
       errors: ['logo_unavailable'],
+      example: withCode,
       handler: async (ctx, input) => imageResponse(ctx, await codeRow(ctx, input.code), input.size ?? 300, input.format ?? 'png'),
     }),
     qr_code_analytics: action({
@@ -140,6 +147,7 @@ export default definePlugin({
       input: QrAnalyticsQuery,
       output: Analytics,
       rest: { method: 'GET', path: '/qr-codes/:code/analytics' },
+      example: withCode,
       handler: codeAnalytics,
     }),
     campaign_analytics: action({

@@ -135,5 +135,12 @@ export const Analytics = Type.Object({
   conversion_rate: Type.Number({ description: 'conversions / total_scans, a fraction (0 without scans).' }),
 });
 
-export const ScanInput = Type.Record(Type.String(), Type.String());
+/** A public scan: the code, and anything else a printed URL may carry (utm_* parameters) is let through. */
+export const ScanInput = Type.Object(
+  {
+    code: Type.String({ description: 'The code (an unknown one is a 404 page).' }),
+    scan: Type.Optional(Type.String({ description: 'The scan id (call-to-action).' })),
+  },
+  { additionalProperties: true },
+);
 export const Page = Type.Object({}, { description: 'A redirect or an HTML page.' });

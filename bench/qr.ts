@@ -38,10 +38,16 @@ const cleanup = async () => {
 process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
 process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
-async function measure(label: string, server: Child, spec: { url: string; headers?: Record<string, string>; script?: string; scriptArgs?: string[] }) {
+async function measure(
+  label: string,
+  server: Child,
+  spec: { url: string; headers?: Record<string, string>; script?: string; scriptArgs?: string[] },
+) {
   await runWrk(wrk, { ...spec, seconds: WARMUP, connections: 32, threads: 2 });
   const r = await runWrk(wrk, { ...spec, seconds: SECONDS, connections: 32, threads: 2 });
-  log(`${label.padEnd(52)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`);
+  log(
+    `${label.padEnd(52)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`,
+  );
   return r;
 }
 
@@ -121,7 +127,9 @@ async function main() {
     };
     const code = await timings('/qr-codes/b1/analytics');
     const campaign = await timings('/qr-campaigns/bench/analytics');
-    log(`analytics over ${SCANS} scans: code p50 ${code.p50.toFixed(0)} ms max ${code.max.toFixed(0)} ms; campaign p50 ${campaign.p50.toFixed(0)} ms`);
+    log(
+      `analytics over ${SCANS} scans: code p50 ${code.p50.toFixed(0)} ms max ${code.max.toFixed(0)} ms; campaign p50 ${campaign.p50.toFixed(0)} ms`,
+    );
 
     const pct = (a: WrkResult, b: WrkResult) => `${((100 * a.rps) / b.rps).toFixed(1)}%`;
     console.log(`| figure | value | target |
@@ -135,8 +143,12 @@ async function main() {
 | analytics of one code, ${SCANS.toLocaleString('en')} scans, 366 days | p50 ${code.p50.toFixed(0)} ms, max of 21 ${code.max.toFixed(0)} ms | < 300 ms |
 | campaign analytics (2,000 codes, same scans) | p50 ${campaign.p50.toFixed(0)} ms | |`);
   } finally {
-    await Bun.file(codesFile).delete().catch(() => {});
-    await Bun.file(imagesFile).delete().catch(() => {});
+    await Bun.file(codesFile)
+      .delete()
+      .catch(() => {});
+    await Bun.file(imagesFile)
+      .delete()
+      .catch(() => {});
   }
 }
 

@@ -28,6 +28,10 @@ const SCANS = Number(process.env.BENCH_SCANS ?? 1_000_000);
 const CODES = 2000;
 const ROTATE = join(import.meta.dir, 'get-rotate.lua');
 const log = (line: string) => console.error(line);
+const PHONE = {
+  'user-agent':
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+};
 
 let db: BenchDb | undefined;
 const cleanup = async () => {
@@ -100,8 +104,13 @@ async function main() {
       script: ROTATE,
       scriptArgs: [`${storePath}/products/`, db.idsFile],
     });
-    const scans = await measure('svc `GET /s/{code}`, 1,999 codes rotated', svc, { url: svc.base, script: ROTATE, scriptArgs: ['/s/', codesFile] });
-    const hot = await measure('(extra) svc `GET /s/{code}`, one hot code', svc, { url: `${svc.base}/s/b2` });
+    const scans = await measure('svc `GET /s/{code}`, 1,999 codes rotated', svc, {
+      url: svc.base,
+      headers: PHONE,
+      script: ROTATE,
+      scriptArgs: ['/s/', codesFile],
+    });
+    const hot = await measure('(extra) svc `GET /s/{code}`, one hot code', svc, { url: `${svc.base}/s/b2`, headers: PHONE });
     const cached = await measure('svc PNG 300 px, cached (one image)', svc, { url: `${svc.base}${storePath}/qr-codes/b3/image`, headers: auth });
     const uncached = await measure('svc PNG 300 px, uncached (2,000 codes rotated)', svc, {
       url: svc.base,

@@ -12,12 +12,15 @@ const PREVIEWERS =
   /bot\b|bot\/|crawl|spider|slurp|preview|facebookexternalhit|whatsapp|telegram|embedly|skypeuripreview|vkshare|pinterest|redditbot|linkedin|discord|outbrain|nuzzel|google-?(?:read-aloud|site-verification)|headlesschrome/i;
 
 export function isCrawler(userAgent: string): boolean {
+  // No User-Agent at all is some script, not a known crawler: counted (as Desktop), so caps hold.
+  if (!userAgent) return false;
   if (PREVIEWERS.test(userAgent)) return true;
   return Bowser.parse(userAgent).platform?.type === 'bot';
 }
 
 /** iOS, Android or Desktop (SPEC 2.9): anything that is neither phone OS counts as Desktop. */
 export function deviceOf(userAgent: string): 'iOS' | 'Android' | 'Desktop' {
+  if (!userAgent) return 'Desktop'; // bowser refuses an empty string
   const os = Bowser.parse(userAgent).os?.name;
   if (os === 'iOS' || os === 'iPadOS') return 'iOS';
   if (os === 'Android') return 'Android';

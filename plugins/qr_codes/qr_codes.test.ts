@@ -302,6 +302,14 @@ describe('scans', () => {
     expect((await h.call('GET', `/qr-codes/${code.code}`)).body.total_scans).toBe(0);
   });
 
+  test('a scan without a User-Agent is counted as Desktop', async () => {
+    const h = await setup();
+    const code = await create(h);
+    expect((await h.raw('GET', `/s/${code.code}`, undefined, { 'x-api-key': '' })).status).toBe(302);
+    const stats = (await h.call('GET', `/qr-codes/${code.code}/analytics?from=2026-04-01&to=2026-04-01`)).body;
+    expect(stats).toMatchObject({ total_scans: 1, by_device: { Desktop: 1 } });
+  });
+
   test('an unknown code is a 404 page', async () => {
     const h = await setup();
     const res = await scan(h, 'no-such-code-here');

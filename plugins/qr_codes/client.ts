@@ -70,23 +70,30 @@ export function clientAddress(ctx: Pick<Ctx, 'config' | 'http'>): string | undef
   return hops[0] ?? peer;
 }
 
-const readers = new Map<string, Reader<CityResponse>>();
-/** The geo-IP database, opened once per process (the file is read whole; the reader keeps it in memory). */
-export function geoReader(path: string): Reader<CityResponse> {
+const readers = new Map<string, Reader<CityResponse> | null>();
+/**
+ * The geo-IP database, opened once per process (the file is read whole and kept in memory). One
+ * that cannot be read is logged once and cities count as unknown: a scan never fails for it.
+ */
+function geoReader(path: string, log: Ctx['log']): Reader<CityResponse> | null {
   let reader = readers.get(path);
-  if (!reader) {
-    reader = new Reader<CityResponse>(readFileSync(path));
+  if (reader === undefined) {
+    try {
+      reader = new Reader<CityResponse>(readFileSync(path));
+    } catch (e) {
+      log.error('SVC_GEOIP_DB cannot be read as a MaxMind database: cities count as unknown', { path, error: String(e) });
+      reader = null;
+    }
     readers.set(path, reader);
   }
   return reader;
 }
 
 /** The city of an address, or `unknown` (no database, a private address, no city): never invented. */
-export function cityOf(ctx: Pick<Ctx, 'config'>, ip: string | undefined): string {
+export function cityOf(ctx: Pick<Ctx, 'config' | 'log'>, ip: string | undefined): string {
   const path = ctx.config.geoip_db as string | undefined;
   if (!path || !ip || !isIP(ip)) return 'unknown';
-  const found = geoReader(path).get(ip);
-  return found?.city?.names?.en ?? 'unknown';
+  return geoReader(path, ctx.log)?.get(ip)?.city?.names?.en ?? 'unknown';
 }
 
 /**

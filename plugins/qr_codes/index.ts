@@ -53,6 +53,8 @@ export default definePlugin({
     trusted_proxies: Type.Optional(
       Type.String({
         env: 'SVC_TRUSTED_PROXIES',
+        // Checked at boot: a typo must stop the server, not fail every scan.
+        pattern: '^\\s*[0-9a-fA-F:.]+(/\\d{1,3})?(\\s*,\\s*[0-9a-fA-F:.]+(/\\d{1,3})?)*\\s*$',
         description: 'Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed for the scanning client.',
       }),
     ),

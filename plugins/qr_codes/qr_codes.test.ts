@@ -310,6 +310,13 @@ describe('scans', () => {
     expect(stats).toMatchObject({ total_scans: 1, by_device: { Desktop: 1 } });
   });
 
+  test('an unreadable SVC_GEOIP_DB never fails a scan: the city is unknown', async () => {
+    const h = await setup({ env: { SVC_GEOIP_DB: '/nonexistent/city.mmdb' } });
+    const code = await create(h);
+    expect((await scan(h, code.code)).status).toBe(302);
+    expect((await h.call('GET', `/qr-codes/${code.code}/analytics?from=2026-04-01&to=2026-04-01`)).body.by_city).toEqual({ unknown: 1 });
+  });
+
   test('an unknown code is a 404 page', async () => {
     const h = await setup();
     const res = await scan(h, 'no-such-code-here');

@@ -26,44 +26,50 @@ export function dayRange(now: Date, from?: string, to?: string) {
   return { first, end: new Date(last.getTime() + DAY), days };
 }
 
-const SUMMARY = `
-SELECT count(*)::int AS total, count(DISTINCT fingerprint)::int AS uniq,
-       count(*) FILTER (WHERE converted_at IS NOT NULL OR id = ANY($5::uuid[]))::int AS converted
-FROM qr_scans WHERE store_id = $1 AND code_id = ANY($2::uuid[]) AND scanned_at >= $3 AND scanned_at < $4`;
+// The day counters (qr_scan_days) in one pass: the grand total, then per day, device and city.
+const ROLLUP = `
+SELECT day::text AS day, device, city, GROUPING(day, device, city) AS g,
+       sum(scans)::int AS scans, sum(unique_scans)::int AS uniq, sum(conversions)::int AS converted
+FROM qr_scan_days WHERE store_id = $1 AND code_id = ANY($2::uuid[]) AND day >= $3::date AND day < $4::date
+GROUP BY GROUPING SETS ((), (day), (device), (city))`;
 
-// One pass for the three breakdowns: grouping sets share the scan of the rows.
-const BREAKDOWN = `
-SELECT device, city, (scanned_at AT TIME ZONE 'UTC')::date::text AS day, GROUPING(device, city, (scanned_at AT TIME ZONE 'UTC')::date) AS g, count(*)::int AS n
-FROM qr_scans WHERE store_id = $1 AND code_id = ANY($2::uuid[]) AND scanned_at >= $3 AND scanned_at < $4
-GROUP BY GROUPING SETS ((device), (city), ((scanned_at AT TIME ZONE 'UTC')::date))`;
+// Scans of the range that orders named and no call-to-action converted already.
+const ORDERED = `
+SELECT count(*)::int AS n FROM qr_scans
+WHERE store_id = $1 AND id = ANY($5::uuid[]) AND code_id = ANY($2::uuid[]) AND scanned_at >= $3 AND scanned_at < $4 AND converted_at IS NULL`;
 
 async function analyticsOf(ctx: Ctx, codeIds: string[], range: ReturnType<typeof dayRange>) {
-  const converted = await attributedScanIds(ctx.db, ctx.store.id, range.first);
   const args = [ctx.store.id, codeIds, range.first, range.end];
-  const [[summary], rows] = await Promise.all([ctx.db.query(SUMMARY, [...args, converted]), ctx.db.query(BREAKDOWN, args)]);
+  const attributed = await attributedScanIds(ctx.db, ctx.store.id, range.first);
+  const [rows, ordered] = await Promise.all([
+    ctx.db.query(ROLLUP, args),
+    attributed.length ? ctx.db.query<{ n: number }>(ORDERED, [...args, attributed]) : Promise.resolve([{ n: 0 }]),
+  ]);
   const by_device: Record<string, number> = {};
   const by_city: Record<string, number> = {};
   const perDay = new Map<string, number>();
+  let totals = { scans: 0, uniq: 0, converted: 0 };
   for (const r of rows) {
-    if (r.device !== null) by_device[r.device] = r.n;
-    else if (r.city !== null) by_city[r.city] = r.n;
-    else if (r.day !== null) perDay.set(r.day, r.n);
+    if (r.g === 7) totals = { scans: r.scans ?? 0, uniq: r.uniq ?? 0, converted: r.converted ?? 0 };
+    else if (r.day !== null) perDay.set(r.day, r.scans);
+    else if (r.device !== null) by_device[r.device] = r.scans;
+    else if (r.city !== null) by_city[r.city] = r.scans;
   }
   const by_day = Array.from({ length: range.days }, (_, i) => {
     const date = new Date(range.first.getTime() + i * DAY).toISOString().slice(0, 10);
     return { date, scans: perDay.get(date) ?? 0 };
   });
-  const total = summary.total as number;
+  const conversions = totals.converted + ordered[0].n;
   return {
     from: range.first.toISOString().slice(0, 10),
     to: by_day[by_day.length - 1].date,
-    total_scans: total,
-    unique_scans: summary.uniq as number,
+    total_scans: totals.scans,
+    unique_scans: totals.uniq,
     by_city,
     by_device,
     by_day,
-    conversions: summary.converted as number,
-    conversion_rate: total ? summary.converted / total : 0,
+    conversions,
+    conversion_rate: totals.scans ? conversions / totals.scans : 0,
   };
 }
 

@@ -7,7 +7,8 @@ import { CODE_PATTERN } from './schemas';
  * GET /s/{code}: the public scan. A counted scan is one SQL statement: the UPDATE claims the scan
  * only while the code is active, unexpired and under max_scans (PostgreSQL re-checks that WHERE
  * on the row's latest version when concurrent scans queue on its lock, so exactly max_scans scans
- * get through), and the INSERT records it from the UPDATE's RETURNING.
+ * get through); from its RETURNING the scan is recorded, its device remembered (the first scan of
+ * a device is a unique scan) and the day's counters raised.
  */
 
 const CODE = new RegExp(CODE_PATTERN);
@@ -22,6 +23,13 @@ WITH hit AS (
 ), scan AS (
   INSERT INTO qr_scans (id, store_id, code_id, scanned_at, device, city, fingerprint)
   SELECT gen_random_uuid(), store_id, id, $2, $3, $4, $5 FROM hit RETURNING id
+), device AS (
+  INSERT INTO qr_scan_devices (store_id, code_id, fingerprint) SELECT store_id, id, $5 FROM hit
+  ON CONFLICT DO NOTHING RETURNING 1
+), day AS (
+  INSERT INTO qr_scan_days AS d (store_id, code_id, day, device, city, scans, unique_scans)
+  SELECT store_id, id, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3, $4, 1, (SELECT count(*) FROM device) FROM hit
+  ON CONFLICT (code_id, day, device, city) DO UPDATE SET scans = d.scans + 1, unique_scans = d.unique_scans + EXCLUDED.unique_scans
 )
 SELECT hit.*, scan.id AS scan_id FROM hit, scan`;
 
@@ -97,11 +105,16 @@ export async function followCta(ctx: Ctx, code: string, scanId: string | undefin
   const valid = scanId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(scanId);
   const request = ctx.http?.request;
   const counted = valid && request?.method !== 'HEAD' && !isCrawler(request?.headers.get('user-agent') ?? '');
+  // The first follow converts the scan, and its day's counter with it.
   if (counted)
-    await ctx.db.query('UPDATE qr_scans SET converted_at = $3 WHERE id = $1 AND code_id = $2 AND converted_at IS NULL', [
-      scanId,
-      row.id,
-      ctx.clock.now(),
-    ]);
+    await ctx.db.query(
+      `WITH conv AS (
+         UPDATE qr_scans SET converted_at = $3 WHERE id = $1 AND code_id = $2 AND converted_at IS NULL
+         RETURNING code_id, (scanned_at AT TIME ZONE 'UTC')::date AS day, device, city
+       )
+       UPDATE qr_scan_days d SET conversions = d.conversions + 1 FROM conv
+       WHERE d.code_id = conv.code_id AND d.day = conv.day AND d.device = conv.device AND d.city = conv.city`,
+      [scanId, row.id, ctx.clock.now()],
+    );
   return redirect(withScanId(cta, row.track_conversions && valid ? scanId! : null));
 }

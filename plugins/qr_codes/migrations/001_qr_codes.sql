@@ -42,6 +42,30 @@ CREATE TABLE IF NOT EXISTS qr_scans (
 );
 CREATE INDEX IF NOT EXISTS qr_scans_code_time ON qr_scans (store_id, code_id, scanned_at);
 
+-- Each device (fingerprint) once per code: a scan whose insert here succeeds is a unique scan.
+CREATE TABLE IF NOT EXISTS qr_scan_devices (
+  store_id uuid NOT NULL REFERENCES stores(id),
+  code_id uuid NOT NULL REFERENCES qr_codes(id),
+  fingerprint bigint NOT NULL,
+  PRIMARY KEY (code_id, fingerprint)
+);
+
+-- Scans counted by UTC day, device and city as they happen (in the scan's own statement), so
+-- analytics add up a few hundred rows instead of reading every scan.
+CREATE TABLE IF NOT EXISTS qr_scan_days (
+  store_id uuid NOT NULL REFERENCES stores(id),
+  code_id uuid NOT NULL REFERENCES qr_codes(id),
+  day date NOT NULL,
+  device text NOT NULL,
+  city text NOT NULL,
+  scans integer NOT NULL,
+  unique_scans integer NOT NULL,
+  -- Landing page call-to-action conversions of these scans (order conversions are read from orders).
+  conversions integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (code_id, day, device, city)
+);
+CREATE INDEX IF NOT EXISTS qr_scan_days_store ON qr_scan_days (store_id, code_id, day);
+
 -- The key of scan fingerprints: one per instance (every node reads the same), made of two
 -- gen_random_uuid() values (strong randomness). Not store data: a store never sees it.
 CREATE TABLE IF NOT EXISTS qr_fingerprint_key (

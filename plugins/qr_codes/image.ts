@@ -92,7 +92,9 @@ export function renderPng(text: string, opts: { size: number; color: string; log
         }
     }
   if (opts.logo) drawLogo(px, size, opts.logo, logoBox(n, scale, offset), scale);
-  return PNG.sync.write(png);
+  // No row filters: flat colour areas deflate as well unfiltered, and choosing a filter per row
+  // was nine tenths of the render time (measured: 26 ms to 3 ms at 300 px, same size).
+  return PNG.sync.write(png, { filterType: 0 });
 }
 
 /** White pad over the box, then the logo scaled into it (nearest pixel, aspect kept) over white. */

@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS qr_codes (
 CREATE INDEX IF NOT EXISTS qr_codes_store_seq ON qr_codes (store_id, seq);
 CREATE INDEX IF NOT EXISTS qr_codes_store_campaign ON qr_codes (store_id, campaign_name) WHERE campaign_name IS NOT NULL;
 
--- One row per counted scan. No raw IP: `fingerprint` is a keyed hash of the client (64 bits).
+-- One row per counted scan (its id is the svc_scan a redirect carries). No raw IP: `fingerprint` is a keyed hash of the client (64 bits).
 CREATE TABLE IF NOT EXISTS qr_scans (
   id uuid PRIMARY KEY,
   store_id uuid NOT NULL REFERENCES stores(id),
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS qr_scans (
   -- Set when the landing page's call-to-action was followed after this scan.
   converted_at timestamptz
 );
-CREATE INDEX IF NOT EXISTS qr_scans_code_time ON qr_scans (store_id, code_id, scanned_at);
+-- No index beyond the key: analytics read qr_scan_days, conversions find scans by id, and every
+-- index here is one more write on the hottest path.
 
 -- Each device (fingerprint) once per code: a scan whose insert here succeeds is a unique scan.
 CREATE TABLE IF NOT EXISTS qr_scan_devices (

@@ -87,13 +87,7 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
     return usable(row, now) ? answer(code, row, null) : expiredPage(row.expired_message, row.landing_page);
   }
   const ip = clientAddress(ctx);
-  const [hit] = await ctx.db.query(CLAIM, [
-    code,
-    now,
-    agent.device,
-    cityOf(ctx, ip),
-    fingerprint(await fingerprintKey(ctx.db), ip, userAgent),
-  ]);
+  const [hit] = await ctx.db.query(CLAIM, [code, now, agent.device, cityOf(ctx, ip), fingerprint(await fingerprintKey(ctx.db), ip, userAgent)]);
   if (hit) return answer(code, hit, hit.scan_id);
   const row = await current(ctx.db, code);
   return row ? expiredPage(row.expired_message, row.landing_page) : notFoundPage();

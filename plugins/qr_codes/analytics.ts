@@ -7,7 +7,7 @@ import { codeRow } from './store';
 /** Scan analytics (SPEC 2.9) over UTC days, for one code or a campaign's codes. */
 
 const DAY = 86_400_000;
-export const MAX_DAYS = 366;
+const MAX_DAYS = 366;
 
 function parseDay(text: string, param: string): Date {
   const d = new Date(`${text}T00:00:00Z`);

@@ -8,17 +8,17 @@ import { PNG } from 'pngjs';
  * raised to H (30% recoverable) so the modules it hides do not matter.
  */
 
-export const QUIET = 4;
+const QUIET = 4;
 /** The logo's side as a share of the code's side: 6% of the area, well inside what level H recovers. */
 const LOGO_SHARE = 0.24;
 
-export interface Rgb {
+interface Rgb {
   r: number;
   g: number;
   b: number;
 }
 
-export function parseHex(hex: string): Rgb {
+function parseHex(hex: string): Rgb {
   const h = hex.slice(1);
   const full = h.length === 3 ? [...h].map((c) => c + c).join('') : h;
   return { r: parseInt(full.slice(0, 2), 16), g: parseInt(full.slice(2, 4), 16), b: parseInt(full.slice(4, 6), 16) };
@@ -63,13 +63,16 @@ export function decodeLogo(png: Uint8Array): Logo {
   return { width: img.width, height: img.height, data: img.data };
 }
 
-/** The logo's square in pixels, centred, a whole number of modules so the pad aligns with them. */
+/** The logo's side in modules: centred on module boundaries (same parity as the code's side). */
+function logoModules(n: number): number {
+  const modules = Math.floor(n * LOGO_SHARE);
+  return (n - modules) % 2 ? modules - 1 : modules;
+}
+
+/** The logo's square in pixels, a whole number of modules so the pad aligns with them. */
 function logoBox(n: number, scale: number, offset: number) {
-  let modules = Math.floor(n * LOGO_SHARE);
-  if ((n - modules) % 2) modules -= 1; // centred on module boundaries
-  const side = modules * scale;
-  const start = offset + ((n - modules) / 2) * scale;
-  return { start, side };
+  const modules = logoModules(n);
+  return { start: offset + ((n - modules) / 2) * scale, side: modules * scale };
 }
 
 export function renderPng(text: string, opts: { size: number; color: string; logo?: Logo }): Buffer {
@@ -123,8 +126,7 @@ export function renderSvg(text: string, opts: { size: number; color: string; log
   for (let row = 0; row < n; row++) for (let col = 0; col < n; col++) if (dark(row, col)) path += `M${col + QUIET} ${row + QUIET}h1v1h-1z`;
   let logo = '';
   if (opts.logo && opts.logoPng) {
-    let modules = Math.floor(n * LOGO_SHARE);
-    if ((n - modules) % 2) modules -= 1;
+    const modules = logoModules(n);
     const at = QUIET + (n - modules) / 2;
     const href = `data:image/png;base64,${Buffer.from(opts.logoPng).toString('base64')}`;
     logo =

@@ -4,7 +4,7 @@ import { toQrCode } from './store';
 
 /** The image endpoint: the logo fetched once and kept, an ETag, and a small cache of rendered images. */
 
-export const MAX_LOGO_BYTES = 256 * 1024;
+const MAX_LOGO_BYTES = 256 * 1024;
 const MAX_LOGO_SIDE = 1024;
 const LOGO_TIMEOUT_MS = 5000;
 const DEFAULT_COLOR = '#000000';

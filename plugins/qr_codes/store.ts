@@ -145,8 +145,6 @@ export async function createQrCode(ctx: Ctx, input: Static<typeof QrCreate>): Pr
   return created;
 }
 
-export const getQrCode = async (ctx: Ctx, code: string) => toQrCode(ctx, await codeRow(ctx, code));
-
 export const listQrCodes = (ctx: Ctx, input: Static<typeof QrQuery>) => {
   const now = ctx.clock.now();
   // `expired` and `active` are read through expires_at, as statusOf does.

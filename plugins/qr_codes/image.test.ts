@@ -195,6 +195,10 @@ describe('MCP', () => {
 });
 
 describe('SVG', () => {
+  // One browser for every size; the viewport stays at least 200 px (Chromium will not capture a
+  // smaller one reliably) and the screenshot is clipped to the image.
+  let browser: import('playwright-core').Browser | undefined;
+  afterAll(() => browser?.close());
   for (const size of [64, 300, 1024])
     for (const withLogo of [false, true])
       browserTest(
@@ -207,14 +211,15 @@ describe('SVG', () => {
           expect(svg).toStartWith('<svg');
           expect(svg).toContain(`width="${size}"`);
           const { chromium } = await import('playwright-core');
-          const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+          browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+          const side = Math.max(size, 200);
+          const page = await browser.newPage({ viewport: { width: side, height: side } });
           try {
-            const page = await browser.newPage({ viewport: { width: size, height: size } });
             await page.setContent(`<html><body style="margin:0;background:#fff">${svg}</body></html>`);
             const shot = await page.screenshot({ clip: { x: 0, y: 0, width: size, height: size } });
             expect(decodePng(Buffer.from(shot)).text).toBe(code.scan_url);
           } finally {
-            await browser.close();
+            await page.close();
           }
         },
         30_000,

@@ -21,7 +21,7 @@ export { toolsChanged } from './signals';
 
 // Outside the process: secrets, outbound requests, the sandbox.
 export { secretBox } from './secrets';
-export { checkUrl, EgressError, egressFetch, type AllowList, type Resolver } from './net/egress';
+export { checkUrl, type AllowList, type Resolver } from './net/egress';
 export { runInSandbox } from './sandbox/pool';
 export { ASYNC_FUNCTION } from './sandbox';
 

@@ -28,7 +28,7 @@ export type {
 } from './plugins/contract';
 export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
 export { checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter, MetadataPatch } from './plugins/metadata';
-export { containing, DateRange, dateRangeFilters } from './plugins/filters';
+export { containing, DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError } from './errors';
 export type { ErrorDef } from './errors';
 export { PLANS, type Plan } from './plans';
@@ -41,6 +41,9 @@ export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
 export { errorFields, type Logger } from './log';
+
+// Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
+export { EgressError, egressFetch, type EgressInit } from './net/egress';
 
 // Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
 export { scrubPersonalData } from './personal-data';

@@ -15,6 +15,7 @@ import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import reviews from './reviews';
+import qr_codes from './qr_codes';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -38,5 +39,6 @@ export const pluginList: PluginDef[] = [
   api_keys,
   svc_stores,
   svc_login,
+  qr_codes,
   admin,
 ];

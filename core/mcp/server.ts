@@ -32,7 +32,27 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const textResult = (value: unknown, isError = false): CallToolResult => {
   if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
   const structured = isRecord(value) ? value : { result: value ?? null };
+  const image = imageOf(structured);
+  if (image) {
+    // An image an action returns (`image: {object: 'image', mime_type, data}`, e.g. a QR code) goes
+    // to the client once, as MCP image content a model can see, not as base64 inside the JSON.
+    const { image: _, ...rest } = structured;
+    return {
+      content: [
+        { type: 'text', text: jsonText(rest) },
+        { type: 'image', data: image.data, mimeType: image.mime_type },
+      ],
+      structuredContent: rest,
+    };
+  }
   return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
+};
+
+const imageOf = (v: Record<string, unknown>) => {
+  const i = v.image as Record<string, unknown> | undefined;
+  return isRecord(i) && i.object === 'image' && typeof i.data === 'string' && typeof i.mime_type === 'string'
+    ? (i as { data: string; mime_type: string })
+    : undefined;
 };
 
 /**

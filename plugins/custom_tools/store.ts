@@ -1,11 +1,10 @@
-import { errors, isUniqueViolation, setClause, type Ctx, type PluginDef } from '../../core/sdk';
+import { EgressError, errors, isUniqueViolation, setClause, type Ctx, type PluginDef } from '../../core/sdk';
 import {
   ASYNC_FUNCTION,
   builtinNames,
   checkPlan,
   checkUrl,
   compileSchema,
-  EgressError,
   runCustomTool,
   runInSandbox,
   secretBox,

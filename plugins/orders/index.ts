@@ -6,6 +6,7 @@ import { Refund, RefundCreate, RefundList, RefundQuery } from './refund-schemas'
 import { createRefund, listRefunds } from './refunds';
 import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
+import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -37,6 +38,7 @@ const orders = definePlugin({
     { id: 'orders/002_currency_minor_units', sql: migration002 },
     { id: 'orders/003_addresses_notes_refunds', sql: migration003 },
     { id: 'orders/004_line_variant', sql: migration004 },
+    { id: 'orders/005_attribution', sql: migration005 },
   ],
   requires: ['inventory', 'customers'],
   actions: {

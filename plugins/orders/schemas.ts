@@ -40,6 +40,9 @@ export const Order = Type.Object({
   updated_at: Timestamp(),
   cancelled_at: Type.Union([Timestamp(), Type.Null()]),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
+  attribution: Type.Union([Type.Object({ qr_scan_id: Uuid() }), Type.Null()], {
+    description: 'Where the order came from, as given on create (a QR scan: qr_scan_id); null when not given.',
+  }),
 });
 
 const Note = (description: string) => Type.String({ minLength: 1, maxLength: 5000, description });
@@ -75,6 +78,10 @@ export const OrderCreate = Input({
   customer_note: Type.Optional(details.customer_note),
   merchant_note: Type.Optional(details.merchant_note),
   metadata: Type.Optional(Metadata()),
+  // Optional and additive (SPEC 9.5): orders placed without it are unchanged.
+  attribution: Type.Optional(
+    Input({ qr_scan_id: Uuid("The svc_scan value a QR code's redirect appended to the shop URL: the order counts as that scan's conversion.") }),
+  ),
 });
 
 export const OrderUpdate = Input({

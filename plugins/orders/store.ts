@@ -58,6 +58,7 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
     updated_at: iso(r.updated_at),
     cancelled_at: isoOrNull(r.cancelled_at),
     cancel_reason: r.cancel_reason,
+    attribution: r.attribution ?? null,
   };
 }
 
@@ -164,8 +165,8 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const details = checkDetails(input);
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
-         shipping_address, billing_address, customer_note, merchant_note, metadata)
-       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb) RETURNING *`,
+         shipping_address, billing_address, customer_note, merchant_note, metadata, attribution)
+       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb) RETURNING *`,
       [
         ctx.store.id,
         String(n),
@@ -179,6 +180,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         details.customer_note ?? null,
         details.merchant_note ?? null,
         jsonParam(details.metadata ?? {}),
+        jsonParam(input.attribution ? { qr_scan_id: input.attribution.qr_scan_id.toLowerCase() } : null),
       ],
     );
     const ordered = [...taken].sort((a, b) => a.position - b.position);

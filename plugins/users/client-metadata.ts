@@ -1,5 +1,6 @@
 import { type Ctx } from '../../core/sdk';
-import { EgressError, egressFetch, type AllowList, type Resolver } from '../../core/platform';
+import { EgressError, egressFetch } from '../../core/sdk';
+import type { AllowList, Resolver } from '../../core/platform';
 import { checkRedirectUri, ClientMetadataError, getClient, type Client } from './clients';
 
 /**

@@ -1,10 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { errors, iso, listPage, rowOr404, type Ctx, type Row } from '../../core/sdk';
+import { EgressError, errors, iso, listPage, rowOr404, type Ctx, type Row } from '../../core/sdk';
 import {
   ALL_EVENTS,
   checkEndpointVersion,
   checkUrl,
-  EgressError,
   generateSecret,
   invalidateSubscriptions,
   LATEST_API_VERSION,

@@ -1,0 +1,121 @@
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
+import Bowser from 'bowser';
+import { Reader, type CityResponse } from 'maxmind';
+import type { Ctx } from '../../core/sdk';
+
+/** Who scanned: device, city and a keyed fingerprint, from the request alone. Raw IPs are never kept. */
+
+// Link-preview fetchers and crawlers bowser does not name as bots (it knows Google, Bing, Slack, Facebook...).
+const PREVIEWERS =
+  /bot\b|bot\/|crawl|spider|slurp|preview|facebookexternalhit|whatsapp|telegram|embedly|skypeuripreview|vkshare|pinterest|redditbot|linkedin|discord|outbrain|nuzzel|google-?(?:read-aloud|site-verification)|headlesschrome/i;
+
+interface Agent {
+  crawler: boolean;
+  device: 'iOS' | 'Android' | 'Desktop';
+}
+
+const agents = new Map<string, Agent>();
+const AGENTS_KEPT = 2000;
+
+/**
+ * A User-Agent read once: a crawler or link previewer (not counted), and the device, iOS, Android
+ * or Desktop (SPEC 2.9; neither phone OS counts as Desktop). The same few agents scan over and
+ * over, so answers are kept (parsing is ~50 µs).
+ */
+export function agentOf(userAgent: string): Agent {
+  // No User-Agent at all is some script, not a known crawler: counted (as Desktop), so caps hold.
+  if (!userAgent) return { crawler: false, device: 'Desktop' };
+  const known = agents.get(userAgent);
+  if (known) return known;
+  const parsed = Bowser.parse(userAgent);
+  const os = parsed.os?.name;
+  const agent: Agent = {
+    crawler: PREVIEWERS.test(userAgent) || parsed.platform?.type === 'bot',
+    device: os === 'iOS' || os === 'iPadOS' ? 'iOS' : os === 'Android' ? 'Android' : 'Desktop',
+  };
+  if (agents.size >= AGENTS_KEPT) agents.clear();
+  agents.set(userAgent, agent);
+  return agent;
+}
+
+const trustedLists = new Map<string, BlockList>();
+function trusted(spec: string): BlockList {
+  let list = trustedLists.get(spec);
+  if (list) return list;
+  list = new BlockList();
+  for (const entry of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [addr, bits] = entry.split('/');
+    const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (!isIP(addr)) throw new Error(`SVC_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR.`);
+    if (bits === undefined) list.addAddress(addr, family);
+    else list.addSubnet(addr, Number(bits), family);
+  }
+  trustedLists.set(spec, list);
+  return list;
+}
+
+const isTrusted = (list: BlockList, ip: string) => {
+  const plain = ip.replace(/^::ffff:/, '');
+  return isIP(plain) !== 0 && list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+};
+
+/**
+ * The client's address: the peer, unless the peer is one of SVC_TRUSTED_PROXIES; then the
+ * rightmost X-Forwarded-For entry that is not itself a trusted proxy (entries to its left could be
+ * written by the client).
+ */
+export function clientAddress(ctx: Pick<Ctx, 'config' | 'http'>): string | undefined {
+  const peer = ctx.http?.ip?.replace(/^::ffff:/, '');
+  const spec = ctx.config.trusted_proxies as string | undefined;
+  if (!peer || !spec) return peer;
+  const list = trusted(spec);
+  if (!isTrusted(list, peer)) return peer;
+  const hops = (ctx.http?.request.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) if (!isTrusted(list, hops[i])) return isIP(hops[i]) ? hops[i] : peer;
+  return hops[0] ?? peer;
+}
+
+const readers = new Map<string, Reader<CityResponse> | null>();
+/**
+ * The geo-IP database, opened once per process (the file is read whole and kept in memory). One
+ * that cannot be read is logged once and cities count as unknown: a scan never fails for it.
+ */
+function geoReader(path: string, log: Ctx['log']): Reader<CityResponse> | null {
+  let reader = readers.get(path);
+  if (reader === undefined) {
+    try {
+      reader = new Reader<CityResponse>(readFileSync(path));
+    } catch (e) {
+      log.error('SVC_GEOIP_DB cannot be read as a MaxMind database: cities count as unknown', { path, error: String(e) });
+      reader = null;
+    }
+    readers.set(path, reader);
+  }
+  return reader;
+}
+
+/** The city of an address, or `unknown` (no database, a private address, no city): never invented. */
+export function cityOf(ctx: Pick<Ctx, 'config' | 'log'>, ip: string | undefined): string {
+  const path = ctx.config.geoip_db as string | undefined;
+  if (!path || !ip || !isIP(ip)) return 'unknown';
+  return geoReader(path, ctx.log)?.get(ip)?.city?.names?.en ?? 'unknown';
+}
+
+/**
+ * A device fingerprint: the first 64 bits of HMAC-SHA256(key, address + User-Agent), as a signed
+ * bigint string. Keyed, so the stored value cannot be reversed to an address by trying them all.
+ */
+export function fingerprint(key: string, ip: string | undefined, userAgent: string): string {
+  const mac = createHmac('sha256', key)
+    .update(`${ip ?? ''}\n${userAgent}`)
+    .digest();
+  return mac.readBigInt64BE(0).toString();
+}

@@ -36,6 +36,7 @@ export default definePlugin({
   scopes: { read: ['marketing', 'marketing:read'], write: ['marketing', 'marketing:write'] },
   // orders/public.ts: the scans orders were attributed to (conversions).
   requires: ['orders'],
+  tables: ['qr_codes', 'qr_scans', 'qr_scan_devices', 'qr_scan_days', 'qr_fingerprint_key'],
   config: Type.Object({
     public_url: Type.Optional(
       Type.String({

@@ -12,6 +12,7 @@ import core010 from './db/migrations/010_change_notifications.sql' with { type: 
 import core011 from './db/migrations/011_session_changes_notify.sql' with { type: 'text' };
 import core012 from './db/migrations/012_audit_without_store_check.sql' with { type: 'text' };
 import core013 from './db/migrations/013_audit_output_text.sql' with { type: 'text' };
+import core014 from './db/migrations/014_execution_notify.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -32,6 +33,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/011_session_changes_notify', sql: core011 },
     { id: 'core/012_audit_without_store_check', sql: core012 },
     { id: 'core/013_audit_output_text', sql: core013 },
+    { id: 'core/014_execution_notify', sql: core014 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

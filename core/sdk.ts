@@ -75,6 +75,7 @@ export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type 
 export { callTool, resolveTarget, type ToolCaller, type ToolOutcome, type ToolTarget } from './tools/call';
 export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
 export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
+export { executionStream } from './tools/execution-stream';
 export { checkCondition, type ToolOverrides } from './tools/gate';
 export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {

@@ -64,3 +64,13 @@ export const ExecutionList = Type.Object({
 export const ExecutionId = Input({ id: Uuid('Execution id') });
 export const ApproveInput = Input({ id: Uuid('Execution id'), comment: Type.Optional(Type.String({ maxLength: 2000 })) });
 export const RejectInput = Input({ id: Uuid('Execution id'), reason: Type.Optional(Type.String({ maxLength: 2000 })) });
+
+export const StreamQuery = Input({});
+export const StreamEvent = Type.Object(
+  {
+    type: Type.Union([Type.Literal('snapshot'), Type.Literal('execution'), Type.Literal('end')]),
+    executions: Type.Optional(Type.Array(Execution, { description: 'snapshot: every call pending now.' })),
+    execution: Type.Optional(Execution),
+  },
+  { description: 'snapshot first, then execution for each change of a gated call, end when the server stops.' },
+);

@@ -1,0 +1,30 @@
+import type { FunctionComponent } from 'preact';
+import type { ConsoleCtx } from '../context';
+import { ApprovalsPage } from './approvals';
+import { ExecutionsPage } from './executions';
+import { ProductsPage } from './products';
+import { ApiKeysPage } from './api-keys';
+import { MembersPage } from './members';
+import { StorePage } from './store';
+
+/**
+ * The console's pages, in navigation order. Adding a page is one file in this folder plus one line
+ * here (console/README.md). `id` is its address (`#/<id>`); `visible` hides it from roles that
+ * could not use it (the API refuses them anyway).
+ */
+export interface PageDef {
+  id: string;
+  title: string;
+  group?: 'Settings';
+  visible?: (ctx: ConsoleCtx) => boolean;
+  component: FunctionComponent;
+}
+
+export const pages: PageDef[] = [
+  { id: 'approvals', title: 'Approvals', component: ApprovalsPage },
+  { id: 'executions', title: 'Tool executions', component: ExecutionsPage },
+  { id: 'products', title: 'Products', visible: (c) => c.can('products:read'), component: ProductsPage },
+  { id: 'api-keys', title: 'API keys', group: 'Settings', visible: (c) => c.can('platform:write'), component: ApiKeysPage },
+  { id: 'members', title: 'Members', group: 'Settings', component: MembersPage },
+  { id: 'store', title: 'Store', group: 'Settings', component: StorePage },
+];

@@ -1,0 +1,1 @@
+// The webchat widget: filled in by its own step.

@@ -14,6 +14,17 @@ interface Key {
   rolled?: { id: string; expires_at: string };
 }
 
+/** A few scopes in full; a long list folded behind its count. */
+function Scopes({ list }: { list: string[] }) {
+  if (list.length <= 3) return <>{list.join(' ')}</>;
+  return (
+    <details>
+      <summary>{list.length} scopes</summary>
+      {list.join(' ')}
+    </details>
+  );
+}
+
 const ROLL_WINDOWS: [string, string][] = [
   ['86400', 'in 24 hours'],
   ['3600', 'in 1 hour'],
@@ -95,7 +106,9 @@ export function ApiKeysPage() {
               {keys.map((k) => (
                 <tr key={k.id}>
                   <td class="mono">{k.key_prefix}…</td>
-                  <td class="scopes">{k.scopes.join(' ')}</td>
+                  <td class="scopes">
+                    <Scopes list={k.scopes} />
+                  </td>
                   <td>{k.expires_at ? when(k.expires_at) : 'never'}</td>
                   <td class="row-actions">
                     <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>

@@ -56,7 +56,8 @@ function Log() {
             {data.total} call{data.total === 1 ? '' : 's'}
             {data.total > PAGE && ` · ${offset + 1}–${Math.min(offset + PAGE, data.total)}`}
           </p>
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Tool executions">
+          {data.total === 0 && <p class="empty">No tool call matches.</p>}
+          <div hidden={data.total === 0} class="table-wrap" tabIndex={0} role="region" aria-label="Tool executions">
             <table>
               <thead>
                 <tr>
@@ -86,7 +87,7 @@ function Log() {
               </tbody>
             </table>
           </div>
-          <div class="pager">
+          <div class="pager" hidden={data.total <= PAGE}>
             <button disabled={offset === 0} onClick={() => load(Math.max(0, offset - PAGE))}>
               Newer
             </button>

@@ -69,6 +69,7 @@ export { ASYNC_FUNCTION } from './sandbox';
 
 // Stores and keys (the operator's API).
 export { createKey, createStore, expireKey, getStore, revokeKey, validateExpiry, validateScopes } from './keys';
+export { checkOrigin, createPublishableKey, resolvePublishableKey } from './keys';
 
 // The tool-call path: catalog, calls, approvals, the audit log, custom tools.
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
+import migration003 from './migrations/003_webchat.sql' with { type: 'text' };
+import { webchatActions, webchatErrors } from './webchat';
 import {
   Agent,
   AgentCreate,
@@ -34,6 +36,7 @@ const AgentsConfig = Type.Object({
   anthropic_base_url: Type.Optional(Type.String({ env: 'ANTHROPIC_BASE_URL' })),
   keep_alive_ms: Type.Integer({ minimum: 10, default: 15_000, description: 'Keep-alive comment interval of a chat waiting for an approval.' }),
   approval_poll_ms: Type.Integer({ minimum: 10, default: 500, description: 'How often a waiting chat checks for the decision.' }),
+  webchat_messages_per_minute: Type.Integer({ minimum: 1, default: 10, description: 'Messages one storefront visitor may send a minute (webchat).' }),
 });
 
 /** What the agents code needs from outside itself, read from ctx: the registry and the settings. */
@@ -57,14 +60,19 @@ export default definePlugin({
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
   config: AgentsConfig,
   events: { 'agent.message': AgentMessage },
-  errors: { agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.') },
+  errors: {
+    agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.'),
+    ...webchatErrors,
+  },
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
+    { id: 'agents/003_webchat', sql: migration003 },
   ],
   // Conversation turns hold what users typed and what tools returned (a customer's details): an erasure scrubs them.
   personalData: [{ table: 'agent_messages', column: 'content' }],
   actions: {
+    ...webchatActions(deps),
     list_agents: action({
       kind: 'read',
       description: "List the store's agents, newest first. Paginate with starting_after.",

@@ -259,6 +259,59 @@ browserTest(
 );
 
 browserTest(
+  'the agent playground streams tool_use and approval_required, and goes on once approved; agents, tools, orders, customers, webhooks pass axe',
+  async () => {
+    const w = await consoleWorld();
+    const owner = await addUser(w.h, 'owner');
+    await w.h.call('POST', '/customers', { email: 'ada@example.com', first_name: 'Ada' });
+    let ctx: BrowserContext | undefined;
+    try {
+      const { context, page, problems } = await signedIn(w.base, owner.email);
+      ctx = context;
+      await page.goto(`${w.base}/console#/agents/${w.agent.id}`);
+      await page.waitForSelector('text=Playground');
+      expect(await page.getByLabel('products', { exact: true }).isChecked()).toBe(true);
+      expect(await page.getByLabel('Approval overrides (tool_overrides, JSON)').inputValue()).toContain('create_product');
+      await page.getByLabel('Message').fill('Add a lamp');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.locator('.msg.event', { hasText: 'tool_use products' }).waitFor();
+      await page.locator('.msg.event', { hasText: 'approval_required products' }).waitFor();
+      await shot(page, 'agent-playground');
+      expect(await axe(page)).toEqual([]);
+      // Decided in another tab's inbox; the playground's chat goes on (the worker runs the call).
+      const inbox = await context.newPage();
+      await inbox.goto(`${w.base}/console#/approvals`);
+      await card(inbox, 'products.create_product').getByRole('button', { name: 'Approve' }).click();
+      await card(inbox, 'products.create_product').waitFor({ state: 'detached' });
+      const [held] = await w.h.db.query(`SELECT id FROM tool_executions WHERE store_id = $1 AND status = 'approved'`, [w.h.store.id]);
+      await w.runJobs(held.id, 'run');
+      await page.locator('.msg.text', { hasText: 'Created the lamp.' }).waitFor();
+      expect(await w.productCount()).toBe(1);
+
+      const loaded = {
+        agents: 'tbody tr',
+        'agents/new': 'text=Create agent',
+        'custom-tools/new': 'text=Create tool',
+        orders: 'text=No orders.',
+        customers: 'text=Ada',
+        webhooks: 'text=New endpoint',
+      };
+      for (const [p, selector] of Object.entries(loaded)) {
+        await page.goto(`${w.base}/console#/${p}`);
+        await page.waitForSelector(selector);
+        await shot(page, p.replace('/', '-'));
+        expect(await axe(page)).toEqual([]);
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await ctx?.close();
+      w.stop();
+    }
+  },
+  120_000,
+);
+
+browserTest(
   'the page carries a CSP with no inline script; the token exchange refuses another origin; the session is needed',
   async () => {
     const w = await consoleWorld();

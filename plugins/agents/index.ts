@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
+import { action, conflict, definePlugin, isTool, usableCustomTools, type Ctx } from '../../core/sdk';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import migration003 from './migrations/003_webchat.sql' with { type: 'text' };
@@ -73,6 +73,36 @@ export default definePlugin({
   personalData: [{ table: 'agent_messages', column: 'content' }],
   actions: {
     ...webchatActions(deps),
+    list_agent_tools: action({
+      kind: 'read',
+      description: 'What an agent may name in its tools: the tool categories of the registry and the custom tools this store can use.',
+      input: Type.Object({}),
+      output: Type.Object({
+        object: Type.Literal('agent_tool_choices'),
+        builtin: Type.Array(
+          Type.Object({ name: Type.String(), category: Type.String(), description: Type.String(), actions: Type.Array(Type.String()) }),
+        ),
+        custom: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), requires_approval: Type.Boolean() })),
+      }),
+      rest: { method: 'GET', path: '/agent-tools' },
+      handler: async (ctx) => ({
+        object: 'agent_tool_choices' as const,
+        builtin: ctx.registry.plugins
+          .map((p) => ({
+            p,
+            actions: Object.entries(p.actions)
+              .filter(([, a]) => isTool(p, a))
+              .map(([n]) => n),
+          }))
+          .filter((x) => x.actions.length)
+          .map(({ p, actions }) => ({ name: p.name, category: p.category, description: p.description ?? '', actions })),
+        custom: (await usableCustomTools(ctx.db, ctx.store.id)).map((t) => ({
+          name: t.name,
+          description: t.description,
+          requires_approval: t.requires_approval,
+        })),
+      }),
+    }),
     list_agents: action({
       kind: 'read',
       description: "List the store's agents, newest first. Paginate with starting_after.",

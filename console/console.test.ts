@@ -133,6 +133,22 @@ browserTest(
       await shot(page, 'execution-detail');
       expect(await axe(page)).toEqual([]);
       expect(problems).toEqual([]);
+
+      // First load, as README reports it: a signed-in tab opening the console until the inbox is
+      // live and usable (the page parsed, the script ran, the session, token and stream answered).
+      const fresh = await context.newPage();
+      await fresh.goto(`${w.base}/console#/approvals`);
+      await fresh.waitForSelector('.live.on');
+      const load = await fresh.evaluate(() => ({
+        interactiveMs: performance.now(),
+        jsBytes: performance
+          .getEntriesByType('resource')
+          .filter((e: any) => e.initiatorType === 'script')
+          .reduce((n, e: any) => n + e.encodedBodySize, 0),
+      }));
+      console.log(`console first load: interactive in ${Math.round(load.interactiveMs)} ms, ${load.jsBytes} bytes of compressed JavaScript`);
+      expect(load.interactiveMs).toBeLessThan(1000);
+      expect(load.jsBytes).toBeLessThan(250 * 1024);
     } finally {
       await ctx?.close();
       w.stop();

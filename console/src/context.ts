@@ -28,7 +28,7 @@ export interface Execution {
   agent_id: string | null;
   agent_name: string | null;
   source: string;
-  caller?: { kind: string; id: string | null } | null;
+  caller?: { type: 'api_key' | 'user'; id: string } | null;
   status: string;
   duration_ms: number | null;
   input: unknown;

@@ -50,6 +50,11 @@ export const Execution = Type.Object({
   input: Type.Unknown(),
   output: Type.Unknown({ description: 'The result, or {error: {type, code, message}}; null while pending.' }),
   approval: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Present on gated calls.' }),
+  caller: Type.Optional(
+    Type.Union([Type.Object({ type: Type.Union([Type.Literal('api_key'), Type.Literal('user')]), id: Type.String() }), Type.Null()], {
+      description: 'Who made a gated call: the API key (a publishable key for the webchat widget) or the user; null on ungated calls.',
+    }),
+  ),
   created_at: Timestamp(),
   completed_at: Type.Union([Timestamp(), Type.Null()]),
 });

@@ -58,7 +58,7 @@ function Held({ x, now, canApprove }: { x: Execution; now: number; canApprove: b
         <dt>Called by</dt>
         <dd>
           {x.source === 'agent' ? 'an agent' : 'an MCP client'}
-          {x.caller?.id ? ` (${x.caller.kind === 'user' ? 'user' : 'key'} ${x.caller.id.slice(0, 8)})` : ''}
+          {x.caller ? ` (${x.caller.type === 'user' ? 'user' : 'API key'} ${x.caller.id.slice(0, 8)})` : ''}
         </dd>
         <dt>Held at</dt>
         <dd>{when(x.created_at)}</dd>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction, when } from '../ui';
+import { ErrorLine, Field, PageHeader, Select, useAction } from '../ui';
 
 interface Member {
   user_id: string;
@@ -91,7 +91,7 @@ export function MembersPage() {
                       m.role
                     )}
                   </td>
-                  <td>{when(m.created_at)}</td>
+                  <td>{new Date(m.created_at).toLocaleDateString()}</td>
                   {manages && (
                     <td>
                       {editable(m) && (

@@ -134,6 +134,11 @@ browserTest(
       await shot(page, 'execution-detail');
       expect(await axe(page)).toEqual([]);
       expect(problems).toEqual([]);
+      // The access token lives in the page's memory only: not in storage, cookies it can read, or the page source.
+      const kept = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
+      expect(kept).not.toContain('eyJ');
+      expect(await page.content()).not.toContain('eyJ');
+      expect((await context.cookies()).find((c) => c.name === 'svc_session')?.httpOnly).toBe(true);
 
       // First load, as README reports it: a signed-in tab opening the console until the inbox is
       // live and usable (the page parsed, the script ran, the session, token and stream answered).

@@ -253,6 +253,17 @@ browserTest(
       expect(await axe(page)).toEqual([]);
       const list = await w.h.call('GET', '/products?q=LAMP-1');
       expect(list.body.data[0]).toMatchObject({ name: 'Desk <b>Lamp</b>', sku: 'LAMP-1', status: 'active', pricing_data: { retail: 24.5 } });
+      // Search, edit, archive.
+      await page.getByLabel('Search name or SKU').fill('lamp-1');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator('td a', { hasText: 'Desk' }).click();
+      await page.getByLabel('Price').fill('19.00');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForSelector('td:has-text("19.00")');
+      await page.locator('td a', { hasText: 'Desk' }).click();
+      await page.getByRole('button', { name: 'Archive' }).click();
+      await page.waitForSelector('text=No products.');
+      expect((await w.h.call('GET', '/products?status=archived')).body.data[0]).toMatchObject({ sku: 'LAMP-1', pricing_data: { retail: 19 } });
 
       const old = await w.h.newKey(['products:read']);
       await page.goto(`${w.base}/console#/api-keys`);

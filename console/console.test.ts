@@ -346,11 +346,32 @@ browserTest(
       await page.locator('.msg.text', { hasText: 'Created the lamp.' }).waitFor();
       expect(await w.productCount()).toBe(1);
 
+      // An order: mark it paid, then cancel it with a reason.
+      const item = await w.h.call('POST', '/products', {
+        name: 'Shade',
+        sku: `SH-${Date.now()}`,
+        status: 'active',
+        pricing_data: { retail: 12 },
+        stock_quantity: 5,
+      });
+      const order = await w.h.call('POST', '/orders', { line_items: [{ product_id: item.body.id, quantity: 2 }] });
+      expect(order.status).toBe(201);
+      await page.goto(`${w.base}/console#/orders`);
+      await page.locator('a', { hasText: `#${order.body.order_number}` }).click();
+      await page.getByRole('button', { name: 'Mark paid' }).click();
+      await page.waitForSelector('.facts .status:has-text("paid")');
+      await shot(page, 'order-detail');
+      expect(await axe(page)).toEqual([]);
+      await page.getByLabel('Cancellation reason').fill('Customer asked');
+      await page.getByRole('button', { name: 'Cancel order' }).click();
+      await page.waitForSelector('.facts .status:has-text("cancelled")');
+      expect((await w.h.call('GET', `/orders/${order.body.id}`)).body).toMatchObject({ status: 'cancelled', cancel_reason: 'Customer asked' });
+
       const loaded = {
         agents: 'tbody tr',
         'agents/new': 'text=Create agent',
         'custom-tools/new': 'text=Create tool',
-        orders: 'text=No orders.',
+        orders: 'tbody tr',
         customers: 'text=Ada',
         webhooks: 'text=New endpoint',
       };

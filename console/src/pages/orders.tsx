@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { useConsole } from '../context';
-import { ErrorLine, Field, Json, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { ErrorLine, Field, PageHeader, Select, TextArea, useAction, when } from '../ui';
 
 interface Order {
   id: string;
@@ -11,7 +11,7 @@ interface Order {
   total: number;
   customer_id: string | null;
   payment_method: string | null;
-  line_items: { name?: string; sku?: string; quantity: number; price?: number; total?: number }[];
+  line_items: { name?: string; sku?: string; quantity: number; unit_price?: number; total?: number }[];
   amount_refunded: number;
   created_at: string;
   cancelled_at: string | null;
@@ -139,9 +139,39 @@ function Detail({ id }: { id: string }) {
             )}
           </dl>
           <h2>Items</h2>
-          <Json value={o.line_items} />
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Items">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Item</th>
+                  <th scope="col" class="num">
+                    Quantity
+                  </th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                  <th scope="col" class="num">
+                    Total
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {o.line_items.map((li, i) => (
+                  <tr key={i}>
+                    <td>
+                      {li.name ?? '—'}
+                      {li.sku && <div class="sub">{li.sku}</div>}
+                    </td>
+                    <td class="num">{li.quantity}</td>
+                    <td class="num">{li.unit_price == null ? '—' : money(o, li.unit_price)}</td>
+                    <td class="num">{li.total == null ? '—' : money(o, li.total)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {writable && (
-            <div class="form">
+            <div class="form actions">
               <div class="buttons">
                 {o.status === 'pending' && (
                   <button class="primary" disabled={act.busy} onClick={() => change(() => api('PATCH', `/orders/${o.id}`, { status: 'paid' }))}>

@@ -10,6 +10,7 @@ import { SvcError } from './errors';
 import { openMigrated, type Composition } from './runtime';
 import { callerCtx, invoke } from './plugins/invoke';
 import { createRegistry } from './plugins/registry';
+import { consoleRoutes } from '../console/serve';
 import { pluginList } from '../plugins';
 import { allJobs } from '../workers';
 import { existsSync } from 'node:fs';
@@ -49,7 +50,7 @@ let composed: Composition | undefined;
 const app = (): Composition => {
   if (composed) return composed;
   const registry = createRegistry(pluginList, { env: process.env });
-  return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry) });
+  return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry), pages: consoleRoutes });
 };
 /** The command being run, for the error handler's advice. */
 let running: string | undefined;

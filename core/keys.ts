@@ -13,11 +13,56 @@ export const isWellFormedKey = (key: string) => KEY_PATTERN.test(key);
 /** Keys carry 190 bits of randomness, so a fast hash is enough to store them safely. */
 export const hashKey = (key: string) => new Bun.CryptoHasher('sha256').update(key).digest('hex');
 
-function randomKey(livemode: boolean) {
+function randomKey(livemode: boolean | 'pub') {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   let body = '';
   for (const b of bytes) body += ALPHABET[b % ALPHABET.length];
-  return `svc_${livemode ? 'live' : 'test'}_${body}`;
+  return `svc_${livemode === 'pub' ? 'pub' : livemode ? 'live' : 'test'}_${body}`;
+}
+
+const PUBLISHABLE_PATTERN = /^svc_pub_[A-Za-z0-9]{32}$/;
+
+/** An origin as a browser sends it: scheme, host and port, nothing else. */
+export function checkOrigin(value: unknown, param: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value));
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== String(value).replace(/\/$/, ''))
+    throw errors.validation(`Invalid ${param}: must be an origin like https://shop.example.com (scheme, host and port only).`, param);
+  return url.origin;
+}
+
+/**
+ * A publishable key (svc_pub_, issue 27): public by design (the webchat widget's page source
+ * holds it), so it carries no scope and the API-key format refuses it; it only opens webchat
+ * conversations of its store from its allowed origins. Listed and revoked with the other keys.
+ */
+export async function createPublishableKey(db: Db, clock: Clock, input: { storeId: string; allowedOrigins: string[] }) {
+  const key = randomKey('pub');
+  const [row] = await db.query(
+    `INSERT INTO api_keys (id, store_id, key_hash, key_prefix, scopes, livemode, kind, allowed_origins, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, '{}', false, 'publishable', $4, $5) RETURNING id, created_at`,
+    [input.storeId, hashKey(key), key.slice(0, 14), input.allowedOrigins, clock.now()],
+  );
+  return { id: row.id as string, key, key_prefix: key.slice(0, 14), created_at: new Date(row.created_at).toISOString() };
+}
+
+/** The store and allowed origins of a live publishable key; a 401 for anything else. */
+export async function resolvePublishableKey(db: Db, clock: Clock, key: unknown) {
+  if (typeof key !== 'string' || !PUBLISHABLE_PATTERN.test(key)) throw errors.auth('A publishable key (svc_pub_...) is required.');
+  const [row] = await db.query(
+    `SELECT k.id, k.allowed_origins, k.expires_at, k.revoked_at, s.id AS store_id, s.name, s.plan
+     FROM api_keys k JOIN stores s ON s.id = k.store_id WHERE k.key_hash = $1 AND k.kind = 'publishable'`,
+    [hashKey(key)],
+  );
+  if (!row || row.revoked_at || (row.expires_at && new Date(row.expires_at) <= clock.now()))
+    throw errors.auth('This publishable key is unknown, revoked or expired.');
+  return {
+    id: row.id as string,
+    store: { id: row.store_id, name: row.name, plan: row.plan } as Store,
+    allowedOrigins: (row.allowed_origins ?? []) as string[],
+  };
 }
 
 export interface ApiKeyView {

@@ -14,6 +14,8 @@ import core011 from './db/migrations/011_session_changes_notify.sql' with { type
 import core012 from './db/migrations/012_audit_without_store_check.sql' with { type: 'text' };
 import core013 from './db/migrations/013_audit_output_text.sql' with { type: 'text' };
 import core014 from './db/migrations/014_migration_checksums.sql' with { type: 'text' };
+import core015 from './db/migrations/015_execution_notify.sql' with { type: 'text' };
+import core016 from './db/migrations/016_publishable_keys.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -35,6 +37,8 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/012_audit_without_store_check', sql: core012 },
     { id: 'core/013_audit_output_text', sql: core013 },
     { id: 'core/014_migration_checksums', sql: core014 },
+    { id: 'core/015_execution_notify', sql: core015 },
+    { id: 'core/016_publishable_keys', sql: core016 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

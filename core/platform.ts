@@ -48,3 +48,7 @@ export {
   usableCustomTools,
   validateCustomInput,
 } from './tools/custom';
+
+// The console and the webchat widget: the live stream of held calls, publishable keys.
+export { executionStream } from './tools/execution-stream';
+export { checkOrigin, createPublishableKey, resolvePublishableKey } from './keys';

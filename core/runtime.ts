@@ -14,9 +14,13 @@ import type { Clock } from './clock';
  * What the composition root (core/cli.ts) hands the core: the plugins and the jobs. The core never
  * imports plugins/ or workers/ itself, so tests compose their own.
  */
+import type { PageRoute } from './http/app';
+
 export interface Composition {
   registry: Registry;
   jobs: (db: Db, clock: Clock) => JobDef[];
+  /** Pages served beside the API (the admin console), made once per server. */
+  pages?: () => PageRoute[];
 }
 
 /** Closes the pool before passing the error on (a pool left open keeps the process alive). */

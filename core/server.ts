@@ -40,7 +40,7 @@ export async function serve(
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | undefined;
   if (config.role !== 'worker') {
     const hostname = process.env.SVC_HOST ?? '0.0.0.0';
-    server = createApp(svc).listen({ port: config.port, hostname, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+    server = createApp(svc, app.pages?.()).listen({ port: config.port, hostname, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
     // What it binds, as it binds it; on all interfaces, also the address to use from this machine.
     const at = addressOf(hostname, server.server!.port!);
     const where = at.wildcard ? `${at.bound} (all interfaces; from this machine ${at.localUrl})` : at.localUrl;

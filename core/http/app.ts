@@ -8,8 +8,11 @@ import type { Services } from './services';
 import { MCP_PATH, handleMcp } from '../mcp/http';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
-/** The whole HTTP surface: the REST routes derived from the plugins (the admin API is one), MCP, OpenAPI and docs. */
-export function createApp(svc: Services) {
+/** A route outside the REST pipeline (the console's pages): the composition root hands them in. */
+export type PageRoute = { method: string; path: string; handler: (c: { request: Request }) => Response | Promise<Response> };
+
+/** The whole HTTP surface: derived plugin routes, the admin API, OpenAPI and docs, and pages. */
+export function createApp(svc: Services, pages: PageRoute[] = []) {
   const app = new Elysia();
   const table = new RouteTable();
   // Routes outside the REST pipeline get the convention headers it sets (SPEC 4) added here.
@@ -26,7 +29,7 @@ export function createApp(svc: Services) {
   };
   for (const r of restRoutes(svc.registry))
     route(r.method, r.path, ({ request, params, server }) => handleRest(svc, r, request, params, () => server?.requestIP?.(request)?.address));
-  for (const r of docsRoutes(svc)) route(r.method, r.path, r.handler as any, true);
+  for (const r of [...docsRoutes(svc), ...pages]) route(r.method, r.path, r.handler as any, true);
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) route(method, MCP_PATH, ({ request }) => handleMcp(svc, request), true);
   route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);
   app.onError(({ code, error, request }) => {

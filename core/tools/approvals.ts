@@ -204,10 +204,11 @@ export async function runApproved(deps: ApprovalDeps, storeId: string, id: strin
  */
 async function runStored(deps: ApprovalDeps, row: Row): Promise<RunResult> {
   const gone = (what: string): RunResult => ({ status: 'error', error: errors.notFound(what) });
-  const [key] = await deps.db.query('SELECT revoked_at, expires_at FROM api_keys WHERE id = $1 AND store_id = $2', [
-    row.principal?.key_id,
-    row.store_id,
-  ]);
+  // A key that asked must still be valid. A user's call (the console's agent playground) carries the
+  // user's scopes as they were when it was held; the approver decided with them in view.
+  const [key] = row.principal?.user_id
+    ? [{ revoked_at: null, expires_at: null }]
+    : await deps.db.query('SELECT revoked_at, expires_at FROM api_keys WHERE id = $1 AND store_id = $2', [row.principal?.key_id, row.store_id]);
   if (!key || key.revoked_at != null || (key.expires_at != null && new Date(key.expires_at) <= deps.clock.now()))
     return {
       status: 'error',

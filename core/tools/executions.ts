@@ -180,9 +180,18 @@ export function toExecution(r: Record<string, any>) {
     input: r.input,
     output: outputValue(r.output),
     approval,
+    caller: callerOf(r.principal),
     created_at: iso(r.created_at),
     completed_at: isoOrNull(r.completed_at),
   };
+}
+
+/** Who made a held call (its API key, or the user), for approvers; never their scopes. Audit rows of ungated calls keep none. */
+function callerOf(p: unknown): { type: 'api_key' | 'user'; id: string } | null {
+  const principal = (typeof p === 'string' ? JSON.parse(p) : p) as { key_id?: string; user_id?: string } | null;
+  if (principal?.user_id) return { type: 'user', id: principal.user_id };
+  if (principal?.key_id) return { type: 'api_key', id: principal.key_id };
+  return null;
 }
 
 export const executionRow = (db: Db, storeId: string, id: string) => rowOr404(db, { table: 'tool_executions', storeId, id, noun: 'tool execution' });

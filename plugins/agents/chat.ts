@@ -1,6 +1,6 @@
 import { errorFields, errors, fail } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
-import type { Ctx } from '../../core/sdk';
+import type { Ctx, Row } from '../../core/sdk';
 import { recordEvents } from '../../core/platform';
 import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/platform';
 import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/platform';
@@ -246,24 +246,31 @@ function jsonSink(write: (text: string) => void, agentId: string, conversationId
  * runs: the model streams text and tool calls, tools run, their results go back, until the model
  * answers or MAX_STEPS. Asked for JSON, the same loop answers one ChatReply when it ends.
  */
-export async function chat(deps: AgentDeps, ctx: Ctx, input: Static<typeof ChatInput>): Promise<Response> {
-  const agent = await agentRow(ctx, input.id);
+export async function chat(
+  deps: AgentDeps,
+  ctx: Ctx,
+  input: Static<typeof ChatInput>,
+  channel: { name: 'api' } | { name: 'webchat'; visitor: string; agent: Row } = { name: 'api' },
+): Promise<Response> {
+  const agent = channel.name === 'webchat' ? channel.agent : await agentRow(ctx, input.id);
   if (agent.status === 'paused') throw fail('agent_paused', `Agent '${agent.id}' is paused; set its status to active to chat with it.`, 'status');
-  // This endpoint is the `api` channel (an API key calling); `webchat` is the storefront widget's.
-  if (!agent.channels.includes('api'))
+  // This endpoint is the `api` channel (an API key calling); `webchat` is the storefront widget's (webchat.ts).
+  if (channel.name === 'api' && !agent.channels.includes('api'))
     throw errors.conflict(`Agent '${agent.id}' is not enabled on the api channel; add 'api' to its channels.`, 'conflict_error', 'channels');
+  const visitor = channel.name === 'webchat' ? channel.visitor : null;
   const { provider, model } = providerFor(agent.model, deps.env);
   let conversationId = input.conversation_id;
-  if (conversationId) await conversationRow(ctx, agent.id, conversationId);
-  else {
+  if (conversationId) {
+    const row = await conversationRow(ctx, agent.id, conversationId);
+    // A visitor continues only their own conversation; the API channel never a visitor's and vice versa.
+    if ((row.visitor_id ?? null) !== visitor) throw errors.notFound(`conversation: '${conversationId}'`, 'conversation_id');
+  } else {
     conversationId = crypto.randomUUID();
     const now = ctx.clock.now();
-    await ctx.db.query('INSERT INTO agent_conversations (id, store_id, agent_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
-      conversationId,
-      ctx.store.id,
-      agent.id,
-      now,
-    ]);
+    await ctx.db.query(
+      'INSERT INTO agent_conversations (id, store_id, agent_id, visitor_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)',
+      [conversationId, ctx.store.id, agent.id, visitor, now],
+    );
   }
   const cid = conversationId;
   const history = (await messagesOf(ctx, cid)).map((m) => m.message);

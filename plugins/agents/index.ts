@@ -1,8 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
+import { isTool, usableCustomTools } from '../../core/platform';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
 import migration003 from './migrations/003_model_calls.sql' with { type: 'text' };
+import migration004 from './migrations/004_webchat.sql' with { type: 'text' };
+import { webchatActions, webchatErrors } from './webchat';
 import {
   Agent,
   AgentCreate,
@@ -36,6 +39,7 @@ const AgentsConfig = Type.Object({
   anthropic_base_url: Type.Optional(Type.String({ env: 'ANTHROPIC_BASE_URL' })),
   keep_alive_ms: Type.Integer({ minimum: 10, default: 15_000, description: 'Keep-alive comment interval of a chat waiting for an approval.' }),
   approval_poll_ms: Type.Integer({ minimum: 10, default: 500, description: 'How often a waiting chat checks for the decision.' }),
+  webchat_messages_per_minute: Type.Integer({ minimum: 1, default: 10, description: 'Messages one storefront visitor may send a minute (webchat).' }),
 });
 
 /** What the agents code needs from outside itself, read from ctx: the registry and the settings. */
@@ -59,16 +63,51 @@ export default definePlugin({
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write'] },
   config: AgentsConfig,
   events: { 'agent.message': AgentMessage },
-  errors: { agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.') },
-  tables: ['agents', 'agent_conversations', 'agent_messages', 'agent_model_calls'],
+  errors: {
+    agent_paused: conflict('The agent is paused (status paused): it answers no chat until its status is set back to active.'),
+    ...webchatErrors,
+  },
+  tables: ['agents', 'agent_conversations', 'agent_messages', 'agent_model_calls', 'webchat_rate'],
   migrations: [
     { id: 'agents/001_agents', sql: migration001 },
     { id: 'agents/002_tool_config', sql: migration002 },
     { id: 'agents/003_model_calls', sql: migration003 },
+    { id: 'agents/004_webchat', sql: migration004 },
   ],
   // Conversation turns hold what users typed and what tools returned (a customer's details): an erasure scrubs them.
   personalData: [{ table: 'agent_messages', column: 'content' }],
   actions: {
+    ...webchatActions(deps),
+    list_agent_tools: action({
+      kind: 'read',
+      description: 'What an agent may name in its tools: the tool categories of the registry and the custom tools this store can use.',
+      input: Type.Object({}),
+      output: Type.Object({
+        object: Type.Literal('agent_tool_choices'),
+        builtin: Type.Array(
+          Type.Object({ name: Type.String(), category: Type.String(), description: Type.String(), actions: Type.Array(Type.String()) }),
+        ),
+        custom: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), requires_approval: Type.Boolean() })),
+      }),
+      rest: { method: 'GET', path: '/agent-tools' },
+      handler: async (ctx) => ({
+        object: 'agent_tool_choices' as const,
+        builtin: ctx.registry.plugins
+          .map((p) => ({
+            p,
+            actions: Object.entries(p.actions)
+              .filter(([, a]) => isTool(p, a))
+              .map(([n]) => n),
+          }))
+          .filter((x) => x.actions.length)
+          .map(({ p, actions }) => ({ name: p.name, category: p.category, description: p.description ?? '', actions })),
+        custom: (await usableCustomTools(ctx.db, ctx.store.id)).map((t) => ({
+          name: t.name,
+          description: t.description,
+          requires_approval: t.requires_approval,
+        })),
+      }),
+    }),
     list_agents: action({
       kind: 'read',
       description: "List the store's agents, newest first. Paginate with starting_after.",

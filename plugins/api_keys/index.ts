@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, ListOf, Timestamp, Uuid } from '../../core/sdk';
-import { createStoreKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
+import { createStoreKey, createStorePublishableKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
 
 /**
  * The store's API keys, managed by the people who own them (issue 11, SPEC 4.10 `api_keys`):
@@ -21,6 +21,14 @@ const ApiKey = Type.Object({
   key_prefix: Type.String({ description: 'The first characters of the key, to tell keys apart.' }),
   scopes: Type.Array(Type.String()),
   livemode: Type.Boolean(),
+  kind: Type.Optional(
+    Type.Union([Type.Literal('secret'), Type.Literal('publishable')], {
+      description: 'secret (an API key) or publishable (svc_pub_: the webchat widget).',
+    }),
+  ),
+  allowed_origins: Type.Optional(
+    Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'A publishable key: the origins its widget may chat from.' }),
+  ),
   expires_at: Type.Union([Timestamp(), Type.Null()]),
   created_at: Timestamp(),
 });
@@ -65,6 +73,22 @@ export default definePlugin({
       // A key the narrowest caller of this plugin may make, and roll (never more than it holds).
       example: { scopes: ['platform:write'] },
       handler: (ctx, input) => createStoreKey(ctx, input),
+    }),
+    create_publishable_key: action({
+      kind: 'write',
+      description:
+        "Create a publishable key (svc_pub_) for the webchat widget: it holds no scope and only opens chats with the store's webchat agents from these origins. Shown once.",
+      input: Input({
+        allowed_origins: Type.Array(Type.String({ maxLength: 300 }), {
+          minItems: 1,
+          maxItems: 20,
+          description: 'Origins (https://shop.example.com) whose pages may use the widget.',
+        }),
+      }),
+      output: ApiKey,
+      rest: { method: 'POST', path: '/api-keys/publishable', status: 201, auth: ALL },
+      example: { allowed_origins: ['https://shop.example.com'] },
+      handler: (ctx, input) => createStorePublishableKey(ctx, input),
     }),
     revoke_key: action({
       kind: 'destructive',

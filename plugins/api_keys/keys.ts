@@ -1,5 +1,5 @@
 import { errors, iso, isoOrNull, rowOr404, type Ctx, type Row } from '../../core/sdk';
-import { createKey, expireKey, revokeKey, validateExpiry, validateScopes } from '../../core/platform';
+import { checkOrigin, createKey, createPublishableKey, expireKey, revokeKey, validateExpiry, validateScopes } from '../../core/platform';
 import { checkDelegation, defaultScopes } from './scopes';
 
 /** The store's API keys as their owners see them: never a secret, only its first characters. */
@@ -10,6 +10,8 @@ const view = (r: Row) => ({
   key_prefix: r.key_prefix,
   scopes: r.scopes,
   livemode: r.livemode,
+  kind: (r.kind ?? 'secret') as 'secret' | 'publishable',
+  allowed_origins: r.allowed_origins ?? null,
   expires_at: isoOrNull(r.expires_at),
   created_at: iso(r.created_at),
 });
@@ -19,7 +21,7 @@ const LIMIT = 100;
 /** Keys not revoked, newest first (expired ones too, with their expiry, so a roll's old half shows). */
 export async function listKeys(ctx: Ctx) {
   const rows = await ctx.db.query(
-    `SELECT id, key_prefix, scopes, livemode, expires_at, created_at FROM api_keys
+    `SELECT id, key_prefix, scopes, livemode, kind, allowed_origins, expires_at, created_at FROM api_keys
      WHERE store_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ${LIMIT + 1}`,
     [ctx.store.id],
   );
@@ -73,6 +75,8 @@ export async function rollStoreKey(ctx: Ctx, input: { key_id: string; expires_at
     where: 'revoked_at IS NULL',
     lock: 'FOR UPDATE',
   });
+  if (old.kind === 'publishable')
+    throw errors.validation('A publishable key is not rolled: create another with the same origins, then revoke this one.', 'key_id');
   const now = ctx.clock.now();
   if (old.expires_at && new Date(old.expires_at).getTime() <= now.getTime())
     throw errors.validation('This key has already expired (or was rolled and its time is up); create a new key instead.', 'key_id');
@@ -86,4 +90,19 @@ export async function rollStoreKey(ctx: Ctx, input: { key_id: string; expires_at
   const oldEnds = await expireKey(ctx, ctx.store.id, old.id, end);
   ctx.log.info('api key rolled', { key_id: old.id, new_key_id: fresh.id });
   return { ...fresh, rolled: { id: old.id, expires_at: oldEnds.toISOString() } };
+}
+
+/** A publishable key for the webchat widget (issue 27): no scope, only its allowed origins. */
+export async function createStorePublishableKey(ctx: Ctx, input: { allowed_origins: string[] }) {
+  const origins = [...new Set(input.allowed_origins.map((o, i) => checkOrigin(o, `allowed_origins[${i}]`)))];
+  const made = await createPublishableKey(ctx.db, ctx.clock, { storeId: ctx.store.id, allowedOrigins: origins });
+  return {
+    object: 'api_key' as const,
+    ...made,
+    scopes: [] as string[],
+    livemode: false,
+    kind: 'publishable' as const,
+    allowed_origins: origins,
+    expires_at: null,
+  };
 }

@@ -50,6 +50,11 @@ export const Execution = Type.Object({
   input: Type.Unknown(),
   output: Type.Unknown({ description: 'The result, or {error: {type, code, message}}; null while pending.' }),
   approval: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Present on gated calls.' }),
+  caller: Type.Optional(
+    Type.Union([Type.Object({ type: Type.Union([Type.Literal('api_key'), Type.Literal('user')]), id: Type.String() }), Type.Null()], {
+      description: 'Who made a gated call: the API key (a publishable key for the webchat widget) or the user; null on ungated calls.',
+    }),
+  ),
   created_at: Timestamp(),
   completed_at: Type.Union([Timestamp(), Type.Null()]),
 });
@@ -64,3 +69,13 @@ export const ExecutionList = Type.Object({
 export const ExecutionId = Input({ id: Uuid('Execution id') });
 export const ApproveInput = Input({ id: Uuid('Execution id'), comment: Type.Optional(Type.String({ maxLength: 2000 })) });
 export const RejectInput = Input({ id: Uuid('Execution id'), reason: Type.Optional(Type.String({ maxLength: 2000 })) });
+
+export const StreamQuery = Input({});
+export const StreamEvent = Type.Object(
+  {
+    type: Type.Union([Type.Literal('snapshot'), Type.Literal('execution'), Type.Literal('end')]),
+    executions: Type.Optional(Type.Array(Execution, { description: 'snapshot: every call pending now.' })),
+    execution: Type.Optional(Execution),
+  },
+  { description: 'snapshot first, then execution for each change of a gated call, end when the server stops.' },
+);

@@ -5,6 +5,7 @@ import migration002 from './migrations/002_device.sql' with { type: 'text' };
 import migration003 from './migrations/003_client_metadata.sql' with { type: 'text' };
 import { userAuthenticator } from './authenticator';
 import { authorizeActions } from './authorize';
+import { consoleActions, consoleErrors } from './console';
 import { deviceActions } from './device-web';
 import { inviteActions } from './invite';
 import { loginActions } from './login';
@@ -42,7 +43,7 @@ export default definePlugin({
     code_ttl_seconds: Type.Integer({ minimum: 10, maximum: 600, default: 60 }),
     session_ttl_seconds: Type.Integer({ minimum: 300, default: 12 * 3600 }),
   }),
-  errors: roleErrors,
+  errors: { ...roleErrors, ...consoleErrors },
   tables: [
     'users',
     'store_memberships',
@@ -74,5 +75,14 @@ export default definePlugin({
       },
     },
   ],
-  actions: { ...memberActions, ...loginActions, ...inviteActions, ...authorizeActions, ...tokenActions, ...metadataActions, ...deviceActions },
+  actions: {
+    ...memberActions,
+    ...loginActions,
+    ...inviteActions,
+    ...authorizeActions,
+    ...tokenActions,
+    ...metadataActions,
+    ...deviceActions,
+    ...consoleActions,
+  },
 });

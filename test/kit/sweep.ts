@@ -110,12 +110,27 @@ export async function send(h: Pick<Harness, 'app'>, method: string, path: string
     (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
   }
   const res = await h.app.handle(new Request(`http://svc.test${path}`, init));
-  const text = await res.text();
+  const text = await bodyText(res);
   let parsed: any = text;
   try {
     parsed = JSON.parse(text);
   } catch {}
   return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+/** The body; of an event stream only its first event (a live stream, such as the executions', never ends by itself). */
+async function bodyText(res: Response): Promise<string> {
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream') || !res.body) return res.text();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  return text;
 }
 
 export const keyHeaders = (key: string) => ({ 'x-api-key': key });

@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { useConsole } from '../context';
+import { ErrorLine, Field, PageHeader, Select, useAction, when } from '../ui';
+
+interface Key {
+  id: string;
+  key?: string;
+  key_prefix: string;
+  scopes: string[];
+  livemode: boolean;
+  expires_at: string | null;
+  created_at: string;
+  rolled?: { id: string; expires_at: string };
+}
+
+/** A few scopes in full; a long list folded behind its count. */
+function Scopes({ list }: { list: string[] }) {
+  if (list.length <= 3) return <>{list.join(' ')}</>;
+  return (
+    <details>
+      <summary>{list.length} scopes</summary>
+      {list.join(' ')}
+    </details>
+  );
+}
+
+const ROLL_WINDOWS: [string, string][] = [
+  ['86400', 'in 24 hours'],
+  ['3600', 'in 1 hour'],
+  ['604800', 'in 7 days'],
+  ['0', 'now'],
+];
+
+/**
+ * Settings → API keys: create (the secret is shown once, here, and never again), roll (a new
+ * secret; the old one keeps working for the window chosen), revoke.
+ */
+export function ApiKeysPage() {
+  const c = useConsole();
+  const [keys, setKeys] = useState<Key[] | null>(null);
+  const [fresh, setFresh] = useState<{ key: string; note: string } | null>(null);
+  const [scopes, setScopes] = useState('');
+  const [live, setLive] = useState('false');
+  const [window, setWindow] = useState('86400');
+  const act = useAction();
+  const load = async () => {
+    const r = await api('GET', '/api-keys');
+    if (r.ok) setKeys(r.body.data);
+    else act.setError(r.error);
+  };
+  useEffect(() => void load(), []);
+
+  const create = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const list = scopes.split(/[\s,]+/).filter(Boolean);
+      const r = await api<Key>('POST', '/api-keys', { scopes: list.length ? list : undefined, livemode: live === 'true' });
+      if (!r.ok) return act.setError(r.error);
+      setFresh({ key: r.body.key!, note: 'New key created.' });
+      setScopes('');
+      await load();
+    });
+  };
+  const roll = (k: Key) =>
+    act.run(async () => {
+      const r = await api<Key>('POST', `/api-keys/${k.id}/roll`, { expires_in: Number(window) });
+      if (!r.ok) return act.setError(r.error);
+      setFresh({ key: r.body.key!, note: `Key ${k.key_prefix}… rolled; the old secret works until ${when(r.body.rolled?.expires_at)}.` });
+      await load();
+    });
+  const revoke = (k: Key) =>
+    act.run(async () => {
+      if (!confirm(`Revoke the key ${k.key_prefix}…? Everything using it stops working now.`)) return;
+      const r = await api('DELETE', `/api-keys/${k.id}`);
+      if (!r.ok) return act.setError(r.error);
+      await load();
+    });
+
+  return (
+    <>
+      <PageHeader title="API keys" />
+      {fresh && (
+        <div class="secret" role="status">
+          <p>{fresh.note} Copy the secret now: it is not shown again.</p>
+          <label>
+            <span class="visually-hidden">New secret</span>
+            <input readOnly value={fresh.key} class="mono" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+          </label>
+          <button onClick={() => setFresh(null)}>Done</button>
+        </div>
+      )}
+      <ErrorLine error={act.error} />
+      {keys && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id}>
+                  <td class="mono">{k.key_prefix}…</td>
+                  <td class="scopes">
+                    <Scopes list={k.scopes} />
+                  </td>
+                  <td>{k.expires_at ? when(k.expires_at) : 'never'}</td>
+                  <td class="row-actions">
+                    <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>
+                      Roll
+                    </button>
+                    <button class="danger" onClick={() => revoke(k)} disabled={act.busy} aria-label={`Revoke ${k.key_prefix}`}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Select label="When rolling, the old secret stops working" value={window} onValue={setWindow} options={ROLL_WINDOWS} />
+      <h2>New key</h2>
+      <form class="form" onSubmit={create}>
+        <Field
+          label="Scopes"
+          value={scopes}
+          onValue={setScopes}
+          hint={`Space-separated, e.g. products:read orders:read. Empty: all of yours (${c.role}).`}
+        />
+        <Select
+          label="Mode"
+          value={live}
+          onValue={setLive}
+          options={[
+            ['false', 'Test (svc_test_)'],
+            ['true', 'Live (svc_live_)'],
+          ]}
+        />
+        <button class="primary" type="submit" disabled={act.busy}>
+          Create key
+        </button>
+      </form>
+    </>
+  );
+}

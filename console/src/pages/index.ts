@@ -1,0 +1,40 @@
+import type { FunctionComponent } from 'preact';
+import type { ConsoleCtx } from '../context';
+import { ApprovalsPage } from './approvals';
+import { ExecutionsPage } from './executions';
+import { ProductsPage } from './products';
+import { ApiKeysPage } from './api-keys';
+import { MembersPage } from './members';
+import { StorePage } from './store';
+import { AgentsPage } from './agents';
+import { CustomToolsPage } from './custom-tools';
+import { OrdersPage } from './orders';
+import { CustomersPage } from './customers';
+import { WebhooksPage } from './webhooks';
+
+/**
+ * The console's pages, in navigation order. Adding a page is one file in this folder plus one line
+ * here (console/README.md). `id` is its address (`#/<id>`); `visible` hides it from roles that
+ * could not use it (the API refuses them anyway).
+ */
+export interface PageDef {
+  id: string;
+  title: string;
+  group?: 'Settings';
+  visible?: (ctx: ConsoleCtx) => boolean;
+  component: FunctionComponent;
+}
+
+export const pages: PageDef[] = [
+  { id: 'approvals', title: 'Approvals', component: ApprovalsPage },
+  { id: 'executions', title: 'Tool executions', component: ExecutionsPage },
+  { id: 'agents', title: 'Agents', visible: (c) => c.can('ai:read'), component: AgentsPage },
+  { id: 'custom-tools', title: 'Custom tools', visible: (c) => c.can('ai:read'), component: CustomToolsPage },
+  { id: 'products', title: 'Products', visible: (c) => c.can('products:read'), component: ProductsPage },
+  { id: 'orders', title: 'Orders', visible: (c) => c.can('orders:read'), component: OrdersPage },
+  { id: 'customers', title: 'Customers', visible: (c) => c.can('customers:read'), component: CustomersPage },
+  { id: 'webhooks', title: 'Webhooks', visible: (c) => c.can('webhooks:read'), component: WebhooksPage },
+  { id: 'api-keys', title: 'API keys', group: 'Settings', visible: (c) => c.can('platform:write'), component: ApiKeysPage },
+  { id: 'members', title: 'Members', group: 'Settings', component: MembersPage },
+  { id: 'store', title: 'Store', group: 'Settings', component: StorePage },
+];

@@ -1,0 +1,187 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { useConsole } from '../context';
+import { ErrorLine, Field, Json, Notice, PageHeader, useAction, when } from '../ui';
+
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description?: string | null;
+  is_active: boolean;
+  total_delivered: number;
+  total_failed: number;
+  signing_secret?: string;
+}
+interface Delivery {
+  id: string;
+  event_type: string;
+  status: string;
+  attempt: number;
+  status_code: number | null;
+  created_at: string;
+  attempts: {
+    attempt: number;
+    succeeded: boolean;
+    status_code: number | null;
+    duration_ms: number;
+    response: string | null;
+    error: string | null;
+    created_at: string;
+  }[];
+}
+
+/** Webhooks (SPEC 2.7, 6.1): endpoints, and per endpoint its delivery log with every attempt; resend one, replay the failed. */
+export function WebhooksPage() {
+  const c = useConsole();
+  return c.arg ? <Deliveries id={c.arg} /> : <Endpoints />;
+}
+
+function Endpoints() {
+  const c = useConsole();
+  const [list, setList] = useState<Endpoint[] | null>(null);
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('order.created order.paid');
+  const [secret, setSecret] = useState<string | null>(null);
+  const act = useAction();
+  const load = async () => {
+    const r = await api('GET', '/webhooks');
+    if (r.ok) setList(r.body.data);
+    else act.setError(r.error);
+  };
+  useEffect(() => void load(), []);
+  const create = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const r = await api<Endpoint>('POST', '/webhooks', { url, events: events.split(/[\s,]+/).filter(Boolean) });
+      if (!r.ok) return act.setError(r.error);
+      setSecret(r.body.signing_secret ?? null);
+      setUrl('');
+      await load();
+    });
+  };
+  return (
+    <>
+      <PageHeader title="Webhooks" />
+      {secret && (
+        <div class="secret" role="status">
+          <p>Endpoint created. Its signing secret (shown once):</p>
+          <label>
+            <span class="visually-hidden">Signing secret</span>
+            <input readOnly class="mono" value={secret} />
+          </label>
+        </div>
+      )}
+      <ErrorLine error={act.error} />
+      {list && list.length === 0 && <p class="empty">No endpoints.</p>}
+      {list && list.length > 0 && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhook endpoints">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col" class="num">
+                  Delivered
+                </th>
+                <th scope="col" class="num">
+                  Failed
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <a href={`#/webhooks/${w.id}`}>{w.url}</a>
+                    {!w.is_active && <div class="sub">disabled</div>}
+                  </td>
+                  <td class="scopes">{w.events.join(' ')}</td>
+                  <td class="num">{w.total_delivered}</td>
+                  <td class="num">{w.total_failed}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {c.can('webhooks:write') && (
+        <>
+          <h2>New endpoint</h2>
+          <form class="form" onSubmit={create}>
+            <Field label="URL (https)" type="url" value={url} onValue={setUrl} required />
+            <Field label="Events" value={events} onValue={setEvents} hint="Space-separated event types, e.g. order.created product.updated." />
+            <button class="primary" type="submit" disabled={act.busy}>
+              Add endpoint
+            </button>
+          </form>
+        </>
+      )}
+    </>
+  );
+}
+
+function Deliveries({ id }: { id: string }) {
+  const c = useConsole();
+  const [list, setList] = useState<Delivery[] | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const act = useAction();
+  const load = async () => {
+    const r = await api('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`);
+    if (r.ok) setList(r.body.data);
+    else act.setError(r.error);
+  };
+  useEffect(() => void load(), [id]);
+  const writable = c.can('webhooks:write');
+  const post = (path: string, done: string) =>
+    act.run(async () => {
+      const r = await api('POST', path, {});
+      if (!r.ok) return act.setError(r.error);
+      setNote(done);
+      await load();
+    });
+  return (
+    <>
+      <PageHeader title="Deliveries">
+        <a href="#/webhooks">Back to webhooks</a>
+      </PageHeader>
+      {note && <Notice>{note}</Notice>}
+      <ErrorLine error={act.error} />
+      {writable && (
+        <div class="buttons">
+          <button disabled={act.busy} onClick={() => post(`/webhooks/${id}/test`, 'Test ping sent.')}>
+            Send a test ping
+          </button>
+          <button disabled={act.busy} onClick={() => post(`/webhooks/${id}/replay-failed`, 'Failed deliveries queued again.')}>
+            Replay failed deliveries
+          </button>
+        </div>
+      )}
+      {list && list.length === 0 && <p class="empty">No deliveries yet.</p>}
+      <ul class="cards">
+        {list?.map((d) => (
+          <li class="card" key={d.id}>
+            <h2>
+              {d.event_type}{' '}
+              <span class={`status s-${d.status === 'succeeded' ? 'success' : d.status === 'failed' ? 'error' : 'pending_approval'}`}>
+                {d.status}
+              </span>
+            </h2>
+            <p class="sub">
+              {when(d.created_at)} · {d.attempt} attempt{d.attempt === 1 ? '' : 's'}
+            </p>
+            <details>
+              <summary>Attempts</summary>
+              <Json value={d.attempts} />
+            </details>
+            {writable && (
+              <button disabled={act.busy} onClick={() => post(`/webhooks/${id}/deliveries/${d.id}/resend`, 'Delivery sent again.')}>
+                Resend
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

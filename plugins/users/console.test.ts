@@ -1,0 +1,69 @@
+/**
+ * The console's sign-in exchange (issue 27): a browser session becomes a user access token of one
+ * of the user's stores, only for a request from our own page; signing out stops those tokens.
+ */
+import { expect, test } from 'bun:test';
+import { createStore } from '../../core/keys';
+import { setup } from '../../test/kit/setup';
+import { addUser, browser } from '../../test/kit/users';
+
+const ORIGIN = 'http://svc.test';
+const page = { origin: ORIGIN, 'x-svc-console': '1', 'content-type': 'application/json' };
+
+async function signedIn(role = 'staff') {
+  const h = await setup();
+  const user = await addUser(h, role);
+  const b = browser(h);
+  await b.signIn(user.email);
+  const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = page) =>
+    h.app.handle(
+      new Request(`${ORIGIN}${path}`, { method, headers: { cookie, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    );
+  return { h, user, send };
+}
+
+test("the session names the user's stores with their role; the token acts with that role's scopes", async () => {
+  const { h, user, send } = await signedIn('staff');
+  const session = await (await send('GET', '/auth/console/session')).json();
+  expect(session).toMatchObject({ object: 'console_session', user: { id: user.id, email: user.email } });
+  expect(session.stores).toEqual([{ id: h.store.id, name: 'Test store', role: 'staff' }]);
+
+  const res = await send('POST', '/auth/console/token', { store_id: h.store.id });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toContain('no-store');
+  const token = await res.json();
+  expect(token).toMatchObject({ token_type: 'Bearer', role: 'staff', store_id: h.store.id });
+  const bearer = { authorization: `Bearer ${token.access_token}`, 'x-api-key': '' };
+  expect((await h.call('GET', '/products', undefined, bearer)).status).toBe(200);
+  // Staff may not manage keys (platform): the token holds no more than the role.
+  expect((await h.call('POST', '/api-keys', {}, bearer)).status).toBe(403);
+}, 60_000);
+
+test("a store the user is not a member of is a 404; without a session it is a 401; another site's request a 403", async () => {
+  const { h, send } = await signedIn();
+  const other = await createStore(h.db, h.clock, { name: 'Not mine', plan: 'pro' });
+  expect((await send('POST', '/auth/console/token', { store_id: other.id })).status).toBe(404);
+  const anonymous = await h.app.handle(
+    new Request(`${ORIGIN}/auth/console/token`, { method: 'POST', headers: page, body: JSON.stringify({ store_id: h.store.id }) }),
+  );
+  expect(anonymous.status).toBe(401);
+  const forged = await send(
+    'POST',
+    '/auth/console/token',
+    { store_id: h.store.id },
+    { origin: 'https://evil.example', 'content-type': 'application/json' },
+  );
+  expect(forged.status).toBe(403);
+  expect((await forged.json()).error.code).toBe('cross_site_request');
+}, 60_000);
+
+test("signing out ends the session and the console's tokens", async () => {
+  const { h, send } = await signedIn();
+  const token = (await (await send('POST', '/auth/console/token', { store_id: h.store.id })).json()).access_token;
+  const bearer = { authorization: `Bearer ${token}`, 'x-api-key': '' };
+  expect((await h.call('GET', '/products', undefined, bearer)).status).toBe(200);
+  expect((await send('POST', '/auth/console/logout', {})).status).toBe(200);
+  expect((await h.call('GET', '/products', undefined, bearer)).status).toBe(401);
+  expect((await send('GET', '/auth/console/session')).status).toBe(401);
+}, 60_000);

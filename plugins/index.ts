@@ -14,6 +14,7 @@ import users from './users';
 import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
+import email from './email';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -35,5 +36,6 @@ export const pluginList: PluginDef[] = [
   api_keys,
   svc_stores,
   svc_login,
+  email,
   admin,
 ];

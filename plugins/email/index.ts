@@ -14,7 +14,17 @@ import {
   TemplateVersionList,
 } from './schemas';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, listVersions, previewTemplate, updateTemplate } from './templates';
-import { Deleted } from '../../core/sdk';
+import { Deleted, noExample } from '../../core/sdk';
+import { Message, MessageId, MessageList, MessageQuery, SendInput } from './schemas';
+import { Domain, DomainCreate, DomainId, DomainList, DomainQuery } from './domain-schemas';
+import { EmailEvent, EventList } from './event-schemas';
+import { getMessage, listEvents, listMessages } from './messages';
+import { sendEmail } from './send';
+import { createDomain, deleteDomain, getDomain, listDomains } from './domains';
+import { closeTransports, deliverBatch, requeueStale } from './delivery';
+import { recheckDomains, verifyDomain } from './verify';
+import { startDnsListener } from './dns';
+import { SMTP_MISSING } from './messages';
 
 const template = (over: Record<string, unknown> = {}) => ({
   name: 'Order confirmation',
@@ -40,14 +50,141 @@ export default definePlugin({
     smtp_url: Type.Optional(
       Type.String({ env: 'SMTP_URL', description: 'The relay mail leaves through: smtp://user:pass@host:587 (STARTTLS) or smtps://host:465.' }),
     ),
+    dns_zone: Type.Optional(
+      Type.String({
+        env: 'SVC_EMAIL_DNS_ZONE',
+        description: "The DNS zone this instance serves (delegated to SVC_DNS_LISTEN): domains' DKIM and DMARC CNAMEs point into it.",
+      }),
+    ),
+    spf: Type.String({
+      env: 'SVC_EMAIL_SPF',
+      default: '',
+      description: 'SPF mechanisms of the relay, published at spf.<zone> (e.g. ip4:203.0.113.5).',
+    }),
+    dns_listen: Type.Optional(
+      Type.String({ env: 'SVC_DNS_LISTEN', description: 'host:port the authoritative DNS listener binds (e.g. 0.0.0.0:53).' }),
+    ),
+    dns_resolver: Type.Optional(
+      Type.String({ env: 'SVC_DNS_RESOLVER', description: "host:port of the resolver domain verification asks (default: the system's)." }),
+    ),
     from: Type.Optional(Type.String({ env: 'SVC_EMAIL_FROM', description: 'The default sender, allowed for every store.' })),
     public_url: Type.Optional(Type.String({ env: 'SVC_PUBLIC_URL', description: 'Public origin for tracking and unsubscribe links.' })),
   }),
   errors: {
     duplicate_slug: conflict('Another template of the store has this slug.'),
+    duplicate_domain: conflict('The store has already added this domain.'),
+  },
+  events: Object.fromEntries(['delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'].map((e) => [`email.${e}`, EmailEvent])),
+  jobs: [
+    { name: 'deliver', run: deliverBatch },
+    // Messages queued while no relay was configured (or whose retry job was lost) are picked up again.
+    { name: 'requeue', cron: '*/10 * * * *', run: (deps) => requeueStale(deps) },
+    // Records that disappear after verification are noticed: the domain goes back to pending.
+    { name: 'recheck', cron: '23 * * * *', run: (deps) => recheckDomains(deps) },
+  ],
+  start: async ({ db, config, print }) => {
+    if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
+    const stops: (() => unknown)[] = [closeTransports];
+    if (config.dns_listen && config.dns_zone) {
+      const dns = await startDnsListener({
+        db,
+        zone: config.dns_zone.toLowerCase().replace(/\.$/, ''),
+        listen: config.dns_listen,
+        spf: config.spf,
+        log: print,
+      });
+      stops.push(dns.stop);
+    } else if (config.dns_zone) {
+      print('email: SVC_EMAIL_DNS_ZONE is set but SVC_DNS_LISTEN is not: nothing answers for the zone, so domains cannot verify.');
+    }
+    return { stop: () => Promise.all(stops.map((s) => s())) };
   },
   migrations: [{ id: 'email/001_email', sql: migration001 }],
   actions: {
+    send_email: action({
+      kind: 'write',
+      description:
+        'Send an email: either template_id with variables (and tags), or from/subject/html/text. Answers the message, queued for delivery.',
+      input: SendInput,
+      output: Message,
+      rest: { method: 'POST', path: '/email/send', status: 201 },
+      errors: ['rate_limit_exceeded', 'provider_not_configured'],
+      example: { to: 'ada@example.com', subject: 'Hello', text: 'Hello Ada' },
+      handler: sendEmail,
+    }),
+    list_messages: action({
+      kind: 'read',
+      description: 'List sent email messages, newest first; filter by status, tag or recipient.',
+      input: MessageQuery,
+      output: MessageList,
+      rest: { method: 'GET', path: '/email/messages' },
+      handler: listMessages,
+    }),
+    get_message: action({
+      kind: 'read',
+      description: 'Fetch one email message and its delivery status.',
+      input: MessageId,
+      output: Message,
+      rest: { method: 'GET', path: '/email/messages/:id' },
+      example: async ({ make }) => ({ id: (await make('email.send_email')).id }),
+      handler: (ctx, { id }) => getMessage(ctx, id),
+    }),
+    list_message_events: action({
+      kind: 'read',
+      description: 'The events of one message (delivered, opened, clicked, bounced, complained, unsubscribed), oldest first.',
+      input: MessageId,
+      output: EventList,
+      rest: { method: 'GET', path: '/email/messages/:id/events' },
+      example: async ({ make }) => ({ id: (await make('email.send_email')).id }),
+      handler: (ctx, { id }) => listEvents(ctx, id),
+    }),
+    create_domain: action({
+      kind: 'write',
+      description: 'Add a sending domain; answers the DNS records to publish (SPF, DKIM, DMARC, tracking), then verify it.',
+      input: DomainCreate,
+      output: Domain,
+      rest: { method: 'POST', path: '/email/domains', status: 201 },
+      errors: ['duplicate_domain', 'provider_not_configured'],
+      example: () => Promise.resolve({ domain: `m${crypto.randomUUID().slice(0, 8)}.example.com` }),
+      handler: createDomain,
+    }),
+    list_domains: action({
+      kind: 'read',
+      description: 'List the sending domains of the store.',
+      input: DomainQuery,
+      output: DomainList,
+      rest: { method: 'GET', path: '/email/domains' },
+      errors: ['provider_not_configured'],
+      handler: listDomains,
+    }),
+    get_domain: action({
+      kind: 'read',
+      description: 'Fetch one sending domain with its DNS records and findings.',
+      input: DomainId,
+      output: Domain,
+      rest: { method: 'GET', path: '/email/domains/:id' },
+      errors: ['provider_not_configured'],
+      handler: (ctx, { id }) => getDomain(ctx, id),
+    }),
+    verify_domain: action({
+      kind: 'write',
+      description: "Look up the domain's DNS records now; all valid makes it verified, otherwise the findings say what is wrong.",
+      input: DomainId,
+      output: Domain,
+      rest: { method: 'POST', path: '/email/domains/:id/verify' },
+      errors: ['provider_not_configured'],
+      // DNS lookups take up to seconds: never inside a transaction; a repeat simply checks again.
+      external: true,
+      handler: (ctx, { id }) => verifyDomain(ctx, id),
+    }),
+    delete_domain: action({
+      kind: 'destructive',
+      description: 'Remove a sending domain (its DKIM key is deleted; mail from it is no longer allowed).',
+      input: DomainId,
+      output: Deleted,
+      rest: { method: 'DELETE', path: '/email/domains/:id' },
+      handler: (ctx, { id }) => deleteDomain(ctx, id),
+    }),
     list_templates: action({
       kind: 'read',
       description: 'List email templates, newest first.',

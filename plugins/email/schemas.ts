@@ -5,8 +5,9 @@ import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 export const LIMITS = {
   recipients: 50,
   subject: 998, // RFC 5322's line limit: a longer subject cannot be one header line
-  body: 512 * 1024,
-  attachmentsTotal: 10 * 1024 * 1024, // decoded bytes, all attachments together
+  body: 256 * 1024,
+  // Decoded bytes, all attachments together; the whole request stays under the API's 1 MiB body limit.
+  attachmentsTotal: 512 * 1024,
   attachments: 10,
 };
 

@@ -22,7 +22,6 @@ const STILL_TO_COME = [
   'enrichment',
   'embeddings',
   'llm',
-  'email',
   'segments',
   'campaigns',
   'affiliates',

@@ -68,6 +68,9 @@ CREATE TABLE IF NOT EXISTS email_messages (
   attempts integer NOT NULL DEFAULT 0,
   smtp_response text,
   message_id_header text NOT NULL,
+  -- The secret part of this message's tracking and unsubscribe links, and the URLs its clicks may reach.
+  tracking_token text NOT NULL,
+  links jsonb NOT NULL DEFAULT '[]',
   thread_id uuid,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,

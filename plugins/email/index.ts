@@ -25,6 +25,8 @@ import { closeTransports, deliverBatch, requeueStale } from './delivery';
 import { recheckDomains, verifyDomain } from './verify';
 import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
+import { trackingActions } from './tracking';
+import { emailStats, Stats, StatsQuery } from './stats';
 
 const template = (over: Record<string, unknown> = {}) => ({
   name: 'Order confirmation',
@@ -166,6 +168,15 @@ export default definePlugin({
       errors: ['provider_not_configured'],
       handler: (ctx, { id }) => getDomain(ctx, id),
     }),
+    email_stats: action({
+      kind: 'read',
+      description: 'Sending stats for a date range: sent, delivered, opened, clicked, bounced, complained, unsubscribed, and rates in percent.',
+      input: StatsQuery,
+      output: Stats,
+      rest: { method: 'GET', path: '/email/stats' },
+      handler: emailStats,
+    }),
+    ...trackingActions,
     verify_domain: action({
       kind: 'write',
       description: "Look up the domain's DNS records now; all valid makes it verified, otherwise the findings say what is wrong.",

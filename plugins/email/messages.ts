@@ -51,8 +51,8 @@ export type EmailEvent = (typeof EVENT_TYPES)[number];
  */
 export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date) {
   await tx.query(
-    `INSERT INTO email_events (id, store_id, message_id, event, details, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::jsonb, $5)`,
-    [m.store_id, m.id, event, JSON.stringify(details), at],
+    `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::jsonb, $5, $6)`,
+    [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
   );
   await recordEvents(tx, m.store_id, [
     { type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } },
@@ -61,10 +61,10 @@ export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Recor
 
 export async function listEvents(ctx: Ctx, id: string) {
   await messageRow(ctx, id);
-  const rows = await ctx.db.query(
-    'SELECT event, details, created_at FROM email_events WHERE store_id = $1 AND message_id = $2 ORDER BY created_at, id',
-    [ctx.store.id, id],
-  );
+  const rows = await ctx.db.query('SELECT event, details, created_at FROM email_events WHERE store_id = $1 AND message_id = $2 ORDER BY seq', [
+    ctx.store.id,
+    id,
+  ]);
   return {
     object: 'list' as const,
     data: rows.map((r) => ({ object: 'email_event' as const, event: r.event, timestamp: iso(r.created_at), details: r.details })),

@@ -90,11 +90,14 @@ CREATE TABLE IF NOT EXISTS email_suppressions (
 
 CREATE TABLE IF NOT EXISTS email_events (
   id uuid PRIMARY KEY,
+  seq bigserial NOT NULL,
   store_id uuid NOT NULL,
   message_id uuid NOT NULL,
   event text NOT NULL,
   details jsonb NOT NULL,
+  -- An open no person made (mail-privacy prefetch, scanners): kept, but not counted in stats.
+  machine boolean NOT NULL DEFAULT false,
   created_at timestamptz NOT NULL
 );
-CREATE INDEX IF NOT EXISTS email_events_message ON email_events (message_id, created_at);
+CREATE INDEX IF NOT EXISTS email_events_message ON email_events (message_id, seq);
 CREATE INDEX IF NOT EXISTS email_events_store_created ON email_events (store_id, created_at, event);

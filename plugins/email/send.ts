@@ -92,13 +92,17 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>) {
     const v = await templateVersion(ctx, input.template_id, input.version, 'template_id');
     category = input.category ?? v.category;
     version = v.version;
-    const vars = mergeVariables(storeVariables(ctx, publicUrl), input.variables ?? {}, { unsubscribe_url: unsubscribeUrl(publicUrl, id, token) });
+    // Marketing mail cannot go without its unsubscribe link; transactional mail gets one when it can.
+    const unsub = category === 'marketing' || publicUrl ? { unsubscribe_url: unsubscribeUrl(publicUrl, id, token) } : {};
+    const vars = mergeVariables(storeVariables(ctx, publicUrl), input.variables ?? {}, unsub);
     content = renderVersion(v, vars);
   } else {
     if (!input.subject) throw errors.validation('subject is required without template_id.', 'subject');
     if (!input.html && !input.text) throw errors.validation('Give html or text (or both) without template_id.', 'text');
     content = { subject: input.subject, html: input.html ?? null, text: input.text ?? null };
   }
+  // Checked here, not at delivery: marketing mail carries List-Unsubscribe, which needs SVC_PUBLIC_URL.
+  if (category === 'marketing') unsubscribeUrl(publicUrl, id, token);
   const tracked = trackedContent(content.html, publicUrl, id, token);
 
   const suppressed = await suppressedOf(ctx, to);

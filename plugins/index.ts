@@ -15,6 +15,7 @@ import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import email from './email';
+import inbox from './inbox';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -37,5 +38,6 @@ export const pluginList: PluginDef[] = [
   svc_stores,
   svc_login,
   email,
+  inbox,
   admin,
 ];

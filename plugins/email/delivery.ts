@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { enqueue, errorFields, type JobDeps, type Row } from '../../core/sdk';
 import { dkimPrivateKey, SELECTOR, verifiedDomainFor } from './domains';
 import { addEvent, suppress } from './messages';
-import { unsubscribeUrl } from './links';
+import { unsubscribeUrl, verpAddress } from './links';
 
 export const DELIVER_QUEUE = 'email.deliver';
 /** Attempts before a message that keeps meeting 4xx answers (or no relay at all) is `failed`. */
@@ -36,7 +36,10 @@ async function mailOf(deps: JobDeps, m: Row) {
     headers['List-Unsubscribe'] = `<${unsubscribeUrl(deps.config.public_url, m.id, m.tracking_token)}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
+  // VERP: a return path per message, so a bounce or complaint names the message it is about.
+  const inbound = deps.config.inbound_domain as string | undefined;
   return {
+    ...(inbound ? { envelope: { from: verpAddress(m.id, inbound), to: m.to_addresses as string[] } } : {}),
     from: m.from_address,
     to: m.to_addresses as string[],
     replyTo: m.reply_to ?? undefined,

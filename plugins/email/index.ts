@@ -69,6 +69,13 @@ export default definePlugin({
     dns_resolver: Type.Optional(
       Type.String({ env: 'SVC_DNS_RESOLVER', description: "host:port of the resolver domain verification asks (default: the system's)." }),
     ),
+    inbound_domain: Type.Optional(
+      Type.String({
+        env: 'SVC_EMAIL_INBOUND_DOMAIN',
+        description:
+          'The domain whose mail reaches this instance (MX to SVC_SMTP_LISTEN, or a relay posting to /v1/inbound/email): return paths and thread reply addresses.',
+      }),
+    ),
     from: Type.Optional(Type.String({ env: 'SVC_EMAIL_FROM', description: 'The default sender, allowed for every store.' })),
     public_url: Type.Optional(Type.String({ env: 'SVC_PUBLIC_URL', description: 'Public origin for tracking and unsubscribe links.' })),
   }),

@@ -40,3 +40,29 @@ export function trackedContent(html: string | null, publicUrl: string | undefine
   out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, `${pixel}</body>`) : out + pixel;
   return { html: out, links };
 }
+
+/**
+ * Addresses on the inbound domain (SVC_EMAIL_INBOUND_DOMAIN): `b-<message>` is a message's return
+ * path (VERP), `t-<thread>-<token>` a thread's reply address, `s-<store>` a store's inbox.
+ */
+const hex = (uuid: string) => uuid.replace(/-/g, '');
+export const uuidOf = (h: string) => h.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+export const verpAddress = (messageId: string, domain: string) => `b-${hex(messageId)}@${domain}`;
+export const threadAddress = (threadId: string, token: string, domain: string) => `t-${hex(threadId)}-${token}@${domain}`;
+export const storeInboxAddress = (storeId: string, domain: string) => `s-${hex(storeId)}@${domain}`;
+
+export type InboundAddress =
+  { kind: 'verp'; messageId: string } | { kind: 'thread'; threadId: string; token: string } | { kind: 'store'; storeId: string };
+
+/** What an address on the inbound domain names, or null for any other address. */
+export function parseInboundAddress(address: string, domain: string): InboundAddress | null {
+  const [local, host] = [address.slice(0, address.lastIndexOf('@')).toLowerCase(), address.slice(address.lastIndexOf('@') + 1).toLowerCase()];
+  if (host !== domain.toLowerCase()) return null;
+  let m = /^b-([0-9a-f]{32})$/.exec(local);
+  if (m) return { kind: 'verp', messageId: uuidOf(m[1]) };
+  m = /^t-([0-9a-f]{32})-([0-9a-f]{16})$/.exec(local);
+  if (m) return { kind: 'thread', threadId: uuidOf(m[1]), token: m[2] };
+  m = /^s-([0-9a-f]{32})$/.exec(local);
+  if (m) return { kind: 'store', storeId: uuidOf(m[1]) };
+  return null;
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { errors, jsonParam, type Ctx, type Plan } from '../../core/sdk';
+import { enqueue, errors, jsonParam, type Ctx, type Plan } from '../../core/sdk';
+import { DELIVER_QUEUE } from './delivery';
 import { verifiedDomainFor } from './domains';
 import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
@@ -57,8 +58,8 @@ function decodeAttachments(list: Static<typeof SendInput>['attachments']) {
 }
 
 /** The sender: `from` on one of the store's verified domains, or the instance's SVC_EMAIL_FROM. */
-async function senderOf(ctx: Ctx, from: string | undefined): Promise<string> {
-  const fallback = ctx.config.from as string | undefined;
+async function senderOf(ctx: Ctx, config: Record<string, any>, from: string | undefined): Promise<string> {
+  const fallback = config.from as string | undefined;
   if (!from) {
     if (!fallback) throw errors.validation('No from given, and SVC_EMAIL_FROM (the default sender) is not set.', 'from');
     return fallback.toLowerCase();
@@ -71,20 +72,28 @@ async function senderOf(ctx: Ctx, from: string | undefined): Promise<string> {
   return address;
 }
 
-export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>) {
+/** What another plugin's send adds (the shared inbox's replies): this plugin's config, thread headers. */
+export interface SendExtras {
+  config?: Record<string, any>;
+  headers?: Record<string, string>;
+  threadId?: string;
+}
+
+export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extras: SendExtras = {}) {
+  const config = extras.config ?? ctx.config;
   const toList = (Array.isArray(input.to) ? input.to : [input.to]).map((a, i) => checkAddress(a, Array.isArray(input.to) ? `to[${i}]` : 'to'));
   const to = [...new Set(toList)];
   const replyTo = input.reply_to ? checkAddress(input.reply_to, 'reply_to') : null;
   if (input.template_id && (input.subject || input.html || input.text)) {
     throw errors.validation('Give either template_id (with variables) or subject with html/text, not both.', 'template_id');
   }
-  const from = await senderOf(ctx, input.from);
+  const from = await senderOf(ctx, config, input.from);
   const attachments = decodeAttachments(input.attachments);
   await checkHourlyLimit(ctx);
 
   const id = crypto.randomUUID();
   const token = randomBytes(16).toString('hex');
-  const publicUrl = ctx.config.public_url as string | undefined;
+  const publicUrl = config.public_url as string | undefined;
   let content: { subject: string; html: string | null; text: string | null };
   let category = input.category ?? 'transactional';
   let version: number | null = null;
@@ -111,8 +120,8 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>) {
   const now = ctx.clock.now();
   const [row] = await ctx.db.query(
     `INSERT INTO email_messages (id, store_id, to_addresses, from_address, reply_to, subject, html, text, category, template_id,
-       template_version, tags, attachments, status, message_id_header, tracking_token, links, created_at, updated_at)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15, $16, $17::jsonb, $18, $18) RETURNING *`,
+       template_version, tags, attachments, status, message_id_header, tracking_token, links, headers, thread_id, created_at, updated_at)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15, $16, $17::jsonb, $18::jsonb, $19, $20, $20) RETURNING *`,
     [
       id,
       ctx.store.id,
@@ -131,11 +140,13 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>) {
       `<${id}@${host}>`,
       token,
       JSON.stringify(tracked.links),
+      jsonParam(extras.headers),
+      extras.threadId ?? null,
       now,
     ],
   );
-  const smtpConfigured = !!ctx.config.smtp_url;
-  if (status === 'queued' && smtpConfigured) await ctx.enqueue('deliver', { message_id: id });
+  const smtpConfigured = !!config.smtp_url;
+  if (status === 'queued' && smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
   if (status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });
   return toMessage(row, { smtpConfigured });
 }

@@ -47,7 +47,6 @@ const STILL_TO_COME = [
   'wallet',
   'pipeline',
   'qr_codes',
-  'inbox',
 ];
 
 test('an all-scopes credential is offered the 54 tools of SPEC 4.10, less the ones still to come', async () => {

@@ -87,7 +87,7 @@ export const TemplateVersionList = Type.Object({
 export const PreviewInput = Input({
   id: Uuid('Template id'),
   variables: Type.Optional(Variables),
-  version: Type.Optional(Type.Integer({ minimum: 1, description: 'A past version; default the latest.' })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'A past version; default the latest.' })),
 });
 export const Rendered = Type.Object({
   object: Type.Literal('rendered_template'),
@@ -101,7 +101,7 @@ export const Rendered = Type.Object({
 export const RenderInput = Input({
   template_id: Uuid('Template id'),
   variables: Type.Optional(Variables),
-  version: Type.Optional(Type.Integer({ minimum: 1 })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 });
 
 const Address = Type.String({ minLength: 3, maxLength: 320, description: 'An email address (name <addr> is not accepted).' });
@@ -124,7 +124,7 @@ export const SendInput = Input({
     description: `One address or up to ${LIMITS.recipients}.`,
   }),
   template_id: Type.Optional(Uuid('Send this template (its latest version unless `version` is given).')),
-  version: Type.Optional(Type.Integer({ minimum: 1, description: 'Template version to use.' })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Template version to use.' })),
   variables: Type.Optional(Variables),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10 })),
   from: Type.Optional(

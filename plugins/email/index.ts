@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
+import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
+import { notifyApprovers } from './approvers';
 import {
   PreviewInput,
   Rendered,
@@ -90,6 +92,8 @@ export default definePlugin({
     { name: 'requeue', cron: '*/10 * * * *', run: (deps) => requeueStale(deps) },
     // Records that disappear after verification are noticed: the domain goes back to pending.
     { name: 'recheck', cron: '23 * * * *', run: (deps) => recheckDomains(deps) },
+    // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts).
+    { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
   ],
   start: async ({ db, config, print }) => {
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
@@ -108,7 +112,10 @@ export default definePlugin({
     }
     return { stop: () => Promise.all(stops.map((s) => s())) };
   },
-  migrations: [{ id: 'email/001_email', sql: migration001 }],
+  migrations: [
+    { id: 'email/001_email', sql: migration001 },
+    { id: 'email/002_approval_notices', sql: migration002 },
+  ],
   actions: {
     send_email: action({
       kind: 'write',

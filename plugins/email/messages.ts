@@ -35,8 +35,8 @@ export const listMessages = (ctx: Ctx, input: Static<typeof MessageQuery>) =>
       input,
       filters: {
         'status = $': input.status,
-        'tags @> $::jsonb': input.tag === undefined ? undefined : jsonParam([input.tag]),
-        'to_addresses @> $::jsonb': input.to === undefined ? undefined : jsonParam([input.to.toLowerCase()]),
+        'tags @> $::text::jsonb': input.tag === undefined ? undefined : jsonParam([input.tag]),
+        'to_addresses @> $::text::jsonb': input.to === undefined ? undefined : jsonParam([input.to.toLowerCase()]),
       },
     },
     (rows) => rows.map((r) => toMessage(r, { smtpConfigured: !!ctx.config.smtp_url })),
@@ -51,7 +51,7 @@ export type EmailEvent = (typeof EVENT_TYPES)[number];
  */
 export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date) {
   await tx.query(
-    `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::jsonb, $5, $6)`,
+    `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6)`,
     [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
   );
   await recordEvents(tx, m.store_id, [

@@ -77,6 +77,8 @@ export interface SendExtras {
   config?: Record<string, any>;
   headers?: Record<string, string>;
   threadId?: string;
+  /** false: links stay as written and no pixel is added (svc's own mail to members). */
+  track?: boolean;
 }
 
 export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extras: SendExtras = {}) {
@@ -112,7 +114,7 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   }
   // Checked here, not at delivery: marketing mail carries List-Unsubscribe, which needs SVC_PUBLIC_URL.
   if (category === 'marketing') unsubscribeUrl(publicUrl, id, token);
-  const tracked = trackedContent(content.html, publicUrl, id, token);
+  const tracked = extras.track === false ? { html: content.html, links: [] } : trackedContent(content.html, publicUrl, id, token);
 
   const suppressed = await suppressedOf(ctx, to);
   const status = to.every((a) => suppressed.has(a)) ? 'suppressed' : 'queued';
@@ -121,7 +123,7 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   const [row] = await ctx.db.query(
     `INSERT INTO email_messages (id, store_id, to_addresses, from_address, reply_to, subject, html, text, category, template_id,
        template_version, tags, attachments, status, message_id_header, tracking_token, links, headers, thread_id, created_at, updated_at)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15, $16, $17::jsonb, $18::jsonb, $19, $20, $20) RETURNING *`,
+     VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13::text::jsonb, $14, $15, $16, $17::text::jsonb, $18::text::jsonb, $19, $20, $20) RETURNING *`,
     [
       id,
       ctx.store.id,

@@ -53,7 +53,7 @@ export async function checkDomain(r: Row, zone: string, resolver: ResolverAddres
 async function record(db: Db, r: Row, f: Findings, now: Date): Promise<Row> {
   const ok = f.spf === VALID && f.dkim === VALID && f.dmarc === VALID;
   const [row] = await db.query(
-    `UPDATE email_domains SET findings = $3::jsonb, checked_at = $4, updated_at = $4,
+    `UPDATE email_domains SET findings = $3::text::jsonb, checked_at = $4, updated_at = $4,
        status = $5, verified_at = CASE WHEN $5 = 'verified' THEN coalesce(verified_at, $4) ELSE NULL END
      WHERE store_id = $1 AND id = $2 RETURNING *`,
     [r.store_id, r.id, JSON.stringify(f), now, ok ? 'verified' : 'pending'],

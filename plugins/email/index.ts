@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
+import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
 import { notifyApprovers } from './approvers';
 import {
   PreviewInput,
@@ -115,6 +116,7 @@ export default definePlugin({
   migrations: [
     { id: 'email/001_email', sql: migration001 },
     { id: 'email/002_approval_notices', sql: migration002 },
+    { id: 'email/003_daily_stats', sql: migration003 },
   ],
   actions: {
     send_email: action({

@@ -54,6 +54,8 @@ export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Recor
     `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6)`,
     [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
   );
+  // Machine opens are kept as events but are no person's open: they do not count in stats.
+  if (details.machine !== true) await countFirst(tx, m.store_id, m.id, event, at);
   await recordEvents(tx, m.store_id, [
     { type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } },
   ]);
@@ -83,4 +85,17 @@ export async function suppress(tx: Db, storeId: string, addresses: string[], rea
       at,
     ]);
   }
+}
+
+/** Counts a message's first event of a kind in its UTC day (stats.ts reads the sums). */
+export async function countFirst(tx: Db, storeId: string, messageId: string, event: string, at: Date) {
+  await tx.query(
+    `WITH first AS (
+       INSERT INTO email_event_firsts (message_id, event, store_id) VALUES ($2, $3, $1) ON CONFLICT DO NOTHING RETURNING 1
+     )
+     INSERT INTO email_daily_stats (store_id, day, event, messages)
+     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $3, 1 FROM first
+     ON CONFLICT (store_id, day, event) DO UPDATE SET messages = email_daily_stats.messages + 1`,
+    [storeId, messageId, event, at],
+  );
 }

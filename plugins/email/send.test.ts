@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { setup } from '../../test/kit/setup';
+import { createLogger } from '../../core/log';
 import { closeTransports } from './delivery';
 import { lookupTxt, resolverOf, startDnsListener } from './dns';
 import { freePort, runJobs, startRelay, startResolver } from './test-kit';
@@ -88,7 +89,7 @@ test('a template send is queued, delivered through the relay DKIM-signed with th
   const byTag = await h.call('GET', '/email/messages?tag=welcome&status=delivered');
   expect(byTag.body.data.map((m: any) => m.id)).toEqual([sent.body.id]);
   expect((await h.call('GET', '/email/messages?tag=other')).body.data).toEqual([]);
-}, 30_000);
+});
 
 test('a 5xx from the relay bounces the message and suppresses the address; the next send is suppressed', async () => {
   const { h, relay } = await world({ rejectRcpt: { 'gone@example.com': 550 } });
@@ -201,4 +202,18 @@ test('the hourly limit of the plan answers 429 with Retry-After', async () => {
   const r = await h.call('POST', '/email/send', { to: 'a@example.com', subject: 'x', text: 'x' });
   expect(r.status).toBe(429);
   expect(Number(r.headers.get('retry-after'))).toBe(1800);
+});
+
+test('at start-up, a missing SMTP_URL is named in a warning', async () => {
+  const h = await setup();
+  const email = h.registry.plugins.find((p) => p.name === 'email')!;
+  const lines: string[] = [];
+  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), role: 'all' as const, print: (l: string) => void lines.push(l) };
+  const started = await email.start!({ ...deps, config: h.registry.configOf('email') });
+  await started?.stop();
+  expect(lines.join('\n')).toContain('SMTP_URL is not set');
+  lines.length = 0;
+  const quiet = await email.start!({ ...deps, config: { smtp_url: 'smtp://127.0.0.1:25' } });
+  await quiet?.stop();
+  expect(lines).toEqual([]);
 });

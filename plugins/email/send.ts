@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { enqueue, errors, jsonParam, type Ctx, type Plan } from '../../core/sdk';
 import { DELIVER_QUEUE } from './delivery';
 import { verifiedDomainFor } from './domains';
-import { SMTP_MISSING, toMessage } from './messages';
+import { countFirst, SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
 import { mergeVariables, renderVersion, storeVariables, templateVersion } from './templates';
 import { trackedContent, unsubscribeUrl } from './links';
@@ -147,6 +147,7 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
       now,
     ],
   );
+  if (status === 'queued') await countFirst(ctx.db, ctx.store.id, id, 'sent', now);
   const smtpConfigured = !!config.smtp_url;
   if (status === 'queued' && smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
   if (status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });

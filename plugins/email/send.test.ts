@@ -208,7 +208,14 @@ test('at start-up, a missing SMTP_URL is named in a warning', async () => {
   const h = await setup();
   const email = h.registry.plugins.find((p) => p.name === 'email')!;
   const lines: string[] = [];
-  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), role: 'all' as const, print: (l: string) => void lines.push(l) };
+  const deps = {
+    db: h.db,
+    clock: h.clock,
+    registry: h.registry,
+    log: createLogger({ sink: () => {} }),
+    role: 'all' as const,
+    print: (l: string) => void lines.push(l),
+  };
   const started = await email.start!({ ...deps, config: h.registry.configOf('email') });
   await started?.stop();
   expect(lines.join('\n')).toContain('SMTP_URL is not set');

@@ -123,12 +123,12 @@ try {
        SELECT f.event, (min(e.created_at) AT TIME ZONE 'UTC')::date AS day FROM firsts f
        JOIN email_events e ON e.message_id = f.message_id AND e.event = f.event AND NOT e.machine GROUP BY f.message_id, f.event
      )
-     INSERT INTO email_daily_stats (store_id, day, event, messages) SELECT $1, day, event, count(*) FROM days GROUP BY day, event`,
+     INSERT INTO email_daily_stats (store_id, day, event, shard, messages) SELECT $1, day, event, 0, count(*) FROM days GROUP BY day, event`,
     [h.store.id],
   );
   await h.db.query(
-    `INSERT INTO email_daily_stats (store_id, day, event, messages)
-     SELECT $1, (created_at AT TIME ZONE 'UTC')::date, 'sent', count(*) FROM email_messages WHERE store_id = $1 GROUP BY 2`,
+    `INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+     SELECT $1, (created_at AT TIME ZONE 'UTC')::date, 'sent', 0, count(*) FROM email_messages WHERE store_id = $1 GROUP BY 2`,
     [h.store.id],
   );
   await h.db.query('ANALYZE email_events');

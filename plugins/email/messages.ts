@@ -93,9 +93,9 @@ export async function countFirst(tx: Db, storeId: string, messageId: string, eve
     `WITH first AS (
        INSERT INTO email_event_firsts (message_id, event, store_id) VALUES ($2, $3, $1) ON CONFLICT DO NOTHING RETURNING 1
      )
-     INSERT INTO email_daily_stats (store_id, day, event, messages)
-     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $3, 1 FROM first
-     ON CONFLICT (store_id, day, event) DO UPDATE SET messages = email_daily_stats.messages + 1`,
-    [storeId, messageId, event, at],
+     INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $3, $5, 1 FROM first
+     ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1`,
+    [storeId, messageId, event, at, Math.floor(Math.random() * 16)],
   );
 }

@@ -11,16 +11,14 @@ export type { Registry } from './plugins/registry';
 export type { Authenticated, Authenticator } from './http/auth';
 
 // Events and webhooks.
-export { recordEvents, writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
+export { writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
 export { invalidateSubscriptions } from './events/subscriptions';
 export { ALL_EVENTS, TEST_EVENT } from './events/types';
 export { API_VERSIONS, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
-export { enqueue } from './jobs/send';
 export { generateSecret } from './webhooks/sign';
 export { toolsChanged } from './signals';
 
 // Outside the process: secrets, outbound requests, the sandbox.
-export { secretBox } from './secrets';
 export { checkUrl, type AllowList, type Resolver } from './net/egress';
 export { runInSandbox } from './sandbox/pool';
 export { ASYNC_FUNCTION } from './sandbox';

@@ -42,6 +42,11 @@ export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
 export { errorFields, type Logger } from './log';
 
+// Work outside an action (a job handler's transaction): queue a job, record events, seal a secret at rest.
+export { enqueue } from './jobs/send';
+export { recordEvents } from './events/outbox';
+export { secretBox } from './secrets';
+
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
 

@@ -7,6 +7,7 @@ import { adminToken, openMigrated, type Composition } from './runtime';
 import { addressOf, recordAddress } from './server-address';
 import { Lifecycle, remaining, until } from './lifecycle';
 import { closeSandboxPool } from './sandbox/pool';
+import { createLogger } from './log';
 
 /**
  * `svc serve`: HTTP for role api, job handlers for role worker, both for all (the default). What it
@@ -65,6 +66,21 @@ export async function serve(
     const workers = await startWorkers(opened.db, app.jobs(opened.db, config.clock), log);
     // Jobs in hand finish within the grace period; pg-boss fails the rest, which puts them back for a retry.
     lifecycle.register('workers', 'drain', (deadline) => workers.stop(remaining(deadline)));
+  }
+
+  // Plugins' own listeners (the email plugin's DNS and SMTP servers) and their start-up warnings.
+  for (const p of app.registry.plugins) {
+    if (!p.start) continue;
+    const started = await p.start({
+      db: opened.db,
+      clock: config.clock,
+      registry: app.registry,
+      log: createLogger().child({ plugin: p.name }),
+      config: app.registry.configOf(p.name),
+      role: config.role,
+      print: log,
+    });
+    if (started) lifecycle.register(`${p.name} listeners`, 'drain', async () => void (await started.stop()));
   }
 
   /** Stops everything (tests; `svc serve` stops through its signals). */

@@ -16,6 +16,8 @@ import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import reviews from './reviews';
 import qr_codes from './qr_codes';
+import email from './email';
+import inbox from './inbox';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -40,5 +42,7 @@ export const pluginList: PluginDef[] = [
   svc_stores,
   svc_login,
   qr_codes,
+  email,
+  inbox,
   admin,
 ];

@@ -286,6 +286,12 @@ export interface PluginDef {
   /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
   jobs?: PluginJob[];
   /**
+   * Runs once when `svc serve` has started (any role): long-lived listeners of this plugin (a DNS
+   * or SMTP server) and start-up warnings about missing settings. What it returns is stopped at
+   * shutdown, before the database closes.
+   */
+  start?: (deps: JobDeps & { role: 'api' | 'worker' | 'all'; print: (line: string) => void }) => Promise<{ stop(): unknown } | void>;
+  /**
    * Columns of this plugin's tables that keep copies of other resources' data as JSON (an agent's
    * conversation turns hold tool results): erasing a person (`scrubPersonalData`) scrubs them too,
    * like the core's own copies. Each table has `store_id`; `key` is its primary key (default `id`).

@@ -1,7 +1,7 @@
 import { errorFields, errors, fail } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, Row } from '../../core/sdk';
-import { recordEvents } from '../../core/platform';
+import { recordEvents } from '../../core/sdk';
 import { CUSTOM_TOOLSET, discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/platform';
 import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/platform';
 import { publicToolsNamed, usableCustomTools, type CustomTool } from '../../core/platform';

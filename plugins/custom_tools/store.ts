@@ -1,4 +1,4 @@
-import { EgressError, errors, isUniqueViolation, setClause, type Ctx, type PluginDef } from '../../core/sdk';
+import { EgressError, errors, isUniqueViolation, secretBox, setClause, type Ctx, type PluginDef } from '../../core/sdk';
 import {
   ASYNC_FUNCTION,
   builtinNames,
@@ -7,7 +7,6 @@ import {
   compileSchema,
   runCustomTool,
   runInSandbox,
-  secretBox,
   toCustomTool,
   validateCustomInput,
   type CustomTool,

@@ -14,3 +14,12 @@ export async function customerIdIn(db: Db, storeId: string, id: string): Promise
 /** Which of `ids` are customers of the store (erased ones are not): the standard existence check. */
 export const customersIn = (db: Db, storeId: string, ids: readonly string[]) =>
   existingIds(db, { table: 'customers', storeId, ids, where: 'erased_at IS NULL' });
+
+/** This store's customer with this email (any case), or undefined: the shared inbox matches mail senders to customers. */
+export async function customerIdByEmail(db: Db, storeId: string, email: string): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>(
+    'SELECT id FROM customers WHERE store_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL LIMIT 1',
+    [storeId, email],
+  );
+  return row?.id;
+}

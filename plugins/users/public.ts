@@ -1,3 +1,12 @@
 /** What other plugins (svc_stores, svc_login) may use of the users plugin. */
 export { endGrant, storesOfUser, switchGrant } from './switch';
 export { deviceLogin, logout, refreshLogin } from './agent-login';
+
+import type { Db } from '../../core/sdk';
+
+/** Whether the user is a member of the store (any role): the shared inbox assigns threads to members. */
+export async function isMember(db: Db, storeId: string, userId: string): Promise<boolean> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(userId)) return false;
+  const rows = await db.query('SELECT 1 FROM store_memberships WHERE store_id = $1 AND user_id = $2', [storeId, userId]);
+  return rows.length > 0;
+}

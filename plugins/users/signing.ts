@@ -1,6 +1,6 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { type Clock, type Db } from '../../core/sdk';
-import { secretBox } from '../../core/platform';
+import { secretBox } from '../../core/sdk';
 
 const ALG = 'ES256';
 

@@ -4,7 +4,7 @@
  * workers/webhooks-shape.test.ts).
  */
 import { describe, expect, test } from 'bun:test';
-import { secretBox } from '../../core/platform';
+import { secretBox } from '../../core/sdk';
 import { setup, type Harness } from '../../test/kit/setup';
 
 const URL_A = 'https://hooks.example.com/a';

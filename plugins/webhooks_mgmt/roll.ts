@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, type Ctx } from '../../core/sdk';
-import { generateSecret, secretBox } from '../../core/platform';
+import { secretBox } from '../../core/sdk';
+import { generateSecret } from '../../core/platform';
 import type { WebhookRoll } from './schemas';
 import { endpointRow, toEndpoint } from './store';
 

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { EgressError, errors, iso, listPage, rowOr404, type Ctx, type Row } from '../../core/sdk';
+import { EgressError, errors, iso, secretBox, listPage, rowOr404, type Ctx, type Row } from '../../core/sdk';
 import {
   ALL_EVENTS,
   checkEndpointVersion,
@@ -7,7 +7,6 @@ import {
   generateSecret,
   invalidateSubscriptions,
   LATEST_API_VERSION,
-  secretBox,
   type Registry,
 } from '../../core/platform';
 import type { WebhookCreate, WebhookEndpoint, WebhookQuery, WebhookUpdate } from './schemas';

@@ -251,7 +251,16 @@ export function fakeModel() {
   });
   const url = `http://127.0.0.1:${server.port}/v1`;
   return {
-    env: { OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-sweep', ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'ak-sweep' },
+    env: {
+      OPENAI_BASE_URL: url,
+      OPENAI_API_KEY: 'sk-sweep',
+      ANTHROPIC_BASE_URL: url,
+      ANTHROPIC_API_KEY: 'ak-sweep',
+      // Email: a default sender and a DNS zone, so sends and sending domains work (no relay: mail stays queued).
+      SVC_EMAIL_FROM: 'noreply@svc.test',
+      SVC_EMAIL_DNS_ZONE: 'dns.svc.test',
+      SVC_DNS_RESOLVER: '127.0.0.1:9',
+    },
     stop: () => server.stop(true),
   };
 }

@@ -1,0 +1,48 @@
+import { expect, test } from 'bun:test';
+import { openai } from '../../test/kit/fake-models';
+import { createCall, MIN, useWorlds, world } from '../../test/kit/approvals';
+import { createLogger } from '../../core/log';
+import { addUser } from '../../test/kit/users';
+
+useWorlds();
+
+test('an execution entering pending_approval mails the approvers once (tool, input, agent, link); escalation mails the escalation group', async () => {
+  const w = await world([openai.tools(createCall()), openai.text('No answer.')]);
+  const { h } = w;
+  const approver = await addUser(h, 'approver');
+  await addUser(h, 'staff');
+  const admin = await addUser(h, 'admin');
+  const agent = await w.agent(['products'], {
+    products: { requires_approval: ['create_product'], timeout_action: 'escalate', escalation_group: 'managers', approval_timeout_minutes: 10 },
+  });
+  const chat = await w.chat(agent.id, 'Add a lamp');
+  const { execution_id: id } = await chat.held();
+
+  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'approvers')!;
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
+  const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config }, []);
+  const mails = () =>
+    h.db.query<{ to_addresses: string[]; subject: string; text: string; html: string }>(
+      `SELECT to_addresses, subject, text, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]' ORDER BY seq`,
+      [h.store.id],
+    );
+
+  await run();
+  await run(); // once per group, however often the job runs
+  const [first, ...none] = await mails();
+  expect(none).toEqual([]);
+  expect(first.to_addresses).toEqual([approver.email]);
+  expect(first.subject).toBe('Approval needed: products.create_product by Clerk');
+  expect(first.text).toContain('the agent Clerk asks to run products.create_product');
+  expect(first.text).toContain('"name": "Gated Lamp"');
+  expect(first.html).toContain(`https://svc.test/v1/stores/${h.store.id}/tool-executions/${id}`);
+
+  // The window closes: escalation to `managers`, which is no role, so the owners and admins.
+  h.clock.advance(10 * MIN);
+  expect(await w.runJobs(id, 'timeout')).toBe(1);
+  await run();
+  const all = await mails();
+  expect(all).toHaveLength(2);
+  expect(all[1].to_addresses).toEqual([admin.email]);
+  expect(all[1].text).toStartWith('Escalated: no approver decided in time.');
+});

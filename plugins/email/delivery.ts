@@ -1,0 +1,132 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import { enqueue, errorFields, type JobDeps, type Row } from '../../core/sdk';
+import { dkimPrivateKey, SELECTOR, verifiedDomainFor } from './domains';
+import { addEvent, suppress } from './messages';
+import { unsubscribeUrl, verpAddress } from './links';
+
+export const DELIVER_QUEUE = 'email.deliver';
+/** Attempts before a message that keeps meeting 4xx answers (or no relay at all) is `failed`. */
+export const MAX_ATTEMPTS = 10;
+/** Delay before attempt n+1: 30 s doubling, capped at an hour (about 9 hours over all attempts). */
+export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
+
+// One pooled transport per relay URL per process: connections are reused across jobs.
+const transports = new Map<string, Transporter>();
+function transportFor(url: string): Transporter {
+  let t = transports.get(url);
+  if (!t) {
+    t = nodemailer.createTransport({ url, pool: true, maxConnections: 5, maxMessages: 1000 } as any);
+    transports.set(url, t);
+  }
+  return t;
+}
+
+/** Tests and shutdown: close the pooled connections. */
+export function closeTransports() {
+  for (const t of transports.values()) t.close();
+  transports.clear();
+}
+
+/** The mail as nodemailer takes it: DKIM with the from domain's own key when the store verified it. */
+async function mailOf(deps: JobDeps, m: Row) {
+  const domain = await verifiedDomainFor(deps.db, m.store_id, m.from_address);
+  const headers: Record<string, string> = {};
+  if (m.category === 'marketing') {
+    // RFC 8058 one-click: mail providers POST to the URL; the same URL shows a page on GET.
+    headers['List-Unsubscribe'] = `<${unsubscribeUrl(deps.config.public_url, m.id, m.tracking_token)}>`;
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+  }
+  // VERP: a return path per message, so a bounce or complaint names the message it is about.
+  const inbound = deps.config.inbound_domain as string | undefined;
+  return {
+    ...(inbound ? { envelope: { from: verpAddress(m.id, inbound), to: m.to_addresses as string[] } } : {}),
+    from: m.from_address,
+    to: m.to_addresses as string[],
+    replyTo: m.reply_to ?? undefined,
+    subject: m.subject,
+    html: m.html ?? undefined,
+    text: m.text ?? undefined,
+    messageId: m.message_id_header,
+    headers: { ...headers, ...(m.headers ?? {}) },
+    attachments: (m.attachments ?? []).map((a: any) => ({
+      filename: a.filename,
+      contentType: a.content_type,
+      content: a.content,
+      encoding: 'base64',
+    })),
+    ...(domain ? { dkim: { domainName: domain.domain, keySelector: SELECTOR, privateKey: dkimPrivateKey(domain) } } : {}),
+  };
+}
+
+/** Sends one message, at most once: only the job that moves it from queued to sending sends it. */
+async function deliverOne(deps: JobDeps, messageId: string) {
+  const { db, clock, log, config } = deps;
+  if (!config.smtp_url) return; // stays queued; the start-up warning and the send response name SMTP_URL
+  const [m] = await db.query(
+    `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, updated_at = $2 WHERE id = $1 AND status = 'queued' RETURNING *`,
+    [messageId, clock.now()],
+  );
+  if (!m) return;
+  try {
+    const info = await transportFor(config.smtp_url).sendMail(await mailOf(deps, m));
+    const at = clock.now();
+    await db.transaction(async (tx) => {
+      await tx.query(`UPDATE email_messages SET status = 'delivered', smtp_response = $2, sent_at = $3, updated_at = $3 WHERE id = $1`, [
+        m.id,
+        info.response,
+        at,
+      ]);
+      await addEvent(tx, m, 'delivered', { smtp_response: info.response }, at);
+    });
+  } catch (e) {
+    const err = e as Error & { responseCode?: number; response?: string; code?: string };
+    const at = clock.now();
+    if (err.responseCode && err.responseCode >= 500) {
+      // A permanent refusal: the address joins the suppression list so it is not tried again.
+      await db.transaction(async (tx) => {
+        await tx.query(`UPDATE email_messages SET status = 'bounced', smtp_response = $2, updated_at = $3 WHERE id = $1`, [
+          m.id,
+          err.response ?? err.message,
+          at,
+        ]);
+        await suppress(tx, m.store_id, m.to_addresses, 'bounced', at);
+        await addEvent(tx, m, 'bounced', { smtp_response: err.response ?? err.message, code: err.responseCode }, at);
+      });
+      return;
+    }
+    // 4xx or no answer at all (relay down): try again later, unless the attempts are spent.
+    const spent = m.attempts >= MAX_ATTEMPTS;
+    const response = err.response ?? `${err.code ?? 'error'}: ${err.message}`;
+    await db.transaction(async (tx) => {
+      await tx.query(`UPDATE email_messages SET status = $2, smtp_response = $3, updated_at = $4 WHERE id = $1`, [
+        m.id,
+        spent ? 'failed' : 'queued',
+        response,
+        at,
+      ]);
+      if (!spent) await enqueue(tx, DELIVER_QUEUE, [{ data: { message_id: m.id }, startAfter: backoffSeconds(m.attempts) }]);
+    });
+    log.warn('email delivery deferred', { message_id: m.id, attempts: m.attempts, failed: spent, ...errorFields(err) });
+  }
+}
+
+/** The `deliver` job: each payload is `{message_id}`; messages of a batch go out in parallel. */
+export async function deliverBatch(deps: JobDeps, batch: unknown[]) {
+  await Promise.all(batch.map((p) => deliverOne(deps, (p as { message_id: string }).message_id)));
+}
+
+/**
+ * The `requeue` job: queued messages untouched for longer than the longest retry delay have no
+ * job waiting (sent while SMTP_URL was unset, or a job lost): give them one. A duplicate job is
+ * harmless, since only one job can move a message from queued to sending.
+ */
+export async function requeueStale(deps: JobDeps) {
+  if (!deps.config.smtp_url) return;
+  const before = new Date(deps.clock.now().getTime() - (backoffSeconds(MAX_ATTEMPTS) + 300) * 1000);
+  const rows = await deps.db.query<{ id: string }>(`SELECT id FROM email_messages WHERE status = 'queued' AND updated_at < $1 LIMIT 10000`, [before]);
+  await enqueue(
+    deps.db,
+    DELIVER_QUEUE,
+    rows.map((r) => ({ data: { message_id: r.id } })),
+  );
+}

@@ -1,0 +1,101 @@
+import type { Static } from '@sinclair/typebox';
+import { iso, jsonParam, listPage, recordEvents, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
+import type { MessageQuery } from './schemas';
+
+/** The setting a queued message waits for, named in the send response and at start-up. */
+export const SMTP_MISSING = 'SMTP_URL is not set: the message stays queued until a relay is configured (SMTP_URL=smtp://host:587).';
+
+export const toMessage = (r: Row, opts: { smtpConfigured?: boolean } = {}) => ({
+  object: 'email_message' as const,
+  id: r.id,
+  to: r.to_addresses as string[],
+  from: r.from_address,
+  reply_to: r.reply_to ?? null,
+  subject: r.subject,
+  status: r.status,
+  category: r.category,
+  template_id: r.template_id ?? null,
+  template_version: r.template_version ?? null,
+  tags: r.tags ?? [],
+  smtp_response: r.smtp_response ?? null,
+  ...(r.status === 'queued' && opts.smtpConfigured === false ? { warning: SMTP_MISSING } : {}),
+  ...stamps(r),
+});
+
+export const messageRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'email_messages', storeId: ctx.store.id, id, noun: 'email message' });
+
+export const getMessage = async (ctx: Ctx, id: string) => toMessage(await messageRow(ctx, id), { smtpConfigured: !!ctx.config.smtp_url });
+
+export const listMessages = (ctx: Ctx, input: Static<typeof MessageQuery>) =>
+  listPage(
+    ctx,
+    {
+      table: 'email_messages',
+      path: '/email/messages',
+      input,
+      filters: {
+        'status = $': input.status,
+        'tags @> $::text::jsonb': input.tag === undefined ? undefined : jsonParam([input.tag]),
+        'to_addresses @> $::text::jsonb': input.to === undefined ? undefined : jsonParam([input.to.toLowerCase()]),
+      },
+    },
+    (rows) => rows.map((r) => toMessage(r, { smtpConfigured: !!ctx.config.smtp_url })),
+  );
+
+export const EVENT_TYPES = ['delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'] as const;
+export type EmailEvent = (typeof EVENT_TYPES)[number];
+
+/**
+ * Records a message event (SPEC 2.10) and its webhook event `email.<event>` when the store
+ * subscribes, in `tx`.
+ */
+export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date) {
+  await tx.query(
+    `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6)`,
+    [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
+  );
+  // Machine opens are kept as events but are no person's open: they do not count in stats.
+  if (details.machine !== true) await countFirst(tx, m.store_id, m.id, event, at);
+  await recordEvents(tx, m.store_id, [
+    { type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } },
+  ]);
+}
+
+export async function listEvents(ctx: Ctx, id: string) {
+  await messageRow(ctx, id);
+  const rows = await ctx.db.query('SELECT event, details, created_at FROM email_events WHERE store_id = $1 AND message_id = $2 ORDER BY seq', [
+    ctx.store.id,
+    id,
+  ]);
+  return {
+    object: 'list' as const,
+    data: rows.map((r) => ({ object: 'email_event' as const, event: r.event, timestamp: iso(r.created_at), details: r.details })),
+    has_more: false,
+    url: `${ctx.storePath}/email/messages/${id}/events`,
+  };
+}
+
+/** Adds addresses to the store's suppression list (kept once, first reason wins). */
+export async function suppress(tx: Db, storeId: string, addresses: string[], reason: string, at: Date) {
+  for (const a of addresses) {
+    await tx.query(`INSERT INTO email_suppressions (store_id, address, reason, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
+      storeId,
+      a.toLowerCase(),
+      reason,
+      at,
+    ]);
+  }
+}
+
+/** Counts a message's first event of a kind in its UTC day (stats.ts reads the sums). */
+export async function countFirst(tx: Db, storeId: string, messageId: string, event: string, at: Date) {
+  await tx.query(
+    `WITH first AS (
+       INSERT INTO email_event_firsts (message_id, event, store_id) VALUES ($2, $3, $1) ON CONFLICT DO NOTHING RETURNING 1
+     )
+     INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $3, $5, 1 FROM first
+     ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1`,
+    [storeId, messageId, event, at, Math.floor(Math.random() * 16)],
+  );
+}

@@ -1,0 +1,135 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { action, type Ctx, type RestMapping, type Row } from '../../core/sdk';
+import { addEvent, suppress } from './messages';
+
+/**
+ * The public side of tracking: the open pixel, click redirects and the unsubscribe page with its
+ * RFC 8058 one-click POST. Links carry the message id and its random token (links.ts); a wrong
+ * token answers exactly like an unknown message.
+ */
+
+// A transparent 1x1 GIF.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const NO_STORE = { 'cache-control': 'no-store, private' };
+
+/**
+ * Opens that no person made: mail-privacy prefetch (Apple Mail fetches every image on delivery
+ * with a bare `Mozilla/5.0`), security scanners, and fetches seconds after delivery.
+ */
+const MACHINE_UA = /^Mozilla\/5\.0$|bot|crawler|spider|scanner|barracuda|mimecast|proofpoint|python|curl|wget|go-http|java\//i;
+export function isMachineOpen(userAgent: string, sentAt: Date | null, now: Date): boolean {
+  if (!userAgent.trim() || MACHINE_UA.test(userAgent.trim())) return true;
+  return !!sentAt && now.getTime() - new Date(sentAt).getTime() < 2000;
+}
+
+const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+async function messageFor(ctx: Ctx, id: string, token: string): Promise<Row | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id) || !/^[0-9a-f]{32}$/.test(token)) return undefined;
+  const [m] = await ctx.db.query('SELECT * FROM email_messages WHERE id = $1', [id]);
+  return m && sameToken(m.tracking_token, token) ? m : undefined;
+}
+
+const client = (ctx: Ctx) => ({ user_agent: ctx.http?.request.headers.get('user-agent') ?? '', ip: ctx.http?.ip ?? null });
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (title: string, body: string, status = 200) =>
+  new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head>` +
+      `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+    { status, headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } },
+  );
+const notFound = () => page('Link not found', '<p>This link is not valid.</p>', 404);
+
+export async function openPixel(ctx: Ctx, input: { id: string; file: string }) {
+  const m = await messageFor(ctx, input.id, input.file.replace(/\.gif$/, ''));
+  if (m) {
+    const now = ctx.clock.now();
+    const who = client(ctx);
+    await ctx.db.transaction((tx) => addEvent(tx, m, 'opened', { ...who, machine: isMachineOpen(who.user_agent, m.sent_at, now) }, now));
+  }
+  // The pixel answers the same either way: a scanner learns nothing from it.
+  return new Response(PIXEL, { headers: { 'content-type': 'image/gif', ...NO_STORE } });
+}
+
+export async function clickRedirect(ctx: Ctx, input: { id: string; token: string; n: string }) {
+  const m = await messageFor(ctx, input.id, input.token);
+  const url = m && /^\d{1,4}$/.test(input.n) ? (m.links as string[])[Number(input.n)] : undefined;
+  if (!m || !url) return notFound();
+  const now = ctx.clock.now();
+  await ctx.db.transaction((tx) => addEvent(tx, m, 'clicked', { url, ...client(ctx) }, now));
+  return new Response(null, { status: 302, headers: { location: url, ...NO_STORE } });
+}
+
+export async function unsubscribePage(ctx: Ctx, input: { id: string; token: string }) {
+  const m = await messageFor(ctx, input.id, input.token);
+  if (!m) return notFound();
+  // A GET never unsubscribes (scanners follow links): the person confirms with the form's POST.
+  const to = (m.to_addresses as string[]).join(', ');
+  return page(
+    'Unsubscribe',
+    `<p>Stop marketing email to <strong>${escapeHtml(to)}</strong>?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+  );
+}
+
+export async function unsubscribe(ctx: Ctx, input: { id: string; token: string }) {
+  const m = await messageFor(ctx, input.id, input.token);
+  if (!m) return notFound();
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    const fresh = await tx.query('SELECT 1 FROM email_events WHERE message_id = $1 AND event = $2 LIMIT 1', [m.id, 'unsubscribed']);
+    await suppress(tx, m.store_id, m.to_addresses, 'unsubscribed', now);
+    if (!fresh.length) await addEvent(tx, m, 'unsubscribed', client(ctx), now);
+  });
+  return page('Unsubscribed', '<p>You will not receive marketing email from this sender any more.</p>');
+}
+
+const Html = Type.Object({}, { additionalProperties: true, description: 'An HTML page, an image or a redirect.' });
+const PathOf = (...names: string[]) =>
+  Type.Object(Object.fromEntries(names.map((n) => [n, Type.String({ maxLength: 64 })])), { additionalProperties: true });
+const pub = (method: 'GET' | 'POST', path: string, contentType: string): RestMapping => ({
+  method,
+  path,
+  auth: 'public',
+  scope: 'global',
+  response: 'raw',
+  contentType,
+  // One-click POSTs come form-encoded or multipart (RFC 8058): taken as bytes, whatever they hold.
+  ...(method === 'POST' ? { body: 'raw' as const } : {}),
+});
+
+export const trackingActions = {
+  track_open: action({
+    kind: 'read',
+    description: 'The open pixel of a sent message (records `opened`).',
+    input: PathOf('id', 'file'),
+    output: Html,
+    rest: pub('GET', '/e/o/:id/:file', 'image/gif'),
+    handler: (ctx, input) => openPixel(ctx, input as { id: string; file: string }),
+  }),
+  track_click: action({
+    kind: 'read',
+    description: 'A click redirect of a sent message (records `clicked`), only to a URL of that message.',
+    input: PathOf('id', 'token', 'n'),
+    output: Html,
+    rest: pub('GET', '/e/c/:id/:token/:n', 'text/html'),
+    handler: (ctx, input) => clickRedirect(ctx, input as { id: string; token: string; n: string }),
+  }),
+  unsubscribe_page: action({
+    kind: 'read',
+    description: 'The unsubscribe confirmation page of a message.',
+    input: PathOf('id', 'token'),
+    output: Html,
+    rest: pub('GET', '/e/u/:id/:token', 'text/html'),
+    handler: (ctx, input) => unsubscribePage(ctx, input as { id: string; token: string }),
+  }),
+  unsubscribe: action({
+    kind: 'write',
+    description: 'Unsubscribe (the page form and RFC 8058 one-click POST): suppresses the address, records `unsubscribed`.',
+    input: PathOf('id', 'token'),
+    output: Html,
+    rest: pub('POST', '/e/u/:id/:token', 'text/html'),
+    handler: (ctx, input) => unsubscribe(ctx, input as { id: string; token: string }),
+  }),
+};

@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { action, type Ctx } from '../../core/sdk';
+import { receive } from './inbound';
+import { MAX_INBOUND_BYTES } from './listener';
+
+const json = (status: number, body: object) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const refuse = (status: number, code: string, message: string) =>
+  json(status, { error: { type: 'invalid_request_error', code, message, param: null } });
+
+/** Signature of an inbound POST: hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with SVC_INBOUND_SECRET. */
+export const inboundSignature = (secret: string, timestamp: string, body: Uint8Array) =>
+  'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
+
+export async function receiveHttp(ctx: Ctx, input: { body?: Uint8Array }) {
+  const secret = ctx.config.inbound_secret as string | undefined;
+  const domain = ctx.registry.configOf('email').inbound_domain as string | undefined;
+  if (!secret || !domain) {
+    return refuse(503, 'provider_not_configured', `Inbound mail needs ${!secret ? 'SVC_INBOUND_SECRET' : 'SVC_EMAIL_INBOUND_DOMAIN'}.`);
+  }
+  const headers = ctx.http?.request.headers;
+  const ts = headers?.get('x-svc-timestamp') ?? '';
+  const given = headers?.get('x-svc-signature') ?? '';
+  const body = input.body ?? new Uint8Array();
+  const expected = inboundSignature(secret, ts, body);
+  const fresh = /^\d{1,12}$/.test(ts) && Math.abs(ctx.clock.now().getTime() / 1000 - Number(ts)) <= 300;
+  if (!fresh || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+    return refuse(401, 'invalid_signature', 'X-Svc-Signature does not match the body and X-Svc-Timestamp (or the timestamp is over 5 minutes off).');
+  }
+  if (body.byteLength > MAX_INBOUND_BYTES) return refuse(413, 'request_too_large', 'The message is over 10 MiB.');
+  const result = await receive({ db: ctx.db, clock: ctx.clock, log: ctx.log, domain }, body);
+  return json(result.outcome === 'ignored' ? 202 : 200, { received: true, ...result });
+}
+
+export const receiveAction = action({
+  kind: 'write',
+  description: 'Inbound mail from a relay: a raw RFC 822 message, signed (X-Svc-Timestamp, X-Svc-Signature).',
+  input: Type.Object({ body: Type.Optional(Type.Any()), content_type: Type.Optional(Type.String()) }, { additionalProperties: true }),
+  output: Type.Object({}, { additionalProperties: true, description: '{received, outcome, thread_id?}' }),
+  rest: { method: 'POST', path: '/v1/inbound/email', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
+  handler: receiveHttp,
+});

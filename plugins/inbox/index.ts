@@ -1,0 +1,98 @@
+import { Type } from '@sinclair/typebox';
+import { action, definePlugin } from '../../core/sdk';
+import migration001 from './migrations/001_inbox.sql' with { type: 'text' };
+import { receiveAction } from './http-inbound';
+import { startSmtpListener } from './listener';
+import { AssignInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
+import { Message } from '../email/public';
+import { createThread, getThread, listThreads, reply, updateThread } from './threads';
+
+/** A thread for the sweeps: no action makes one (mail does). */
+const threadExample = async ({ ctx }: { ctx: { db: any; store: { id: string }; clock: { now(): Date } } }) => ({
+  id: (await createThread(ctx.db, ctx.store.id, { subject: 'Where is my order?', customerEmail: 'ada@example.com' }, ctx.clock.now())).id,
+});
+
+/**
+ * The shared inbox (issue 28): customer mail arriving by the built-in SMTP listener or a relay's
+ * signed POST, threaded, assigned to members and answered through the email pipeline.
+ */
+export default definePlugin({
+  name: 'inbox',
+  category: 'marketing',
+  description: 'The shared inbox: customer email threads; read, assign, close and reply.',
+  resource: 'email thread',
+  requires: ['email', 'customers', 'users'],
+  scopes: { read: ['inbox', 'inbox:read', 'inbox:write'], write: ['inbox', 'inbox:write'] },
+  config: Type.Object({
+    inbound_secret: Type.Optional(
+      Type.String({ env: 'SVC_INBOUND_SECRET', description: 'Key of the HMAC a relay signs POST /v1/inbound/email with.' }),
+    ),
+    smtp_listen: Type.Optional(
+      Type.String({ env: 'SVC_SMTP_LISTEN', description: 'host:port of the built-in SMTP listener (the MX of SVC_EMAIL_INBOUND_DOMAIN).' }),
+    ),
+  }),
+  migrations: [{ id: 'inbox/001_inbox', sql: migration001 }],
+  start: async ({ db, clock, log, config, registry, print }) => {
+    if (!config.smtp_listen) return;
+    const domain = registry.configOf('email').inbound_domain as string | undefined;
+    if (!domain) return void print('inbox: SVC_SMTP_LISTEN is set but SVC_EMAIL_INBOUND_DOMAIN is not: the SMTP listener is off.');
+    return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print);
+  },
+  actions: {
+    list_threads: action({
+      kind: 'read',
+      description: 'List email threads with customers, newest first; filter by status (open, closed).',
+      input: ThreadQuery,
+      output: ThreadList,
+      rest: { method: 'GET', path: '/email/threads' },
+      handler: listThreads,
+    }),
+    get_thread: action({
+      kind: 'read',
+      description: 'One thread with its messages, oldest first.',
+      input: ThreadId,
+      output: ThreadDetail,
+      rest: { method: 'GET', path: '/email/threads/:id' },
+      example: threadExample,
+      handler: (ctx, { id }) => getThread(ctx, id),
+    }),
+    update_thread: action({
+      kind: 'write',
+      description: 'Change the status (open, closed) or the assignee (a member, or null) of a thread.',
+      input: ThreadUpdate,
+      output: Thread,
+      rest: { method: 'PATCH', path: '/email/threads/:id' },
+      example: async (kit) => ({ ...(await threadExample(kit as any)), status: 'closed' as const }),
+      handler: updateThread,
+    }),
+    reply: action({
+      kind: 'write',
+      description: 'Answer the customer of a thread by email (threaded in their mail client).',
+      input: ReplyInput,
+      output: Message,
+      rest: { method: 'POST', path: '/email/threads/:id/reply' },
+      errors: ['rate_limit_exceeded', 'provider_not_configured'],
+      example: async (kit) => ({ ...(await threadExample(kit as any)), text: 'It ships today.' }),
+      handler: reply,
+    }),
+    assign: action({
+      kind: 'write',
+      description: 'Assign a thread to a member of the store (user id), or unassign it with null.',
+      input: AssignInput,
+      output: Thread,
+      rest: { method: 'POST', path: '/email/threads/:id/assign' },
+      example: async (kit) => ({ ...(await threadExample(kit as any)), assigned_to: null }),
+      handler: (ctx, input) => updateThread(ctx, input),
+    }),
+    close: action({
+      kind: 'write',
+      description: 'Close a thread (new mail from the customer reopens it).',
+      input: ThreadId,
+      output: Thread,
+      rest: { method: 'POST', path: '/email/threads/:id/close' },
+      example: threadExample,
+      handler: (ctx, { id }) => updateThread(ctx, { id, status: 'closed' }),
+    }),
+    receive_email: receiveAction,
+  },
+});

@@ -1,5 +1,6 @@
 import { errorFields, type Ctx, type JobDeps, type Row } from '../../core/sdk';
 import { sendEmail } from './send';
+import { memberEmails } from '../users/public';
 
 /**
  * Approver email (SPEC 3.1, 6.4). A job every minute finds executions waiting for approval whose
@@ -51,17 +52,14 @@ export async function notifyApprovers(deps: JobDeps) {
           [e.id, e.grp, e.store_id, clock.now()],
         );
         if (!claimed.length) return; // another worker took it
-        const people = await tx.query<{ email: string }>(
-          `SELECT DISTINCT u.email FROM store_memberships m JOIN users u ON u.id = m.user_id WHERE m.store_id = $1 AND m.role = ANY($2::text[])`,
-          [e.store_id, rolesOf(e.grp)],
-        );
+        const people = await memberEmails(tx, e.store_id, rolesOf(e.grp));
         if (!people.length) return void log.warn('no approver to mail', { execution_id: e.id, group: e.grp });
         const publicUrl = config.public_url as string | undefined;
         const link = publicUrl ? `${publicUrl.replace(/\/+$/, '')}/v1/stores/${e.store_id}/tool-executions/${e.id}` : null;
         const mail = body({ ...e, input: JSON.parse(e.input) }, link, e.escalated);
         // A job's own context for the send pipeline: this store, this plugin's settings.
         const ctx = { db: tx, clock, log, config, store: { id: e.store_id, name: e.store_name, plan: e.store_plan } } as unknown as Ctx;
-        await sendEmail(ctx, { to: people.map((p) => p.email), ...mail, tags: ['approval'] }, { track: false });
+        await sendEmail(ctx, { to: people, ...mail, tags: ['approval'] }, { track: false });
       });
     } catch (err) {
       log.warn('approver email failed', { execution_id: e.id, ...errorFields(err) });

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { createLogger } from '../../core/log';
 import { lookupTxt, startDnsListener } from './dns';
-import { startResolver } from './test-kit';
+import { startResolver } from '../../test/kit/email';
 
 const ZONE = 'dns.svc.test';
 const stops: (() => unknown)[] = [];

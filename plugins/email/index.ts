@@ -113,6 +113,19 @@ export default definePlugin({
     }
     return { stop: () => Promise.all(stops.map((s) => s())) };
   },
+  // users/public.ts: the approvers' addresses.
+  requires: ['users'],
+  tables: [
+    'email_templates',
+    'email_template_versions',
+    'email_domains',
+    'email_messages',
+    'email_suppressions',
+    'email_events',
+    'email_approval_notices',
+    'email_event_firsts',
+    'email_daily_stats',
+  ],
   migrations: [
     { id: 'email/001_email', sql: migration001 },
     { id: 'email/002_approval_notices', sql: migration002 },

@@ -4,7 +4,7 @@ import { setup } from '../../test/kit/setup';
 import { createLogger } from '../../core/log';
 import { closeTransports } from './delivery';
 import { lookupTxt, resolverOf, startDnsListener } from './dns';
-import { freePort, runJobs, startRelay, startResolver } from './test-kit';
+import { freePort, runJobs, startRelay, startResolver } from '../../test/kit/email';
 
 const ZONE = 'dns.svc.test';
 const stops: (() => unknown)[] = [];

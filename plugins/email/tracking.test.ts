@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { closeTransports } from './delivery';
-import { freePort, runJobs, startRelay } from './test-kit';
+import { freePort, runJobs, startRelay } from '../../test/kit/email';
 
 const stops: (() => unknown)[] = [];
 afterAll(async () => {

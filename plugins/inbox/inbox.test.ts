@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import { setup } from '../../test/kit/setup';
 import { createLogger } from '../../core/log';
 import { closeTransports } from '../email/delivery';
-import { runJobs, startRelay } from '../email/test-kit';
+import { runJobs, startRelay } from '../../test/kit/email';
 import { inboundSignature } from './http-inbound';
 import { startSmtpListener } from './listener';
 

@@ -31,6 +31,7 @@ export default definePlugin({
       Type.String({ env: 'SVC_SMTP_LISTEN', description: 'host:port of the built-in SMTP listener (the MX of SVC_EMAIL_INBOUND_DOMAIN).' }),
     ),
   }),
+  tables: ['email_threads', 'email_thread_messages'],
   migrations: [{ id: 'inbox/001_inbox', sql: migration001 }],
   start: async ({ db, clock, log, config, registry, print }) => {
     if (!config.smtp_listen) return;

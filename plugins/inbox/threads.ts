@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, listPage, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
-import { sendEmail, threadAddress } from '../email/public';
+import { messageIdHeader, sendEmail, threadAddress } from '../email/public';
 import { isMember } from '../users/public';
 import type { ReplyInput, ThreadQuery, ThreadUpdate } from './schemas';
 
@@ -87,12 +87,12 @@ export async function reply(ctx: Ctx, input: Static<typeof ReplyInput>) {
     },
     { config, headers, threadId: t.id },
   );
-  const [m] = await ctx.db.query<{ message_id_header: string }>('SELECT message_id_header FROM email_messages WHERE id = $1', [sent.id]);
+  const messageId = await messageIdHeader(ctx.db, sent.id);
   const now = ctx.clock.now();
   await ctx.db.query(
     `INSERT INTO email_thread_messages (id, store_id, thread_id, direction, message_id_header, from_address, subject, text, html, email_message_id, created_at)
      VALUES (gen_random_uuid(), $1, $2, 'outbound', $3, $4, $5, $6, $7, $8, $9)`,
-    [ctx.store.id, t.id, m.message_id_header, sent.from, subject, input.text, input.html ?? null, sent.id, now],
+    [ctx.store.id, t.id, messageId, sent.from, subject, input.text, input.html ?? null, sent.id, now],
   );
   await ctx.db.query(`UPDATE email_threads SET message_count = message_count + 1, last_message_at = $2, updated_at = $2 WHERE id = $1`, [t.id, now]);
   return sent;

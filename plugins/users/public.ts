@@ -1,4 +1,4 @@
-/** What other plugins (svc_stores, svc_login) may use of the users plugin. */
+/** What other plugins (svc_stores, svc_login, email, inbox) may use of the users plugin. */
 export { endGrant, storesOfUser, switchGrant } from './switch';
 export { deviceLogin, logout, refreshLogin } from './agent-login';
 
@@ -9,4 +9,13 @@ export async function isMember(db: Db, storeId: string, userId: string): Promise
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(userId)) return false;
   const rows = await db.query('SELECT 1 FROM store_memberships WHERE store_id = $1 AND user_id = $2', [storeId, userId]);
   return rows.length > 0;
+}
+
+/** The addresses of the store's members holding one of `roles`: approvers are mailed when a call is held. */
+export async function memberEmails(db: Db, storeId: string, roles: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ email: string }>(
+    'SELECT DISTINCT u.email FROM store_memberships m JOIN users u ON u.id = m.user_id WHERE m.store_id = $1 AND m.role = ANY($2::text[])',
+    [storeId, roles],
+  );
+  return rows.map((r) => r.email);
 }

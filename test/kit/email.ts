@@ -5,7 +5,7 @@
  */
 import DNS from 'dns2';
 import { SMTPServer } from 'smtp-server';
-import type { Harness } from '../../test/kit/setup';
+import type { Harness } from './setup';
 import { createLogger } from '../../core/log';
 
 export interface Captured {

@@ -11,7 +11,7 @@ import { basicCredentials } from './token';
 let h: Harness;
 let owner: { id: string; email: string };
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
   owner = await addUser(h, 'owner');
 }, 120_000);
 

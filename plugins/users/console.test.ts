@@ -5,15 +5,16 @@
 import { expect, test } from 'bun:test';
 import { createStore } from '../../core/keys';
 import { setup } from '../../test/kit/setup';
-import { addUser, browser } from '../../test/kit/users';
+import { addUser, browser, uniqueIp } from '../../test/kit/users';
 
 const ORIGIN = 'http://svc.test';
 const page = { origin: ORIGIN, 'x-svc-console': '1', 'content-type': 'application/json' };
 
 async function signedIn(role = 'staff') {
-  const h = await setup();
+  // An address of its own: sign-in throttling counts per address in the shared test database.
+  const h = await setup({ env: { SVC_TRUST_PROXY: 'true' } });
   const user = await addUser(h, role);
-  const b = browser(h);
+  const b = browser(h, { ip: uniqueIp() });
   await b.signIn(user.email);
   const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = page) =>

@@ -70,6 +70,12 @@ test('every operation, requested through Prism with its example, matches the doc
   const uncovered = new Set<string>();
   let requests = 0;
   for (const route of sweepRoutes(h.registry)) {
+    // A live stream (the held executions') never ends, and Prism checks a response whole: its
+    // events are checked by their plugin's tests.
+    if (route.method === 'GET' && route.action.rest?.contentType === 'text/event-stream') {
+      uncovered.add(`${route.name}: a live event stream`);
+      continue;
+    }
     const world = await freshWorld(h, 'Proxy store');
     const input = await exampleOr(world, route, problems, uncovered);
     if (!input) continue;

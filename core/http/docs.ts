@@ -18,7 +18,39 @@ export const DOCS_ASSETS: Record<string, { file: string; type: string }> = {
 };
 
 // Kept in a file of its own rather than inline, so the page runs under a CSP without 'unsafe-inline' scripts.
-const INIT_JS = `window.ui = SwaggerUIBundle({
+//
+// Swagger UI (5.35) virtualizes the operation list once it has 150 rows or more (tags plus
+// operations; this API has more): only the rows near the viewport are in the page, so the
+// browser's find-in-page, screen readers and anything reading the page miss the rest. The plugin
+// below replaces that list with the plain one Swagger UI renders for shorter lists: every tag with
+// all its operations, built from the same components.
+const INIT_JS = `function everyOperationInThePage(system) {
+  var h = system.React.createElement;
+  function Operations(props) {
+    var specSelectors = props.specSelectors, getComponent = props.getComponent;
+    var tagged = specSelectors.taggedOperations();
+    if (tagged.size === 0) return h('h3', null, 'No operations defined in spec!');
+    var methods = specSelectors.validOperationMethods();
+    var OperationTag = getComponent('OperationTag');
+    var OperationContainer = getComponent('OperationContainer', true);
+    var operationsOf = function (tagObj, tag) {
+      return tagObj.get('operations').map(function (op) {
+        var path = op.get('path'), method = op.get('method');
+        if (methods.indexOf(method) === -1) return null;
+        return h(OperationContainer, { key: path + '-' + method, specPath: op.get('specPath'), op: op, path: path, method: method, tag: tag });
+      }).toArray();
+    };
+    return h('div', null, tagged.map(function (tagObj, tag) {
+      return h(OperationTag, {
+        key: 'operation-' + tag, tagObj: tagObj, tag: tag, specUrl: specSelectors.url(), getComponent: getComponent,
+        oas3Selectors: props.oas3Selectors, layoutSelectors: props.layoutSelectors, layoutActions: props.layoutActions, getConfigs: props.getConfigs,
+      }, h('div', { className: 'operation-tag-content' }, operationsOf(tagObj, tag)));
+    }).valueSeq().toArray());
+  }
+  return { components: { operations: Operations } };
+}
+
+window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#docs',
   deepLinking: true,
@@ -27,6 +59,7 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
   // The default validator badge would send the document to an outside service.
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],
+  plugins: [everyOperationInThePage],
   layout: 'BaseLayout',
 });
 `;

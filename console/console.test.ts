@@ -459,6 +459,8 @@ browserTest(
       await page.getByLabel('Brand color').fill('#1a4d2e');
       // The live preview follows the form: drawn in the brand color before anything is saved.
       await page.waitForSelector('svg.qr-image path[fill="#1a4d2e"]');
+      const drawn = PNG.sync.read(await page.locator('svg.qr-image').screenshot());
+      expect(jsQR(new Uint8ClampedArray(drawn.data), drawn.width, drawn.height)?.data).toBe(`${w.base}/s/spring-1`);
       await shot(page, 'qr-new');
       expect(await axe(page)).toEqual([]);
       await page.getByRole('button', { name: 'Create QR code' }).click();
@@ -495,6 +497,8 @@ browserTest(
       await page.getByLabel('Background color').fill('#10243e');
       await page.getByLabel('Text color').fill('#ffffff');
       await page.getByLabel('Button color').fill('#b3261e');
+      // A fresh form: nothing of the code edited before.
+      expect(await page.locator('h2', { hasText: 'Saved image' }).count()).toBe(0);
       const preview = page.locator('.landing-preview');
       await preview.locator('text=Spring <b>sale</b>').waitFor();
       expect(await preview.locator('b').count()).toBe(0);
@@ -503,6 +507,8 @@ browserTest(
       expect(await axe(page)).toEqual([]);
       await page.getByRole('button', { name: 'Create QR code' }).click();
       await page.waitForSelector('h1:has-text("QR code spring-page")');
+      await page.locator('img.qr-image').waitFor();
+      await shot(page, 'qr-landing-saved');
       expect((await w.h.call('GET', '/qr-codes/spring-page')).body.landing_page).toMatchObject({ title: 'Spring <b>sale</b>', cta_text: 'Shop now' });
 
       // Scans through /s/{code} from a phone and a desktop; the analytics page charts them.

@@ -6,13 +6,14 @@
 
 export type Row = [label: string, value: number];
 
-const W = 600;
+// Narrow enough that the text stays legible when a phone scales the chart down.
+const W = 360;
 const BAR = '#0b57d0';
 const INK = '#1b1f24';
 
 /** One column per row (scans by day): labels under the first, middle and last columns. */
 export function ColumnChart({ title, rows, unit }: { title: string; rows: Row[]; unit: string }) {
-  const h = 180;
+  const h = 140;
   const top = Math.max(1, ...rows.map((r) => r[1]));
   const step = W / Math.max(1, rows.length);
   const labelled = new Set([0, Math.floor((rows.length - 1) / 2), rows.length - 1]);
@@ -28,7 +29,13 @@ export function ColumnChart({ title, rows, unit }: { title: string; rows: Row[];
                 <title>{`${label}: ${value} ${unit}`}</title>
               </rect>
               {labelled.has(i) && (
-                <text x={i * step + step / 2} y={h + 16} text-anchor="middle" font-size="12" fill={INK}>
+                <text
+                  x={i === 0 ? 0 : i === rows.length - 1 ? W : i * step + step / 2}
+                  y={h + 16}
+                  text-anchor={i === 0 ? 'start' : i === rows.length - 1 ? 'end' : 'middle'}
+                  font-size="12"
+                  fill={INK}
+                >
                   {label.slice(5)}
                 </text>
               )}
@@ -48,7 +55,7 @@ export function BarChart({ title, rows, unit }: { title: string; rows: Row[]; un
   const sorted = [...rows].sort((a, b) => b[1] - a[1]);
   const top = Math.max(1, ...sorted.map((r) => r[1]));
   const line = 26;
-  const labelW = 160;
+  const labelW = 110;
   return (
     <Figure title={title} rows={sorted} unit={unit}>
       {sorted.length === 0 ? (
@@ -57,11 +64,11 @@ export function BarChart({ title, rows, unit }: { title: string; rows: Row[]; un
         <svg class="chart" viewBox={`0 0 ${W} ${sorted.length * line + 4}`} role="img" aria-label={`${title}: ${summary(sorted, unit)}`}>
           {sorted.map(([label, value], i) => (
             <g key={label}>
-              <text x="0" y={i * line + 17} font-size="14" fill={INK}>
-                {label.length > 20 ? `${label.slice(0, 19)}…` : label}
+              <text x="0" y={i * line + 17} font-size="13" fill={INK}>
+                {label.length > 14 ? `${label.slice(0, 13)}…` : label}
               </text>
-              <rect x={labelW} y={i * line + 4} width={Math.max(2, (value / top) * (W - labelW - 60))} height={line - 8} fill={BAR} />
-              <text x={labelW + (value / top) * (W - labelW - 60) + 6} y={i * line + 17} font-size="14" fill={INK}>
+              <rect x={labelW} y={i * line + 4} width={Math.max(2, (value / top) * (W - labelW - 40))} height={line - 8} fill={BAR} />
+              <text x={labelW + (value / top) * (W - labelW - 40) + 6} y={i * line + 17} font-size="13" fill={INK}>
                 {value}
               </text>
             </g>

@@ -39,7 +39,8 @@ const imagePath = (code: string, format: 'png' | 'svg', size = 300) => `/qr-code
 /** QR codes (issue 29): the list with images and downloads, create and edit with live previews. */
 export function QrCodesPage() {
   const c = useConsole();
-  return c.arg ? <Editor code={c.arg === 'new' ? undefined : c.arg} /> : <List />;
+  // Keyed by the address: going from one code (or a new one) to another starts a fresh form.
+  return c.arg ? <Editor key={c.arg} code={c.arg === 'new' ? undefined : c.arg} /> : <List />;
 }
 
 /** Fetches the image with the token (never in its address) and saves it as a file. */
@@ -345,9 +346,13 @@ function Editor({ code }: { code?: string }) {
           )}
         </form>
         <aside class="previews" aria-label="Previews">
-          <h2>Preview</h2>
-          <QrMatrixPreview text={scanUrl} brandColor={form.brand_color} withLogo={form.logo_url.trim() !== ''} />
-          <p class="sub">Drawn from the form; the logo is placed on save.</p>
+          {writable && (
+            <>
+              <h2>Preview</h2>
+              <QrMatrixPreview text={scanUrl} brandColor={form.brand_color} withLogo={form.logo_url.trim() !== ''} />
+              <p class="sub">Drawn from the form; the logo is placed on save.</p>
+            </>
+          )}
           {saved && (
             <>
               <h2>Saved image</h2>

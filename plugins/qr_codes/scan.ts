@@ -22,7 +22,7 @@ WITH hit AS (
   RETURNING id, store_id, type, destination_url, landing_page, track_conversions
 ), scan AS (
   INSERT INTO qr_scans (id, store_id, code_id, scanned_at, device, city, fingerprint)
-  SELECT $6::uuid, store_id, id, $2, $3, $4, $5 FROM hit RETURNING id
+  SELECT gen_random_uuid(), store_id, id, $2, $3, $4, $5 FROM hit RETURNING id
 ), device AS (
   INSERT INTO qr_scan_devices (store_id, code_id, fingerprint) SELECT store_id, id, $5 FROM hit
   ON CONFLICT DO NOTHING RETURNING 1
@@ -87,17 +87,7 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
     return usable(row, now) ? answer(code, row, null) : expiredPage(row.expired_message, row.landing_page);
   }
   const ip = clientAddress(ctx);
-  // A time-ordered (UUIDv7) scan id: scans go to the end of qr_scans' key index instead of random
-  // pages, which keeps the hot path's index writes in cache however many scans the table holds.
-  const scanId = Bun.randomUUIDv7();
-  const [hit] = await ctx.db.query(CLAIM, [
-    code,
-    now,
-    agent.device,
-    cityOf(ctx, ip),
-    fingerprint(await fingerprintKey(ctx.db), ip, userAgent),
-    scanId,
-  ]);
+  const [hit] = await ctx.db.query(CLAIM, [code, now, agent.device, cityOf(ctx, ip), fingerprint(await fingerprintKey(ctx.db), ip, userAgent)]);
   if (hit) return answer(code, hit, hit.scan_id);
   const row = await current(ctx.db, code);
   return row ? expiredPage(row.expired_message, row.landing_page) : notFoundPage();

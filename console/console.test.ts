@@ -479,7 +479,15 @@ browserTest(
       await shot(page, 'qr-edit');
       expect(await axe(page)).toEqual([]);
 
-      // Edit: a campaign change is saved through PATCH.
+      // Deactivate, then reactivate.
+      await page.getByRole('button', { name: 'Deactivate' }).click();
+      await page.waitForSelector('.facts .status:has-text("deactivated")');
+      expect((await w.h.call('GET', '/qr-codes/spring-1')).body.status).toBe('deactivated');
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      await page.waitForSelector('.facts .status:has-text("active")');
+      expect((await w.h.call('GET', '/qr-codes/spring-1')).body.status).toBe('active');
+
+      // Edit: a new cap is saved through PATCH.
       await page.getByLabel('Max scans').fill('50');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.waitForSelector('text=Saved.');

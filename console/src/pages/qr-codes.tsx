@@ -67,7 +67,7 @@ function QrImage({ code, size, alt, version = 0 }: { code: string; size: number;
 function Downloads({ code }: { code: string }) {
   const act = useAction();
   return (
-    <span class="downloads">
+    <div class="downloads">
       <button type="button" disabled={act.busy} onClick={() => act.run(() => download(code, 'png'))} aria-label={`Download ${code} as PNG`}>
         PNG
       </button>
@@ -75,7 +75,7 @@ function Downloads({ code }: { code: string }) {
         SVG
       </button>
       <ErrorLine error={act.error} />
-    </span>
+    </div>
   );
 }
 

@@ -124,7 +124,6 @@ function List() {
               <tr>
                 <th scope="col">Image</th>
                 <th scope="col">Code</th>
-                <th scope="col">Campaign</th>
                 <th scope="col" class="num">
                   Scans
                 </th>
@@ -142,8 +141,12 @@ function List() {
                     <div class="sub">
                       {q.type} · <span class={`status s-${q.status}`}>{q.status}</span>
                     </div>
+                    {q.campaign_name && (
+                      <div class="sub">
+                        Campaign <a href={`#/qr-analytics/campaign/${encodeURIComponent(q.campaign_name)}`}>{q.campaign_name}</a>
+                      </div>
+                    )}
                   </td>
-                  <td>{q.campaign_name ? <a href={`#/qr-analytics/campaign/${encodeURIComponent(q.campaign_name)}`}>{q.campaign_name}</a> : '—'}</td>
                   <td class="num">
                     <a href={`#/qr-analytics/code/${encodeURIComponent(q.code)}`} aria-label={`Analytics of ${q.code}: ${q.total_scans} scans`}>
                       {q.total_scans}

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { openDb } from '../core/db';
 import { createBenchDb, type BenchDb } from './seed';
 import { killAll, startServer, type Child } from './servers';
+import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killWrk, requireWrk, runWrk, type WrkResult } from './wrk';
 
 const wrk = requireWrk();
@@ -49,9 +50,18 @@ async function measure(
   spec: { url: string; headers?: Record<string, string>; script?: string; scriptArgs?: string[] },
 ) {
   await runWrk(wrk, { ...spec, seconds: WARMUP, connections: 32, threads: 2 });
+  // CPU per request (server process, and every PostgreSQL process) is steadier than req/s on a
+  // shared machine: other work slows a run down but barely changes what each request costs.
+  const before = cpuMs(server.pid);
+  const dbBefore = postgresCpuMs();
   const r = await runWrk(wrk, { ...spec, seconds: SECONDS, connections: 32, threads: 2 });
+  const after = cpuMs(server.pid);
+  const dbAfter = postgresCpuMs();
+  if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
+  if (dbBefore && dbAfter && r.requests > 0) r.dbCpuUs = (postgresCpuSince(dbBefore, dbAfter) * 1000) / r.requests;
+  const cpu = `${r.serverCpuUs === undefined ? '' : `  server ${r.serverCpuUs.toFixed(0)} µs/req`}${r.dbCpuUs === undefined ? '' : `  db ${r.dbCpuUs.toFixed(0)} µs/req`}`;
   log(
-    `${label.padEnd(52)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`,
+    `${label.padEnd(52)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${cpu}  (load ${loadavg()[0].toFixed(1)})${r.errors ? `  ERRORS ${r.errors}` : ''}`,
   );
   return r;
 }
@@ -155,12 +165,14 @@ async function main() {
       `analytics over ${SCANS} scans: code p50 ${code.p50.toFixed(0)} ms max ${code.max.toFixed(0)} ms; campaign p50 ${campaign.p50.toFixed(0)} ms`,
     );
 
+    const cpuOf = (r: WrkResult) => `${r.serverCpuUs?.toFixed(0) ?? '?'} µs / ${r.dbCpuUs?.toFixed(0) ?? '?'} µs`;
     const pct = (a: WrkResult, b: WrkResult) => `${((100 * a.rps) / b.rps).toFixed(1)}%`;
     console.log(`| figure | value | target |
 |---|---:|---:|
 | bare Elysia route, 1 PK SELECT | ${Math.round(bareGet.rps)} req/s | |
 | scans through \`/s/{code}\`, recorded (codes rotated) | ${Math.round(scans.rps)} scans/s, p99 ${scans.p99.toFixed(1)} ms | |
 | scans / bare PK SELECT | ${pct(scans, bareGet)} | ≥ 40% |
+| CPU per request, server / PostgreSQL: bare SELECT; scan | ${cpuOf(bareGet)}; ${cpuOf(scans)} | |
 | (extra) one hot code (its row lock serializes the claims) | ${Math.round(hot.rps)} scans/s | |
 | PNG 300 px, cached | ${Math.round(cached.rps)} renders/s | |
 | PNG 300 px, uncached | ${Math.round(uncached.rps)} renders/s | |

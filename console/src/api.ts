@@ -86,6 +86,30 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   return { ok: false, status: res.status, error };
 }
 
+/**
+ * A binary resource of the store (a QR image) as a data: URL, so an <img> can show it without the
+ * token in its address (the CSP allows data: images, not blob:).
+ */
+export async function apiDataUrl(path: string, retried = false): Promise<string> {
+  await useStore(token!.storeId);
+  const res = await fetch(storePath(path), { headers: { authorization: `Bearer ${token!.value}` } });
+  if (res.status === 401 && !retried) {
+    token!.expiresAt = 0;
+    return apiDataUrl(path, true);
+  }
+  if (!res.ok) {
+    const e = await res.json().catch(() => null);
+    throw new Error(e?.error?.message ?? `The server answered ${res.status}.`);
+  }
+  const blob = await res.blob();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(new Error('The image could not be read.'));
+    reader.readAsDataURL(blob);
+  });
+}
+
 /** Query string from defined, non-empty values. */
 export function query(params: Record<string, string | number | undefined>): string {
   const q = new URLSearchParams();

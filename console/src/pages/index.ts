@@ -11,6 +11,8 @@ import { CustomToolsPage } from './custom-tools';
 import { OrdersPage } from './orders';
 import { CustomersPage } from './customers';
 import { WebhooksPage } from './webhooks';
+import { QrCodesPage } from './qr-codes';
+import { QrAnalyticsPage } from './qr-analytics';
 
 /**
  * The console's pages, in navigation order. Adding a page is one file in this folder plus one line
@@ -33,6 +35,8 @@ export const pages: PageDef[] = [
   { id: 'products', title: 'Products', visible: (c) => c.can('products:read'), component: ProductsPage },
   { id: 'orders', title: 'Orders', visible: (c) => c.can('orders:read'), component: OrdersPage },
   { id: 'customers', title: 'Customers', visible: (c) => c.can('customers:read'), component: CustomersPage },
+  { id: 'qr-codes', title: 'QR codes', visible: (c) => c.can('marketing:read'), component: QrCodesPage },
+  { id: 'qr-analytics', title: 'QR analytics', visible: (c) => c.can('marketing:read'), component: QrAnalyticsPage },
   { id: 'webhooks', title: 'Webhooks', visible: (c) => c.can('webhooks:read'), component: WebhooksPage },
   { id: 'api-keys', title: 'API keys', group: 'Settings', visible: (c) => c.can('platform:write'), component: ApiKeysPage },
   { id: 'members', title: 'Members', group: 'Settings', component: MembersPage },

@@ -330,8 +330,11 @@ browserTest(
       ctx = context;
       await page.goto(`${w.base}/console#/agents/${w.agent.id}`);
       await page.waitForSelector('text=Playground');
-      expect(await page.getByLabel('products', { exact: true }).isChecked()).toBe(true);
-      expect(await page.getByLabel('Approval overrides (tool_overrides, JSON)').inputValue()).toContain('create_product');
+      // The form fills in once the agent is read: wait for its tools and overrides to show.
+      await page.getByLabel('products', { exact: true }).and(page.locator(':checked')).waitFor();
+      const overrides = page.getByLabel('Approval overrides (tool_overrides, JSON)');
+      for (let i = 0; i < 50 && !(await overrides.inputValue()).includes('create_product'); i++) await page.waitForTimeout(100);
+      expect(await overrides.inputValue()).toContain('create_product');
       await page.getByLabel('Message').fill('Add a lamp');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.locator('.msg.event', { hasText: 'tool_use products' }).waitFor();

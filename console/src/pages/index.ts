@@ -11,6 +11,11 @@ import { CustomToolsPage } from './custom-tools';
 import { OrdersPage } from './orders';
 import { CustomersPage } from './customers';
 import { WebhooksPage } from './webhooks';
+import { EmailTemplatesPage } from './email-templates';
+import { EmailMessagesPage } from './email-messages';
+import { EmailDomainsPage } from './email-domains';
+import { InboxPage } from './inbox';
+import { EmailStatsPage } from './email-stats';
 
 /**
  * The console's pages, in navigation order. Adding a page is one file in this folder plus one line
@@ -33,6 +38,11 @@ export const pages: PageDef[] = [
   { id: 'products', title: 'Products', visible: (c) => c.can('products:read'), component: ProductsPage },
   { id: 'orders', title: 'Orders', visible: (c) => c.can('orders:read'), component: OrdersPage },
   { id: 'customers', title: 'Customers', visible: (c) => c.can('customers:read'), component: CustomersPage },
+  { id: 'inbox', title: 'Inbox', visible: (c) => c.can('inbox:read'), component: InboxPage },
+  { id: 'email-messages', title: 'Email messages', visible: (c) => c.can('marketing:read'), component: EmailMessagesPage },
+  { id: 'email-templates', title: 'Email templates', visible: (c) => c.can('marketing:read'), component: EmailTemplatesPage },
+  { id: 'email-stats', title: 'Email stats', visible: (c) => c.can('marketing:read'), component: EmailStatsPage },
+  { id: 'email-domains', title: 'Email domains', visible: (c) => c.can('marketing:read'), component: EmailDomainsPage },
   { id: 'webhooks', title: 'Webhooks', visible: (c) => c.can('webhooks:read'), component: WebhooksPage },
   { id: 'api-keys', title: 'API keys', group: 'Settings', visible: (c) => c.can('platform:write'), component: ApiKeysPage },
   { id: 'members', title: 'Members', group: 'Settings', component: MembersPage },

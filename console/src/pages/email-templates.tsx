@@ -149,11 +149,11 @@ function Editor({ id }: { id: string }) {
           )}
         </form>
         <section aria-labelledby="preview-title">
-          <h2 id="preview-title">Preview (saved version)</h2>
+          <h2 id="preview-title">Preview</h2>
           {saved ? (
             <>
               <TextArea label="Variables (JSON)" value={vars} onValue={setVars} rows={8} class="code" spellcheck={false} />
-              <Preview id={saved.id} version={saved.version} vars={vars} />
+              <Preview id={saved.id} form={form} vars={vars} />
             </>
           ) : (
             <p class="empty">Create the template to preview it.</p>
@@ -165,11 +165,10 @@ function Editor({ id }: { id: string }) {
 }
 
 /**
- * Renders the saved template with the variables as the user types them (debounced), and again
- * after each save: the preview endpoint renders stored versions only, so the output is exactly
- * what a send of this version would carry.
+ * Renders the form as the user types (debounced): the preview endpoint takes the unsaved subject,
+ * html and text in place of the stored ones, so the output is what a send would carry once saved.
  */
-function Preview({ id, version, vars }: { id: string; version: number; vars: string }) {
+function Preview({ id, form, vars }: { id: string; form: typeof BLANK; vars: string }) {
   const [out, setOut] = useState<Rendered | null>(null);
   const [error, setError] = useState<any>(null);
   const seq = useRef(0);
@@ -182,7 +181,8 @@ function Preview({ id, version, vars }: { id: string; version: number; vars: str
         return setError('Variables are not valid JSON.');
       }
       const mine = ++seq.current;
-      const r = await api<Rendered>('POST', `/email/templates/${encodeURIComponent(id)}/preview`, { variables });
+      const { subject, html, text } = form;
+      const r = await api<Rendered>('POST', `/email/templates/${encodeURIComponent(id)}/preview`, { variables, subject, html, text });
       if (mine !== seq.current) return; // a newer keystroke's answer wins
       if (r.ok) {
         setOut(r.body);
@@ -190,7 +190,7 @@ function Preview({ id, version, vars }: { id: string; version: number; vars: str
       } else setError(r.error);
     }, 300);
     return () => clearTimeout(t);
-  }, [id, version, vars]);
+  }, [id, vars, form.subject, form.html, form.text]);
   return (
     <div aria-live="polite">
       <ErrorLine error={error} />

@@ -137,7 +137,7 @@ function DayTable({ days }: { days: Day[] }) {
     <details>
       <summary>Numbers per day</summary>
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Email stats per day">
-        <table>
+        <table class="by-day">
           <thead>
             <tr>
               <th scope="col">Day (UTC)</th>

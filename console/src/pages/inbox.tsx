@@ -152,7 +152,7 @@ function ThreadView({ id }: { id: string }) {
               )}
             </div>
           )}
-          <ol class="cards">
+          <ol class="cards thread">
             {thread.messages.map((m) => (
               <li class="card" key={m.id}>
                 <p class="sub">

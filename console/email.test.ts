@@ -272,6 +272,7 @@ browserTest(
       expect(await page.getByRole('link', { name: 'New template' }).count()).toBe(0);
       await page.getByRole('link', { name: 'Welcome' }).click();
       await page.waitForSelector('dd:has-text("Hi Ada Lovelace")');
+      await page.frameLocator('iframe.preview').locator('p:has-text("Hi")').waitFor();
       expect(
         await page
           .getByRole('button')
@@ -284,6 +285,8 @@ browserTest(
 
       await open(page, w.url, 'email-domains', 'Email domains');
       await page.waitForSelector('h2:has-text("mail.example.com")');
+      // Nothing is wider than the phone: long DNS values wrap.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       expect(await page.getByRole('button', { name: /Verify|Add domain/ }).count()).toBe(0);
       await shot(page, 'email-domains-viewer-phone');
       expect(await axe(page)).toEqual([]);

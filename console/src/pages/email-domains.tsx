@@ -62,7 +62,7 @@ export function EmailDomainsPage() {
       {note && <Notice>{note}</Notice>}
       <ErrorLine error={act.error} />
       {list && list.length === 0 && <p class="empty">No sending domains.</p>}
-      <ul class="cards">
+      <ul class="cards domains">
         {list?.map((d) => (
           <li class="card" key={d.id}>
             <h2>

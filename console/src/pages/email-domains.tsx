@@ -72,7 +72,7 @@ export function EmailDomainsPage() {
               {d.verified_at ? `Verified ${when(d.verified_at)}` : d.checked_at ? `Last checked ${when(d.checked_at)}` : 'Not checked yet'}
             </p>
             <div class="table-wrap" tabIndex={0} role="region" aria-label={`DNS records of ${d.domain}`}>
-              <table>
+              <table class="records">
                 <thead>
                   <tr>
                     <th scope="col">Type</th>
@@ -84,10 +84,14 @@ export function EmailDomainsPage() {
                 <tbody>
                   {d.dns_records.map((r) => (
                     <tr key={r.purpose}>
-                      <td>{r.type}</td>
-                      <td class="mono">{r.host}</td>
-                      <td class="mono">{r.value}</td>
-                      <td>
+                      <td data-label="Type">{r.type}</td>
+                      <td data-label="Name" class="mono">
+                        {r.host}
+                      </td>
+                      <td data-label="Value" class="mono">
+                        {r.value}
+                      </td>
+                      <td data-label="State">
                         {r.purpose}: {findingOf(d, r.purpose) ?? (r.purpose === 'tracking' ? 'optional' : 'not checked')}
                       </td>
                     </tr>

@@ -33,10 +33,14 @@ beforeAll(async () => {
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }).catch(() => undefined as unknown as Browser);
 }, 60_000);
+let db: Awaited<ReturnType<typeof setup>>['db'] | undefined;
 afterAll(async () => {
   await browser?.close();
   closeTransports();
   for (const s of stops.reverse()) await s();
+  // Signing in on today's clock moved 127.0.0.1's sign-in throttle row to today; later files in
+  // this process run on a 2026-04-01 clock and would see it as a wait (429), so it goes.
+  await db?.query("DELETE FROM login_throttle WHERE key = 'ip:127.0.0.1'");
 });
 
 /** A store with a relay, the DNS zone and the inbound path configured, served with the console. */
@@ -44,6 +48,7 @@ async function emailWorld() {
   const relay = await startRelay();
   stops.push(relay.stop);
   const base = await setup();
+  db = base.db;
   base.clock.set(new Date()); // the stats page counts days on the browser's clock
   const listener = await startDnsListener({ db: base.db, zone: ZONE, listen: '127.0.0.1:0', spf: 'ip4:192.0.2.10', log: () => {} });
   stops.push(listener.stop);

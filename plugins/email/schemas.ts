@@ -88,6 +88,10 @@ export const PreviewInput = Input({
   id: Uuid('Template id'),
   variables: Type.Optional(Variables),
   version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'A past version; default the latest.' })),
+  // An editor's unsaved text, rendered in place of the stored field (the console's live preview).
+  subject: Type.Optional({ ...templateFields.subject, description: 'Unsaved subject to render instead of the stored one.' }),
+  html: Type.Optional({ ...templateFields.html, description: 'Unsaved HTML to render instead of the stored one.' }),
+  text: Type.Optional({ ...templateFields.text, description: 'Unsaved text to render instead of the stored one.' }),
 });
 export const Rendered = Type.Object({
   object: Type.Literal('rendered_template'),

@@ -31,6 +31,22 @@ test('a template is created at version 1, previewed with escaped HTML, and missi
   expect(list.body.data[0].id).toBe(made.body.id);
 });
 
+test("an editor's unsaved draft previews in place of the stored fields, without changing what is sent", async () => {
+  const h = await setup();
+  const made = await h.call('POST', '/email/templates', base);
+  const path = `/email/templates/${made.body.id}/preview`;
+  const vars = { customer: { name: 'Ada' }, order: { number: '7' } };
+  const draft = await h.call('POST', path, { variables: vars, subject: 'Draft {{order.number}}', html: '<p>{{customer.email}}</p>' });
+  expect(draft.status).toBe(200);
+  expect(draft.body).toMatchObject({ version: 1, subject: 'Draft 7', html: '<p></p>', text: 'Hi Ada, order 7 total ' });
+  expect(draft.body.missing_variables.sort()).toEqual(['customer.email', 'order.total']);
+  // The stored version renders as before: the draft neither saved nor took its place in the cache.
+  expect((await h.call('POST', path, { variables: vars })).body.subject).toBe('Order 7 for Ada');
+  const broken = await h.call('POST', path, { html: '{{#each order.items}}' });
+  expect(broken.status).toBe(400);
+  expect(broken.body.error.param).toBe('html');
+});
+
 test('text is required, and a syntax error is a 400 naming the field with line and column', async () => {
   const h = await setup();
   const { text: _, ...noText } = base;

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { createHash } from 'node:crypto';
 import { errors, iso, listPage, rowOr404, stamps, unique, type Ctx, type Row } from '../../core/sdk';
 import { checkSyntax, missingVariables, renderField, variablesOf, type Field } from './render';
 import type { PreviewInput, TemplateCreate, TemplateQuery, TemplateUpdate } from './schemas';
@@ -126,8 +127,7 @@ export async function templateVersion(ctx: Ctx, id: string, version?: number, pa
 }
 
 /** Renders a template version; variables the template reads but `variables` lacks are listed. */
-export function renderVersion(v: Row, variables: Record<string, unknown>) {
-  const key = `${v.id}:${v.version}`;
+export function renderVersion(v: Row, variables: Record<string, unknown>, key = `${v.id}:${v.version}`) {
   const used = new Set(FIELDS.flatMap((f) => variablesOf(v[f])));
   return {
     subject: renderField(key, 'subject', v.subject, variables),
@@ -145,7 +145,13 @@ export const storeVariables = (ctx: Ctx, publicUrl?: string) => ({
 export async function previewTemplate(ctx: Ctx, input: Static<typeof PreviewInput>, publicUrl?: string) {
   const v = await templateVersion(ctx, input.id, input.version);
   const vars = mergeVariables(storeVariables(ctx, publicUrl), { unsubscribe_url: '#unsubscribe' }, input.variables ?? {});
-  return { object: 'rendered_template' as const, template_id: v.id, version: v.version, ...renderVersion(v, vars) };
+  const drafted = input.subject !== undefined || input.html !== undefined || input.text !== undefined;
+  if (!drafted) return { object: 'rendered_template' as const, template_id: v.id, version: v.version, ...renderVersion(v, vars) };
+  // A draft compiles under a key of its own content, so it never takes a stored version's place in the cache.
+  const draft = { ...v, subject: input.subject ?? v.subject, html: input.html ?? v.html, text: input.text ?? v.text };
+  for (const f of FIELDS) checkSyntax(draft[f], f); // a typo mid-edit is a 400 naming the field
+  const key = `draft:${createHash('sha256').update(`${draft.subject}\0${draft.html}\0${draft.text}`).digest('hex')}`;
+  return { object: 'rendered_template' as const, template_id: v.id, version: v.version, ...renderVersion(draft, vars, key) };
 }
 
 /** Shallow-per-level merge: the caller's `store.url` keeps svc's `store.name`. */

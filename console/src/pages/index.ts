@@ -14,6 +14,12 @@ import { WebhooksPage } from './webhooks';
 import { QrCodesPage } from './qr-codes';
 import { QrAnalyticsPage } from './qr-analytics';
 
+import { EmailTemplatesPage } from './email-templates';
+import { EmailMessagesPage } from './email-messages';
+import { EmailDomainsPage } from './email-domains';
+import { InboxPage } from './inbox';
+import { EmailStatsPage } from './email-stats';
+
 /**
  * The console's pages, in navigation order. Adding a page is one file in this folder plus one line
  * here (console/README.md). `id` is its address (`#/<id>`); `visible` hides it from roles that
@@ -37,6 +43,12 @@ export const pages: PageDef[] = [
   { id: 'customers', title: 'Customers', visible: (c) => c.can('customers:read'), component: CustomersPage },
   { id: 'qr-codes', title: 'QR codes', visible: (c) => c.can('marketing:read'), component: QrCodesPage },
   { id: 'qr-analytics', title: 'QR analytics', visible: (c) => c.can('marketing:read'), component: QrAnalyticsPage },
+
+  { id: 'inbox', title: 'Inbox', visible: (c) => c.can('inbox:read'), component: InboxPage },
+  { id: 'email-messages', title: 'Email messages', visible: (c) => c.can('marketing:read'), component: EmailMessagesPage },
+  { id: 'email-templates', title: 'Email templates', visible: (c) => c.can('marketing:read'), component: EmailTemplatesPage },
+  { id: 'email-stats', title: 'Email stats', visible: (c) => c.can('marketing:read'), component: EmailStatsPage },
+  { id: 'email-domains', title: 'Email domains', visible: (c) => c.can('marketing:read'), component: EmailDomainsPage },
   { id: 'webhooks', title: 'Webhooks', visible: (c) => c.can('webhooks:read'), component: WebhooksPage },
   { id: 'api-keys', title: 'API keys', group: 'Settings', visible: (c) => c.can('platform:write'), component: ApiKeysPage },
   { id: 'members', title: 'Members', group: 'Settings', component: MembersPage },

@@ -1,0 +1,177 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { useConsole } from '../context';
+import { ErrorLine, Notice, PageHeader, Select, TextArea, useAction, when } from '../ui';
+
+interface Thread {
+  id: string;
+  subject: string;
+  customer_email: string;
+  status: string;
+  message_count: number;
+  last_message_at: string;
+  assigned_to: string | null;
+}
+interface ThreadMessage {
+  id: string;
+  direction: string;
+  from: string;
+  subject: string;
+  text: string | null;
+  created_at: string;
+}
+interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+}
+
+/** The shared inbox (issue 28): customer threads; one thread's messages, reply, assign, close. */
+export function InboxPage() {
+  const c = useConsole();
+  return c.arg ? <ThreadView id={c.arg} /> : <Threads />;
+}
+
+function Threads() {
+  const [list, setList] = useState<Thread[] | null>(null);
+  const [status, setStatus] = useState('open');
+  const [error, setError] = useState<any>(null);
+  useEffect(() => {
+    const q = new URLSearchParams({ limit: '50' });
+    if (status) q.set('status', status);
+    api('GET', `/email/threads?${q}`).then((r) => (r.ok ? (setList(r.body.data), setError(null)) : setError(r.error)));
+  }, [status]);
+  return (
+    <>
+      <PageHeader title="Inbox" />
+      <div class="filters">
+        <Select label="Status" value={status} onValue={setStatus} options={['open', 'closed', ['', 'any']]} />
+      </div>
+      <ErrorLine error={error} />
+      {list && list.length === 0 && <p class="empty">No threads.</p>}
+      {list && list.length > 0 && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Threads">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">Customer</th>
+                <th scope="col" class="num">
+                  Messages
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Last message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <a href={`#/inbox/${t.id}`}>{t.subject || '(no subject)'}</a>
+                    {t.assigned_to === null && <div class="sub">unassigned</div>}
+                  </td>
+                  <td>{t.customer_email}</td>
+                  <td class="num">{t.message_count}</td>
+                  <td>
+                    <span class={`status s-${t.status === 'open' ? 'pending_approval' : 'success'}`}>{t.status}</span>
+                  </td>
+                  <td>{when(t.last_message_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function ThreadView({ id }: { id: string }) {
+  const c = useConsole();
+  const writable = c.can('inbox:write');
+  const [thread, setThread] = useState<(Thread & { messages: ThreadMessage[] }) | null>(null);
+  const [members, setMembers] = useState<Member[]>([]);
+  const [text, setText] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const act = useAction();
+  const path = `/email/threads/${encodeURIComponent(id)}`;
+  const load = async () => {
+    const r = await api('GET', path);
+    if (r.ok) setThread(r.body);
+    else act.setError(r.error);
+  };
+  useEffect(() => {
+    void load();
+    if (writable) api('GET', '/members').then((r) => r.ok && setMembers(r.body.data));
+  }, [id]);
+  const post = (sub: string, body: unknown, done: string) =>
+    act.run(async () => {
+      const r = await api('POST', `${path}/${sub}`, body);
+      if (!r.ok) return act.setError(r.error);
+      setNote(done);
+      await load();
+      return true;
+    });
+  const reply = async (e: Event) => {
+    e.preventDefault();
+    if (await post('reply', { text }, 'Reply queued for delivery.')) setText('');
+  };
+  const nameOf = (userId: string | null) => {
+    const m = members.find((x) => x.user_id === userId);
+    return userId === null ? 'nobody' : m ? m.name || m.email : userId;
+  };
+  return (
+    <>
+      <PageHeader title={thread?.subject || 'Thread'}>
+        <a href="#/inbox">Back to the inbox</a>
+      </PageHeader>
+      {note && <Notice>{note}</Notice>}
+      <ErrorLine error={act.error} />
+      {thread && (
+        <>
+          <dl class="facts">
+            <dt>Customer</dt>
+            <dd>{thread.customer_email}</dd>
+            <dt>Status</dt>
+            <dd>{thread.status}</dd>
+            <dt>Assigned to</dt>
+            <dd>{nameOf(thread.assigned_to)}</dd>
+          </dl>
+          {writable && (
+            <div class="filters">
+              <Select
+                label="Assign to"
+                value={thread.assigned_to ?? ''}
+                onValue={(v) => void post('assign', { assigned_to: v || null }, v ? `Assigned to ${nameOf(v)}.` : 'Unassigned.')}
+                options={[['', 'nobody'], ...members.map((m): [string, string] => [m.user_id, m.name || m.email])]}
+              />
+              {thread.status === 'open' && (
+                <button disabled={act.busy} onClick={() => post('close', {}, 'Thread closed.')}>
+                  Close thread
+                </button>
+              )}
+            </div>
+          )}
+          <ol class="cards thread">
+            {thread.messages.map((m) => (
+              <li class="card" key={m.id}>
+                <p class="sub">
+                  {m.direction === 'inbound' ? 'From' : 'Reply by'} {m.from} · {when(m.created_at)}
+                </p>
+                <pre class="message-text">{m.text ?? '(HTML only)'}</pre>
+              </li>
+            ))}
+          </ol>
+          {writable && (
+            <form class="form" onSubmit={reply}>
+              <TextArea label="Reply" value={text} onValue={setText} rows={5} required />
+              <button class="primary" type="submit" disabled={act.busy}>
+                Send reply
+              </button>
+            </form>
+          )}
+        </>
+      )}
+    </>
+  );
+}

@@ -239,7 +239,7 @@ browserTest(
 
       // Stats: two messages sent and delivered today, drawn and tabled.
       await open(page, w.url, 'email-stats', 'Email stats');
-      await page.waitForSelector('svg.chart polyline.sent');
+      await page.waitForSelector('svg.stats-chart polyline.sent');
       await page.getByText('Numbers per day').click();
       const today = new Date().toISOString().slice(0, 10);
       expect(await page.locator(`tr:has(th:text-is("${today}")) td`).allTextContents()).toEqual(['2', '2', '0', '0', '0']);

@@ -51,6 +51,15 @@ for (const f of parallel) {
   lightest.size += statSync(root + f).size;
 }
 
+/**
+ * Each "(fail)" line with the lines just before it (bun prints a test's error above its name), so
+ * the end of a long CI log names what failed without scrolling back through every shard.
+ */
+function failuresIn(text: string): string[] {
+  const lines = text.split('\n');
+  return lines.flatMap((line, i) => (line.startsWith('(fail)') ? [lines.slice(Math.max(0, i - 25), i + 1).join('\n')] : []));
+}
+
 const started = performance.now();
 const run = async (shard: { files: string[] }, label: string) => {
   const proc = Bun.spawn([process.execPath, 'test', '--timeout', '60000', ...shard.files.map((f) => './' + f)], {
@@ -63,11 +72,13 @@ const run = async (shard: { files: string[] }, label: string) => {
   const code = await proc.exited;
   process.stdout.write(`\n===== ${label}: ${shard.files.length} files, exit ${code}\n${out}${err}`);
   const num = (re: RegExp) => Number(re.exec(err + out)?.[1] ?? 0);
-  return { code, pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
+  return { code, failures: failuresIn(out + err), pass: num(/^\s*(\d+) pass$/m), fail: num(/^\s*(\d+) fail$/m), skip: num(/^\s*(\d+) skip$/m) };
 };
 const results = await Promise.all(shards.filter((s) => s.files.length).map((s, i) => run(s, `shard ${i + 1}/${count}`)));
 if (solo.length) results.push(await run({ files: solo }, 'timing-sensitive files, alone'));
 
+const failures = results.flatMap((r) => r.failures);
+if (failures.length) console.log(`\n===== failed tests, repeated here with what they printed just before\n${failures.join('\n\n')}`);
 const sum = (k: 'pass' | 'fail' | 'skip') => results.reduce((n, r) => n + r[k], 0);
 const failed = results.some((r) => r.code !== 0);
 console.log(`\n${files.length} files in ${count} processes, ${((performance.now() - started) / 1000).toFixed(0)} s`);

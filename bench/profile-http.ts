@@ -2,6 +2,7 @@
  * `bun --cpu-prof bench/profile-http.ts`: svc's REST GET of a product under `wrk -t1 -c32` for
  * PROFILE_SECONDS (default 8), served from this process so the profile shows the whole server
  * side (Bun.serve, Elysia, the conventions, the driver). wrk runs as its own process.
+ * PROFILE_ONLY=mcp profiles MCP `tools/call` of the same products instead.
  */
 import { systemClock } from '../core/clock';
 import { openDb } from '../core/db';
@@ -12,6 +13,8 @@ import { pluginList } from '../plugins';
 import { HIGH_LIMITS } from './child';
 import { createBenchDb } from './seed';
 import { requireWrk, runWrk } from './wrk';
+import { mcpSession } from './mcp-session';
+import { flushAudits } from '../core/tools/audit-batch';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 const wrk = requireWrk();
@@ -23,16 +26,17 @@ try {
     port: 0,
   });
   const url = `http://127.0.0.1:${app.server!.port}`;
-  const run = (seconds: number) =>
-    runWrk(wrk, {
-      url,
-      seconds,
-      connections: 32,
-      threads: 1,
-      headers: { 'x-api-key': bench.apiKey },
-      script: `${import.meta.dir}/get-rotate.lua`,
-      scriptArgs: [`/v1/stores/${bench.storeId}/products/`, bench.idsFile],
-    });
+  const auth = { 'x-api-key': bench.apiKey };
+  const shape =
+    process.env.PROFILE_ONLY === 'mcp'
+      ? {
+          url: `${url}/agent/mcp`,
+          headers: { ...auth, 'content-type': 'application/json', ...(await mcpSession(url, auth)) },
+          script: `${import.meta.dir}/mcp-call.lua`,
+          scriptArgs: [bench.idsFile],
+        }
+      : { url, headers: auth, script: `${import.meta.dir}/get-rotate.lua`, scriptArgs: [`/v1/stores/${bench.storeId}/products/`, bench.idsFile] };
+  const run = (seconds: number) => runWrk(wrk, { seconds, connections: 32, threads: 1, ...shape });
   await run(2);
   const cpu = process.cpuUsage();
   const r = await run(Number(process.env.PROFILE_SECONDS ?? 8));
@@ -41,6 +45,7 @@ try {
     `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${((used.user + used.system) / r.requests).toFixed(1)} µs server CPU/req, errors ${r.errors}`,
   );
   await app.stop();
+  await flushAudits();
 } finally {
   await db.close();
   await bench.drop();

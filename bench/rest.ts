@@ -25,6 +25,7 @@ import { createBenchDb, SEARCH_WORD, seedSearchStore, type BenchDb } from './see
 import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
 import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
+import { mcpSession } from './mcp-session';
 
 const wrk = requireWrk();
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -72,31 +73,6 @@ async function expectStatus(url: string, init: RequestInit, status: number) {
   const res = await fetch(url, init);
   const text = await res.text();
   if (res.status !== status) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${status}, got ${res.status}: ${text.slice(0, 300)}`);
-}
-
-/** Opens an MCP session (initialize + initialized) and returns the headers every call then carries. */
-async function mcpSession(base: string, auth: Record<string, string>) {
-  const headers = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await fetch(`${base}/agent/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  await init.text();
-  const sid = init.headers.get('mcp-session-id');
-  if (init.status !== 200 || !sid) throw new Error(`MCP initialize failed: ${init.status}`);
-  const session = { accept: headers.accept, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-  await fetch(`${base}/agent/mcp`, {
-    method: 'POST',
-    headers: { ...headers, ...session },
-    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-  });
-  return session;
 }
 
 /** A wrk run; scriptArgs is a function because some scripts need fresh arguments every run. */

@@ -6,6 +6,7 @@ import { makeServices } from './http/services';
 import { adminToken, openMigrated, type Composition } from './runtime';
 import { addressOf, recordAddress } from './server-address';
 import { Lifecycle, remaining, until } from './lifecycle';
+import { flushAudits } from './tools/audit-batch';
 import { closeSandboxPool } from './sandbox/pool';
 import { createLogger } from './log';
 
@@ -23,6 +24,8 @@ export async function serve(
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', opened.close);
   lifecycle.register('sandbox pool', 'close', closeSandboxPool);
+  // Closed before the database: records of tool calls already answered are written first.
+  lifecycle.register('audit records', 'close', flushAudits);
   const admin = adminToken(config);
   // Never the token itself: logs are kept and shared; the file is readable by this user only.
   if (admin.created) log(`Admin token created and kept in ${admin.file} (mode 0600); send it as Authorization: Bearer <token>.`);

@@ -43,6 +43,13 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
     await request.body?.cancel().catch(() => {});
     throw new BodyTooLarge(limit);
   }
+  // A declared length within the limit is the whole body (HTTP framing ends it there), and Bun
+  // reads a buffered body far faster whole than through a stream reader (a third of an MCP call).
+  if (declared > 0) {
+    const whole = new Uint8Array(await request.arrayBuffer());
+    if (whole.byteLength > limit) throw new BodyTooLarge(limit); // a Request built in process may misdeclare
+    return whole;
+  }
   const reader = request.body?.getReader();
   if (!reader) return new Uint8Array();
   const chunks: Uint8Array<ArrayBuffer>[] = [];

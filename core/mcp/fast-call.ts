@@ -1,6 +1,6 @@
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { jsonText } from '../json-text';
-import type { ToolOptions } from '../tools/catalog';
+import type { McpSession } from './sessions';
 import type { toolCallHandler } from './server';
 
 const isRecord = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,10 +19,10 @@ const PLAIN_PARAMS = new Set(['name', 'arguments']);
 export async function fastToolCall(
   request: Request,
   body: unknown,
-  session: ToolOptions,
+  session: Pick<McpSession, 'id' | 'options'>,
   call: ReturnType<typeof toolCallHandler>,
 ): Promise<Response | undefined> {
-  if (session.logLevel) return undefined;
+  if (session.options.logLevel) return undefined;
   if (!isRecord(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
@@ -44,7 +44,7 @@ export async function fastToolCall(
     const error = { code: Number.isSafeInteger(err?.code) ? err.code : ErrorCode.InternalError, message: err?.message ?? 'Internal error' };
     answer = JSON.stringify({ jsonrpc: '2.0', id, error: err?.data === undefined ? error : { ...error, data: err.data } });
   }
-  return new Response(answer, { status: 200, headers: { 'Content-Type': 'application/json' } });
+  return new Response(answer, { status: 200, headers: { 'Content-Type': 'application/json', 'Mcp-Session-Id': session.id } });
 }
 
 /** A result whose text mirror is its structuredContent's JSON (core/mcp/server.ts textResult) reuses that text. */

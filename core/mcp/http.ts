@@ -17,6 +17,7 @@ import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 
 export const MCP_PATH = '/agent/mcp';
+const decoder = new TextDecoder();
 
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
@@ -246,7 +247,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   if (request.method === 'POST') {
     let text: string;
     try {
-      text = new TextDecoder().decode(await readLimited(request, BODY_LIMITS.mcp));
+      text = decoder.decode(await readLimited(request, BODY_LIMITS.mcp));
     } catch (e) {
       if (e instanceof BodyTooLarge) return rpcError(413, -32000, `Request body too large (${sizeText(BODY_LIMITS.mcp)} at most).`);
       throw e;
@@ -290,11 +291,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   const current = session!;
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store };
   if (svc.mcpFastPath && !initializing && request.method === 'POST') {
-    const fast = await fastToolCall(request, parsedBody, current.options, toolCallHandler(svc.registry, caller, current.options));
-    if (fast) {
-      fast.headers.set('Mcp-Session-Id', current.id);
-      return fast;
-    }
+    const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
+    if (fast) return fast;
   }
   const server = buildMcpServer(svc.registry, caller, current.options, {
     logLevel: current.options.logLevel,

@@ -1,5 +1,4 @@
 import type { Db } from '../db/types';
-import { jsonText } from '../json-text';
 
 /**
  * Group commit for audit records of finished tool calls. Every call waits for its record to be
@@ -20,7 +19,8 @@ export interface AuditRow {
   status: string;
   duration_ms: number;
   input: unknown;
-  output: unknown;
+  /** The JSON text of what the call answered (core/json-text.ts: usually already made for the answer). */
+  output: string;
   created_at: string;
 }
 
@@ -43,13 +43,10 @@ function storable(text: string): string {
 }
 
 /**
- * Rows as one JSON array. Each row's output travels as a string, the JSON text its caller may already
- * have made (core/json-text.ts), and is stored as that text (migration core/013).
+ * Rows as one JSON array: each row's output is already JSON text, so it travels as a string and
+ * is stored as that text (migration core/013), and the array is one stringify.
  */
-const rowsJson = (rows: AuditRow[]) =>
-  storable(
-    `[${rows.map((r) => `${JSON.stringify({ ...r, output: undefined }).slice(0, -1)},"output":${JSON.stringify(jsonText(r.output))}}`).join(',')}]`,
-  );
+const rowsJson = (rows: AuditRow[]) => storable(JSON.stringify(rows));
 
 const INSERT = `INSERT INTO tool_executions
   (id, store_id, tool, action, custom_tool_id, agent_id, agent_name, source, status, duration_ms, input, output, created_at, completed_at)
@@ -62,6 +59,9 @@ interface Waiting {
   done: (err?: unknown) => void;
 }
 
+/** Batchers with records still to write, and what each resolves once it has written them all. */
+const busy = new Map<Batcher, Promise<void>>();
+
 class Batcher {
   private waiting: Waiting[] = [];
   private writing = false;
@@ -70,7 +70,10 @@ class Batcher {
   write(row: AuditRow): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ row, done: (err) => (err ? reject(err) : resolve()) });
-      if (!this.writing) void this.flush();
+      if (!this.writing) {
+        const flushed = this.flush().finally(() => busy.delete(this));
+        busy.set(this, flushed);
+      }
     });
   }
 
@@ -112,4 +115,13 @@ export function writeAudit(db: Db, row: AuditRow): Promise<void> {
   let b = batchers.get(db);
   if (!b) batchers.set(db, (b = new Batcher(db)));
   return b.write(row);
+}
+
+/**
+ * Resolves once every record handed to writeAudit so far is written (or has failed): the shutdown
+ * waits for it before the database closes, so a read's record, answered before it was stored,
+ * is not lost to a clean stop.
+ */
+export async function flushAudits(): Promise<void> {
+  while (busy.size) await Promise.all(busy.values());
 }

@@ -114,7 +114,9 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
     if (deep) throw tooDeepError(deep, 'tool input');
     authorize(caller, target);
     const custom = target.kind === 'custom' ? target.tool : undefined;
-    const gate = await gateFor(tool, action, target.input, caller.agent?.toolOverrides[tool], custom);
+    const override = caller.agent?.toolOverrides[tool];
+    // Only an agent's override or a custom tool can gate a call: the common call skips the await.
+    const gate = override || custom ? await gateFor(tool, action, target.input, override, custom) : null;
     if (gate) {
       const executionId = await holdForApproval(record, gate);
       return { kind: 'pending', executionId, message: gate.message };

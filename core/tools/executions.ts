@@ -6,6 +6,7 @@ import type { SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
 import { storableJson, writeAudit, type AuditRow } from './audit-batch';
+import { jsonText } from '../json-text';
 import { createLogger, errorFields } from '../log';
 
 const auditLog = createLogger();
@@ -96,7 +97,7 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
     status: run.status,
     duration_ms: durationMs,
     input: withoutSecrets(target.input ?? {}),
-    output: outputOf(run),
+    output: jsonText(outputOf(run)),
     created_at: caller.clock.now().toISOString(),
   };
 }

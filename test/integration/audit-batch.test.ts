@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../kit/setup';
-import { writeAudit, type AuditRow } from '../../core/tools/audit-batch';
+import { flushAudits, writeAudit, type AuditRow } from '../../core/tools/audit-batch';
 
 const row = (storeId: string, n: number): AuditRow => ({
   id: crypto.randomUUID(),
@@ -14,7 +14,7 @@ const row = (storeId: string, n: number): AuditRow => ({
   status: 'success',
   duration_ms: n,
   input: { n },
-  output: { doubled: n * 2 },
+  output: JSON.stringify({ doubled: n * 2 }),
   created_at: new Date(Date.UTC(2026, 3, 1, 0, 0, 0, n)).toISOString(),
 });
 
@@ -31,7 +31,7 @@ describe('audit records written together (group commit)', () => {
     const h = await setup();
     const odd = ['say "hi"', 'back\\slash\\', '{a,b}', 'NULL', 'null', 'line\nbreak', '🙂 ünïcode', '', ' spaced ', "it's"];
     await Promise.all(
-      odd.map((text, n) => writeAudit(h.db, { ...row(h.store.id, n), agent_name: text, input: { text, n }, output: { echo: text } })),
+      odd.map((text, n) => writeAudit(h.db, { ...row(h.store.id, n), agent_name: text, input: { text, n }, output: JSON.stringify({ echo: text }) })),
     );
     const list = await h.call('GET', '/tool-executions?tool=batch_probe&limit=100');
     expect(list.body.total).toBe(odd.length);
@@ -48,5 +48,15 @@ describe('audit records written together (group commit)', () => {
     const results = await Promise.allSettled([writeAudit(h.db, row(h.store.id, 2)), writeAudit(h.db, bad), writeAudit(h.db, row(h.store.id, 3))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(2);
+  });
+
+  test('records handed over without waiting are all stored once flushAudits resolves (the shutdown awaits it before closing the database)', async () => {
+    const h = await setup();
+    for (let n = 0; n < 400; n++) void writeAudit(h.db, row(h.store.id, n));
+    await flushAudits();
+    const [{ count }] = await h.db.query(`SELECT count(*)::int AS count FROM tool_executions WHERE tool = 'batch_probe' AND store_id = $1`, [
+      h.store.id,
+    ]);
+    expect(count).toBe(400);
   });
 });

@@ -50,7 +50,7 @@ describe('what the fast path leaves to the SDK', () => {
       await fastToolCall(
         new Request('http://svc.test/agent/mcp', { method: 'POST', headers: HEADERS }),
         body,
-        { mode: 'grouped', readOnly: false },
+        { id: 'session-1', options: { mode: 'grouped', readOnly: false } },
         never,
       ),
     ).toBeUndefined();

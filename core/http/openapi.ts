@@ -1,10 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { acceptedScopes } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import { errorDef } from '../errors';
 import { Uuid } from '../plugins/schema';
 import { restRoutes, type RestRoute } from './rest';
 import { LATEST, VERSIONS } from './versioning';
+import { fillRegistryEnums, plain } from './openapi-schema';
+import { access, API_KEY_SECURITY, userSchemes } from './openapi-security';
 
 /**
  * The OpenAPI 3.1 document. Operations come only from restRoutes(), the same derivation that
@@ -14,40 +15,6 @@ import { LATEST, VERSIONS } from './versioning';
 
 type Json = Record<string, any>;
 
-/** TypeBox marks schemas with symbol keys (Kind, Optional); a JSON round trip drops them. */
-const plain = (schema: TSchema): Json => simplifyEnums(JSON.parse(JSON.stringify(schema), dropOwnKeywords));
-
-/**
- * `errorMessage` is our validator's wording for a pattern (core/plugins/messages.ts), not JSON
- * Schema: a document carrying it fails OpenAPI linters, and clients have no use for it.
- */
-const dropOwnKeywords = (key: string, value: unknown) => (key === 'errorMessage' ? undefined : value);
-
-/**
- * TypeBox writes a union of string literals as anyOf of consts (nested for unions of unions).
- * The same set as a plain `enum` means the same thing and docs UIs render it as a choice list.
- */
-function simplifyEnums(node: any): any {
-  if (Array.isArray(node)) return node.map(simplifyEnums);
-  if (!node || typeof node !== 'object') return node;
-  const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, simplifyEnums(v)]));
-  const values = Array.isArray(out.anyOf) ? out.anyOf.map(stringChoices) : [];
-  if (values.length && values.every(Boolean)) {
-    const { anyOf: _, ...rest } = out;
-    return { ...rest, type: 'string', enum: values.flat() };
-  }
-  return out;
-}
-
-/** The strings a bare `{const}` or `{enum}` string schema allows, or null for any other schema. */
-function stringChoices(s: Json): string[] | null {
-  const keys = Object.keys(s).filter((k) => k !== 'type');
-  if (s.type !== 'string' || keys.length !== 1) return null;
-  if (typeof s.const === 'string') return [s.const];
-  if (Array.isArray(s.enum) && s.enum.every((v: unknown) => typeof v === 'string')) return s.enum;
-  return null;
-}
-
 /** `/v1/stores/:storeId/products/:id` -> `/v1/stores/{storeId}/products/{id}`. */
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 const pathParamNames = (path: string) => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
@@ -56,9 +23,6 @@ const pathParamNames = (path: string) => [...path.matchAll(/:([A-Za-z_][A-Za-z0-
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
-
-/** A store route takes the API key either way (SPEC 4, 5.2). */
-const API_KEY_SECURITY = [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }];
 
 // Every error status the REST pipeline can produce (SPEC 7), each with the shared envelope.
 // 410 is added because an X-API-Version past its sunset is answered with the same envelope.
@@ -167,46 +131,6 @@ function inputParts(method: string, input: Json, pathNames: string[]): { query: 
 }
 
 const since = (version: string | undefined) => (version ? `\n\nAdded in API version ${version}: a request pinned to an older version gets 404.` : '');
-
-/**
- * Who may call, as OpenAPI security requirements (alternatives: any one is enough) and one
- * sentence for the description. A store credential needs one of the action's scopes: an API key's
- * scopes are listed in `x-required-scopes`; a user's token (OAuth) carries them as OAuth scopes,
- * one alternative per scope since any one of them will do.
- */
-function access(route: RestRoute, oauth: boolean): { security: Json[]; sentence: string; scopes?: string[] } {
-  if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
-  const admin = route.auth.includes('admin');
-  if (admin && route.auth.length === 1)
-    return {
-      security: [{ AdminToken: [] }],
-      sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.',
-    };
-  const scopes = acceptedScopes(route.plugin, route.action.kind);
-  const keys = route.auth.includes('api_key');
-  const users = route.auth.includes('user') && oauth;
-  const credentials = [
-    keys && 'an API key (`x-api-key`, or `Authorization: Bearer <key>`)',
-    users && "a signed-in user's access token (OAuth 2.0, `Authorization: Bearer <token>`)",
-  ].filter(Boolean);
-  const security = [
-    ...(keys ? API_KEY_SECURITY : []),
-    ...(users ? [...scopes.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
-    ...(admin ? [{ AdminToken: [] }] : []),
-  ];
-  const sentence =
-    `Requires ${credentials.join(' or ')} holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` +
-    (keys ? '' : ' API keys are refused (403): only a person may do this.') +
-    (admin ? ' The admin token (SVC_ADMIN_TOKEN) is accepted too.' : '');
-  return { security, scopes, sentence };
-}
-
-/** The scopes a user's token may carry: every scope a plugin accepts, the operator's `admin` aside. */
-function userScopes(registry: Registry): Json {
-  const all = new Set(registry.scopes);
-  for (const p of registry.plugins) for (const s of [...p.scopes.read, ...p.scopes.write]) if (s !== 'admin') all.add(s);
-  return Object.fromEntries([...all].sort().map((s) => [s, `Accepted by the operations that list \`${s}\`.`]));
-}
 
 /** The body as the route reads it: JSON, a form, raw bytes or multipart parts. */
 function requestBody(route: RestRoute, body: Json | undefined): Json | undefined {
@@ -338,38 +262,6 @@ function components(registry: Registry): Json {
   };
 }
 
-/**
- * A user's access token, where a plugin issues them: the OAuth 2.0 flow that gets one
- * (authorization code; PKCE with S256 is required) and the token itself as a bearer JWT.
- */
-function userSchemes(registry: Registry): Json {
-  const oauth = registry.plugins.find((p) => p.oauth)?.oauth;
-  if (!oauth) return {};
-  return {
-    UserOAuth: {
-      type: 'oauth2',
-      description:
-        "A signed-in user's access token, obtained with the authorization code flow. PKCE (`code_challenge_method=S256`) is " +
-        'required; clients register at /auth/register or use the URL of their metadata document as client_id. ' +
-        'Discovery: /.well-known/oauth-authorization-server.',
-      flows: {
-        authorizationCode: {
-          authorizationUrl: oauth.authorizationPath,
-          tokenUrl: oauth.tokenPath,
-          refreshUrl: oauth.tokenPath,
-          scopes: userScopes(registry),
-        },
-      },
-    },
-    UserToken: {
-      type: 'http',
-      scheme: 'bearer',
-      bearerFormat: 'JWT',
-      description: "The same user's access token (a JWT signed by this server, keys at /.well-known/jwks.json) as `Authorization: Bearer <token>`.",
-    },
-  };
-}
-
 /** One entry per event type: the POST svc sends (SPEC 2.8), with that type's `data`. */
 function webhookPayloads(registry: Registry): Json {
   return Object.fromEntries(
@@ -401,22 +293,6 @@ function webhookPayloads(registry: Registry): Json {
       },
     ]),
   );
-}
-
-/**
- * Lists only the registry knows: a schema marked `'x-svc-enum': 'grantable-scopes'` (declared
- * before any registry exists) gets the scopes a key may be given as its enum, so the document and
- * the server check the same list.
- */
-function fillRegistryEnums(node: any, registry: Registry): any {
-  if (Array.isArray(node)) return node.map((n) => fillRegistryEnums(n, registry));
-  if (!node || typeof node !== 'object') return node;
-  const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, fillRegistryEnums(v, registry)]));
-  if (out['x-svc-enum'] === 'grantable-scopes') {
-    delete out['x-svc-enum'];
-    out.enum = [...registry.grantable];
-  }
-  return out;
 }
 
 /** Builds the whole document from the plugin declarations. */

@@ -29,6 +29,7 @@ import { recheckDomains, verifyDomain } from './verify';
 import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
 import { trackingActions } from './tracking';
+import { batchOpens, drainOpens } from './opens';
 import { emailStats, Stats, StatsQuery } from './stats';
 
 const template = (over: Record<string, unknown> = {}) => ({
@@ -98,7 +99,9 @@ export default definePlugin({
   ],
   start: async ({ db, config, print }) => {
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
-    const stops: (() => unknown)[] = [closeTransports];
+    // Opens are batched while serving; the stop writes what is pending before the database closes.
+    batchOpens();
+    const stops: (() => unknown)[] = [closeTransports, drainOpens];
     if (config.dns_listen && config.dns_zone) {
       const dns = await startDnsListener({
         db,

@@ -124,6 +124,9 @@ try {
   const opens = await runWrk(wrk, { url: pixel, seconds: SECONDS, connections: 32, threads: 2, headers: { 'user-agent': 'Mozilla/5.0 (bench)' } });
   await flushOpens?.(); // the last few ms of opens (batched since this change; absent before it)
   const openCostLine = openCost(opens.requests, 'open');
+  const [recorded] = await h.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_events WHERE message_id = $1 AND event = 'opened'`, [m.id]);
+  // Every answered open is recorded (the warm-up's too, hence at least).
+  if (recorded.n < opens.requests) throw new Error(`${opens.requests} opens answered, ${recorded.n} recorded`);
   rows.push([
     'opens through the pixel (wrk, 32 connections)',
     `${Math.round(opens.rps)} opens/s (p99 ${opens.p99} ms, ${opens.errors} errors)`,

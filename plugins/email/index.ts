@@ -3,6 +3,7 @@ import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
+import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
 import { notifyApprovers } from './approvers';
 import {
   PreviewInput,
@@ -128,11 +129,13 @@ export default definePlugin({
     'email_approval_notices',
     'email_event_firsts',
     'email_daily_stats',
+    'email_hourly_sends',
   ],
   migrations: [
     { id: 'email/001_email', sql: migration001 },
     { id: 'email/002_approval_notices', sql: migration002 },
     { id: 'email/003_daily_stats', sql: migration003 },
+    { id: 'email/004_hourly_sends', sql: migration004 },
   ],
   actions: {
     send_email: action({

@@ -102,6 +102,11 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   const host = from.slice(from.lastIndexOf('@') + 1);
   const now = ctx.clock.now();
   const limit = HOURLY_LIMIT[ctx.store.plan] ?? HOURLY_LIMIT.free;
+  // The delivery job first: the statement below takes the hour's counter row, and its lock is held
+  // until the commit, so nothing else should come between them. A refused send rolls the job back
+  // with it; a job whose message turns out suppressed finds nothing queued and does nothing.
+  const smtpConfigured = !!config.smtp_url;
+  if (smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
   // One statement: the sender's domain, a slot in this hour's count (the row lock makes parallel
   // sends take turns, so the limit holds), the suppression list, the message and its daily count.
   // Nothing is written unless the sender is allowed and the hour has room.
@@ -159,9 +164,6 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   if (!out.sender_ok) throw errors.validation(UNVERIFIED_FROM, 'from');
   if (!out.row) hourlyLimitReached(now);
   const row = out.row;
-  const status = row.status as string;
-  const smtpConfigured = !!config.smtp_url;
-  if (status === 'queued' && smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
-  if (status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });
+  if (row.status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });
   return toMessage(row, { smtpConfigured });
 }

@@ -4,7 +4,7 @@ import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
 import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
-import { notifyApprovers } from './approvers';
+import { notifyApprovers, watchApprovals } from './approvers';
 import {
   PreviewInput,
   Rendered,
@@ -95,14 +95,17 @@ export default definePlugin({
     { name: 'requeue', cron: '*/10 * * * *', run: (deps) => requeueStale(deps) },
     // Records that disappear after verification are noticed: the domain goes back to pending.
     { name: 'recheck', cron: '23 * * * *', run: (deps) => recheckDomains(deps) },
-    // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts).
+    // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts): the
+    // start's listener does it at once; this sweep catches what no listener heard.
     { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
   ],
-  start: async ({ db, config, print }) => {
+  start: async ({ db, clock, log, registry, config, role, print }) => {
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
     // Opens are batched while serving; the stop writes what is pending before the database closes.
     batchOpens();
     const stops: (() => unknown)[] = [closeTransports, drainOpens];
+    // Approvers are mailed when an execution is held, where jobs run (the minute's sweep remains).
+    if (role !== 'api' && config.from) stops.push(await watchApprovals({ db, clock, log, registry, config }));
     if (config.dns_listen && config.dns_zone) {
       const dns = await startDnsListener({
         db,

@@ -19,14 +19,18 @@ export function cpuMs(pid: number): number | undefined {
 /**
  * CPU time of each PostgreSQL process on this machine (backends, WAL writer, checkpointer...), by
  * pid, in milliseconds: what a run cost the database, which shares the cores with the server.
+ * With `database`, only the backends connected to it: other engineers' tests on the same server
+ * stay out of the figure (and so do the shared WAL writer and checkpointer).
  */
-export function postgresCpuMs(): Map<number, number> | undefined {
+export function postgresCpuMs(database?: string): Map<number, number> | undefined {
   if (!existsSync('/proc')) return undefined;
   const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      // A backend's title: "postgres: 15/main: <user> <database> <client> <state>".
+      if (database && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
       const ms = cpuMs(Number(pid));
       if (ms !== undefined) byPid.set(Number(pid), ms);
     } catch {

@@ -52,3 +52,7 @@ export { EgressError, egressFetch, type EgressInit } from './net/egress';
 
 // Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
 export { scrubPersonalData } from './personal-data';
+
+// Gated tool executions are announced on commit on this channel (`{store_id, id, status}`): a plugin
+// that must react within seconds (the email plugin mails approvers) listens with `db.listen`.
+export { EXECUTIONS_CHANNEL } from './tools/execution-stream';

@@ -46,3 +46,29 @@ test('an execution entering pending_approval mails the approvers once (tool, inp
   expect(all[1].to_addresses).toEqual([admin.email]);
   expect(all[1].text).toStartWith('Escalated: no approver decided in time.');
 });
+
+test('a held execution is mailed to its approvers within seconds, without waiting for the minute sweep', async () => {
+  const w = await world([openai.tools(createCall()), openai.text('No answer.')]);
+  const { h } = w;
+  const approver = await addUser(h, 'approver');
+  const email = h.registry.plugins.find((p) => p.name === 'email')!;
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
+  const log = createLogger({ sink: () => {} });
+  const started = await email.start!({ db: h.db, clock: h.clock, registry: h.registry, log, config, role: 'all', print: () => {} });
+  try {
+    const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });
+    const chat = await w.chat(agent.id, 'Add a lamp');
+    const { execution_id: id } = await chat.held();
+    // Nothing runs the approvers job here: the mail comes from the held call's announcement.
+    let mails: { to_addresses: string[]; html: string }[] = [];
+    for (let waited = 0; !mails.length && waited < 10_000; waited += 50) {
+      await Bun.sleep(50);
+      mails = await h.db.query(`SELECT to_addresses, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]'`, [h.store.id]);
+    }
+    expect(mails).toHaveLength(1);
+    expect(mails[0].to_addresses).toEqual([approver.email]);
+    expect(mails[0].html).toContain(`/tool-executions/${id}`);
+  } finally {
+    await started!.stop();
+  }
+});

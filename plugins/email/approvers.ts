@@ -1,9 +1,12 @@
-import { errorFields, type Ctx, type JobDeps, type Row } from '../../core/sdk';
+import { errorFields, EXECUTIONS_CHANNEL, type Ctx, type JobDeps, type Row } from '../../core/sdk';
 import { sendEmail } from './send';
 import { memberEmails } from '../users/public';
 
 /**
- * Approver email (SPEC 3.1, 6.4). A job every minute finds executions waiting for approval whose
+ * Approver email (SPEC 3.1, 6.4). An execution held for approval (or escalated) is announced on
+ * commit (EXECUTIONS_CHANNEL); the plugin listens and sweeps at once, so the mail goes out within
+ * seconds. A job every minute sweeps too, the safety net for an announcement missed while no
+ * process listened. A sweep finds executions waiting for approval whose
  * group has not been mailed yet, and mails that group: `default` is the members with the
  * `approver` role; after an escalation, a group named like a role (`admin`, `owner`, ...) is the
  * members with that role, and any other name is the store's owners and admins. The notice row is
@@ -65,4 +68,30 @@ export async function notifyApprovers(deps: JobDeps) {
       log.warn('approver email failed', { execution_id: e.id, ...errorFields(err) });
     }
   }
+}
+
+/**
+ * Sweeps as soon as an execution enters (or, escalated, re-enters) pending_approval. Announcements
+ * arriving during a sweep make one more sweep after it, not one each. Returns the stop, which
+ * waits for a sweep in progress.
+ */
+export async function watchApprovals(deps: JobDeps): Promise<() => Promise<void>> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const sweep = () => {
+    if (running) return void (again = true);
+    running = (async () => {
+      do {
+        again = false;
+        await notifyApprovers(deps).catch((err) => deps.log.warn('approver sweep failed', errorFields(err)));
+      } while (again);
+    })().finally(() => (running = undefined));
+  };
+  const unlisten = await deps.db.listen(EXECUTIONS_CHANNEL, (payload) => {
+    if (/"status"\s*:\s*"pending_approval"/.test(payload)) sweep();
+  });
+  return async () => {
+    await unlisten();
+    await running;
+  };
 }

@@ -1,7 +1,8 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { enqueue, errorFields, type JobDeps, type Row } from '../../core/sdk';
-import { dkimPrivateKey, SELECTOR, verifiedDomainFor } from './domains';
-import { addEvent, suppress } from './messages';
+import { dkimPrivateKey, SELECTOR } from './domains';
+import { addEvent, markDelivered, suppress } from './messages';
 import { unsubscribeUrl, verpAddress } from './links';
 
 export const DELIVER_QUEUE = 'email.deliver';
@@ -27,9 +28,23 @@ export function closeTransports() {
   transports.clear();
 }
 
-/** The mail as nodemailer takes it: DKIM with the from domain's own key when the store verified it. */
-async function mailOf(deps: JobDeps, m: Row) {
-  const domain = await verifiedDomainFor(deps.db, m.store_id, m.from_address);
+// Unsealed DKIM keys by domain, parsed once: unsealing and parsing the PEM per message cost more
+// than the signature. An entry holds for its sealed text only, so a domain whose key changes (or a
+// deleted and re-added one) is unsealed anew. Bounded: past the cap the oldest entries go.
+const KEYS_MAX = 1000;
+const keys = new Map<string, { sealed: string; key: KeyObject }>();
+function signingKey(domain: Row): KeyObject {
+  const hit = keys.get(domain.id);
+  if (hit && hit.sealed === domain.dkim_private_sealed) return hit.key;
+  const key = createPrivateKey(dkimPrivateKey(domain));
+  keys.delete(domain.id);
+  if (keys.size >= KEYS_MAX) keys.delete(keys.keys().next().value!);
+  keys.set(domain.id, { sealed: domain.dkim_private_sealed, key });
+  return key;
+}
+
+/** The mail as nodemailer takes it: DKIM with the from domain's own key when the store verified it (`domain`). */
+function mailOf(deps: JobDeps, m: Row, domain: Row | null) {
   const headers: Record<string, string> = {};
   if (m.category === 'marketing') {
     // RFC 8058 one-click: mail providers POST to the URL; the same URL shows a page on GET.
@@ -54,7 +69,7 @@ async function mailOf(deps: JobDeps, m: Row) {
       content: a.content,
       encoding: 'base64',
     })),
-    ...(domain ? { dkim: { domainName: domain.domain, keySelector: SELECTOR, privateKey: dkimPrivateKey(domain) } } : {}),
+    ...(domain ? { dkim: { domainName: domain.domain, keySelector: SELECTOR, privateKey: signingKey(domain) as any } } : {}),
   };
 }
 
@@ -62,22 +77,23 @@ async function mailOf(deps: JobDeps, m: Row) {
 async function deliverOne(deps: JobDeps, messageId: string) {
   const { db, clock, log, config } = deps;
   if (!config.smtp_url) return; // stays queued; the start-up warning and the send response name SMTP_URL
-  const [m] = await db.query(
-    `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, updated_at = $2 WHERE id = $1 AND status = 'queued' RETURNING *`,
+  // The claim and the sender's verified domain (its DKIM key) in one round trip.
+  const [claimed] = await db.query<{ m: Row; domain: Row | null }>(
+    `WITH m AS (
+       UPDATE email_messages SET status = 'sending', attempts = attempts + 1, updated_at = $2 WHERE id = $1 AND status = 'queued' RETURNING *
+     )
+     SELECT to_jsonb(m) AS m,
+            (SELECT jsonb_build_object('id', d.id, 'domain', d.domain, 'dkim_private_sealed', d.dkim_private_sealed) FROM email_domains d
+             WHERE d.store_id = m.store_id AND d.domain = lower(split_part(m.from_address, '@', 2)) AND d.status = 'verified') AS domain
+     FROM m`,
     [messageId, clock.now()],
   );
-  if (!m) return;
+  if (!claimed) return;
+  const m = claimed.m;
   try {
-    const info = await transportFor(config.smtp_url).sendMail(await mailOf(deps, m));
+    const info = await transportFor(config.smtp_url).sendMail(mailOf(deps, m, claimed.domain));
     const at = clock.now();
-    await db.transaction(async (tx) => {
-      await tx.query(`UPDATE email_messages SET status = 'delivered', smtp_response = $2, sent_at = $3, updated_at = $3 WHERE id = $1`, [
-        m.id,
-        info.response,
-        at,
-      ]);
-      await addEvent(tx, m, 'delivered', { smtp_response: info.response }, at);
-    });
+    await db.transaction((tx) => markDelivered(tx, m, info.response ?? '250', at));
   } catch (e) {
     const err = e as Error & { responseCode?: number; response?: string; code?: string };
     const at = clock.now();
@@ -124,6 +140,8 @@ export async function requeueStale(deps: JobDeps) {
   if (!deps.config.smtp_url) return;
   const before = new Date(deps.clock.now().getTime() - (backoffSeconds(MAX_ATTEMPTS) + 300) * 1000);
   const rows = await deps.db.query<{ id: string }>(`SELECT id FROM email_messages WHERE status = 'queued' AND updated_at < $1 LIMIT 10000`, [before]);
+  // Hourly send counters of past hours are no longer read (send.ts).
+  await deps.db.query('DELETE FROM email_hourly_sends WHERE hour < $1', [new Date(deps.clock.now().getTime() - 2 * 3600_000)]);
   await enqueue(
     deps.db,
     DELIVER_QUEUE,

@@ -3,7 +3,8 @@ import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
-import { notifyApprovers } from './approvers';
+import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
+import { notifyApprovers, watchApprovals } from './approvers';
 import {
   PreviewInput,
   Rendered,
@@ -29,6 +30,7 @@ import { recheckDomains, verifyDomain } from './verify';
 import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
 import { trackingActions } from './tracking';
+import { batchOpens, drainOpens } from './opens';
 import { emailStats, Stats, StatsQuery } from './stats';
 
 const template = (over: Record<string, unknown> = {}) => ({
@@ -93,12 +95,17 @@ export default definePlugin({
     { name: 'requeue', cron: '*/10 * * * *', run: (deps) => requeueStale(deps) },
     // Records that disappear after verification are noticed: the domain goes back to pending.
     { name: 'recheck', cron: '23 * * * *', run: (deps) => recheckDomains(deps) },
-    // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts).
+    // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts): the
+    // start's listener does it at once; this sweep catches what no listener heard.
     { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
   ],
-  start: async ({ db, config, print }) => {
+  start: async ({ db, clock, log, registry, config, role, print }) => {
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
-    const stops: (() => unknown)[] = [closeTransports];
+    // Opens are batched while serving; the stop writes what is pending before the database closes.
+    batchOpens();
+    const stops: (() => unknown)[] = [closeTransports, drainOpens];
+    // Approvers are mailed when an execution is held, where jobs run (the minute's sweep remains).
+    if (role !== 'api' && config.from) stops.push(await watchApprovals({ db, clock, log, registry, config }));
     if (config.dns_listen && config.dns_zone) {
       const dns = await startDnsListener({
         db,
@@ -125,11 +132,13 @@ export default definePlugin({
     'email_approval_notices',
     'email_event_firsts',
     'email_daily_stats',
+    'email_hourly_sends',
   ],
   migrations: [
     { id: 'email/001_email', sql: migration001 },
     { id: 'email/002_approval_notices', sql: migration002 },
     { id: 'email/003_daily_stats', sql: migration003 },
+    { id: 'email/004_hourly_sends', sql: migration004 },
   ],
   actions: {
     send_email: action({

@@ -61,6 +61,31 @@ export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Recor
   ]);
 }
 
+/**
+ * A relay's 250: the status, the `delivered` event and its first-of-kind daily count in one
+ * statement, then the webhook event when the store subscribes (as addEvent, in fewer round trips).
+ */
+export async function markDelivered(tx: Db, m: Row, response: string, at: Date) {
+  const details = { smtp_response: response };
+  await tx.query(
+    `WITH upd AS (
+       UPDATE email_messages SET status = 'delivered', smtp_response = $3, sent_at = $4, updated_at = $4 WHERE id = $2
+     ), ev AS (
+       INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at)
+       VALUES (gen_random_uuid(), $1, $2, 'delivered', $5::text::jsonb, false, $4)
+     ), first AS (
+       INSERT INTO email_event_firsts (message_id, event, store_id) VALUES ($2, 'delivered', $1) ON CONFLICT DO NOTHING RETURNING 1
+     )
+     INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, 'delivered', $6, 1 FROM first
+     ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1`,
+    [m.store_id, m.id, response, at, JSON.stringify(details), Math.floor(Math.random() * 16)],
+  );
+  await recordEvents(tx, m.store_id, [
+    { type: 'email.delivered', at, data: { object: 'email_event', id: m.id, message_id: m.id, event: 'delivered', details, timestamp: iso(at) } },
+  ]);
+}
+
 export async function listEvents(ctx: Ctx, id: string) {
   await messageRow(ctx, id);
   const rows = await ctx.db.query('SELECT event, details, created_at FROM email_events WHERE store_id = $1 AND message_id = $2 ORDER BY seq', [

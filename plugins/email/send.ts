@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { enqueue, errors, jsonParam, type Ctx, type Plan } from '../../core/sdk';
+import { enqueue, errors, jsonParam, type Ctx, type Plan, type Row } from '../../core/sdk';
 import { DELIVER_QUEUE } from './delivery';
-import { verifiedDomainFor } from './domains';
-import { countFirst, SMTP_MISSING, toMessage } from './messages';
+import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
 import { mergeVariables, renderVersion, storeVariables, templateVersion } from './templates';
 import { trackedContent, unsubscribeUrl } from './links';
@@ -19,28 +18,12 @@ export function checkAddress(value: string, param: string): string {
   return value.toLowerCase();
 }
 
-/** The addresses of the list that are on the store's suppression list. */
-async function suppressedOf(ctx: Ctx, addresses: string[]): Promise<Set<string>> {
-  const rows = await ctx.db.query<{ address: string }>('SELECT address FROM email_suppressions WHERE store_id = $1 AND address = ANY($2::text[])', [
-    ctx.store.id,
-    addresses,
-  ]);
-  return new Set(rows.map((r) => r.address));
-}
+const HOUR_MS = 3600_000;
 
-async function checkHourlyLimit(ctx: Ctx) {
-  const limit = HOURLY_LIMIT[ctx.store.plan] ?? HOURLY_LIMIT.free;
-  const now = ctx.clock.now();
-  const hourAgo = new Date(now.getTime() - 3600_000);
-  const [row] = await ctx.db.query<{ n: number; oldest: Date | null }>(
-    `SELECT count(*)::int AS n, min(created_at) AS oldest FROM email_messages WHERE store_id = $1 AND created_at > $2`,
-    [ctx.store.id, hourAgo],
-  );
-  if (row.n >= limit) {
-    // The window frees a slot when its oldest message is an hour old.
-    const wait = row.oldest ? Math.max(1, Math.ceil((new Date(row.oldest).getTime() + 3600_000 - now.getTime()) / 1000)) : 3600;
-    throw errors.rateLimited(wait);
-  }
+/** The 429 of a full hour: a slot frees when the next UTC clock hour starts. */
+function hourlyLimitReached(now: Date): never {
+  const next = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+  throw errors.rateLimited(Math.max(1, Math.ceil((next - now.getTime()) / 1000)));
 }
 
 function decodeAttachments(list: Static<typeof SendInput>['attachments']) {
@@ -57,20 +40,20 @@ function decodeAttachments(list: Static<typeof SendInput>['attachments']) {
   return out;
 }
 
-/** The sender: `from` on one of the store's verified domains, or the instance's SVC_EMAIL_FROM. */
-async function senderOf(ctx: Ctx, config: Record<string, any>, from: string | undefined): Promise<string> {
+/**
+ * The sender: `from` on one of the store's verified domains, or the instance's SVC_EMAIL_FROM.
+ * `needsDomain`: the domain check is left to the insert's statement (one round trip for all of it).
+ */
+function senderOf(config: Record<string, any>, from: string | undefined): { address: string; needsDomain: boolean } {
   const fallback = config.from as string | undefined;
   if (!from) {
     if (!fallback) throw errors.validation('No from given, and SVC_EMAIL_FROM (the default sender) is not set.', 'from');
-    return fallback.toLowerCase();
+    return { address: fallback.toLowerCase(), needsDomain: false };
   }
   const address = checkAddress(from, 'from');
-  if (fallback && address === fallback.toLowerCase()) return address;
-  if (!(await verifiedDomainFor(ctx.db, ctx.store.id, address))) {
-    throw errors.validation(`from must be on one of the store's verified domains (POST /email/domains) or be SVC_EMAIL_FROM.`, 'from');
-  }
-  return address;
+  return { address, needsDomain: !(fallback && address === fallback.toLowerCase()) };
 }
+const UNVERIFIED_FROM = "from must be on one of the store's verified domains (POST /email/domains) or be SVC_EMAIL_FROM.";
 
 /** What another plugin's send adds (the shared inbox's replies): this plugin's config, thread headers. */
 export interface SendExtras {
@@ -89,9 +72,9 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   if (input.template_id && (input.subject || input.html || input.text)) {
     throw errors.validation('Give either template_id (with variables) or subject with html/text, not both.', 'template_id');
   }
-  const from = await senderOf(ctx, config, input.from);
+  const sender = senderOf(config, input.from);
+  const from = sender.address;
   const attachments = decodeAttachments(input.attachments);
-  await checkHourlyLimit(ctx);
 
   const id = crypto.randomUUID();
   const token = randomBytes(16).toString('hex');
@@ -116,14 +99,41 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   if (category === 'marketing') unsubscribeUrl(publicUrl, id, token);
   const tracked = extras.track === false ? { html: content.html, links: [] } : trackedContent(content.html, publicUrl, id, token);
 
-  const suppressed = await suppressedOf(ctx, to);
-  const status = to.every((a) => suppressed.has(a)) ? 'suppressed' : 'queued';
   const host = from.slice(from.lastIndexOf('@') + 1);
   const now = ctx.clock.now();
-  const [row] = await ctx.db.query(
-    `INSERT INTO email_messages (id, store_id, to_addresses, from_address, reply_to, subject, html, text, category, template_id,
-       template_version, tags, attachments, status, message_id_header, tracking_token, links, headers, thread_id, created_at, updated_at)
-     VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13::text::jsonb, $14, $15, $16, $17::text::jsonb, $18::text::jsonb, $19, $20, $20) RETURNING *`,
+  const limit = HOURLY_LIMIT[ctx.store.plan] ?? HOURLY_LIMIT.free;
+  // The delivery job first: the statement below takes the hour's counter row, and its lock is held
+  // until the commit, so nothing else should come between them. A refused send rolls the job back
+  // with it; a job whose message turns out suppressed finds nothing queued and does nothing.
+  const smtpConfigured = !!config.smtp_url;
+  if (smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
+  // One statement: the sender's domain, a slot in this hour's count (the row lock makes parallel
+  // sends take turns, so the limit holds), the suppression list, the message and its daily count.
+  // Nothing is written unless the sender is allowed and the hour has room.
+  const [out] = await ctx.db.query<{ sender_ok: boolean; row: Row | null }>(
+    `WITH sender AS (
+       SELECT NOT $22::boolean OR EXISTS (SELECT 1 FROM email_domains WHERE store_id = $2 AND domain = $23 AND status = 'verified') AS ok
+     ), slot AS (
+       INSERT INTO email_hourly_sends (store_id, hour, messages) SELECT $2::uuid, $21::timestamptz, 1 FROM sender WHERE ok
+       ON CONFLICT (store_id, hour) DO UPDATE SET messages = email_hourly_sends.messages + 1 WHERE email_hourly_sends.messages < $24
+       RETURNING 1
+     ), msg AS (
+       INSERT INTO email_messages (id, store_id, to_addresses, from_address, reply_to, subject, html, text, category, template_id,
+         template_version, tags, attachments, status, message_id_header, tracking_token, links, headers, thread_id, created_at, updated_at)
+       SELECT $1::uuid, $2::uuid, $3::text::jsonb, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::uuid, $11::int,
+         $12::text::jsonb, $13::text::jsonb,
+         CASE WHEN (SELECT count(*) FROM email_suppressions WHERE store_id = $2 AND address IN (SELECT jsonb_array_elements_text($3::text::jsonb)))
+                   = jsonb_array_length($3::text::jsonb) THEN 'suppressed' ELSE 'queued' END,
+         $14::text, $15::text, $16::text::jsonb, $17::text::jsonb, $18::uuid, $19::timestamptz, $19::timestamptz
+       FROM slot RETURNING *
+     ), first AS (
+       INSERT INTO email_event_firsts (message_id, event, store_id) SELECT id, 'sent', store_id FROM msg WHERE status = 'queued' RETURNING 1
+     ), daily AS (
+       INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+       SELECT $2::uuid, ($19::timestamptz AT TIME ZONE 'UTC')::date, 'sent', $20::int, 1 FROM first
+       ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1
+     )
+     SELECT (SELECT ok FROM sender) AS sender_ok, (SELECT to_jsonb(msg) FROM msg) AS row`,
     [
       id,
       ctx.store.id,
@@ -138,18 +148,22 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
       version,
       JSON.stringify(input.tags ?? []),
       jsonParam(attachments),
-      status,
       `<${id}@${host}>`,
       token,
       JSON.stringify(tracked.links),
       jsonParam(extras.headers),
       extras.threadId ?? null,
       now,
+      Math.floor(Math.random() * 16),
+      new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS),
+      sender.needsDomain,
+      host,
+      limit,
     ],
   );
-  if (status === 'queued') await countFirst(ctx.db, ctx.store.id, id, 'sent', now);
-  const smtpConfigured = !!config.smtp_url;
-  if (status === 'queued' && smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
-  if (status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });
+  if (!out.sender_ok) throw errors.validation(UNVERIFIED_FROM, 'from');
+  if (!out.row) hourlyLimitReached(now);
+  const row = out.row;
+  if (row.status === 'queued' && !smtpConfigured) ctx.log.warn(SMTP_MISSING, { message_id: id });
   return toMessage(row, { smtpConfigured });
 }

@@ -2,6 +2,8 @@ import { afterAll, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
 import { closeTransports } from './delivery';
 import { freePort, runJobs, startRelay } from '../../test/kit/email';
+import { createLogger } from '../../core/log';
+import { batchOpens, openBatching } from './opens';
 
 const stops: (() => unknown)[] = [];
 afterAll(async () => {
@@ -19,6 +21,15 @@ async function world() {
   h.app.listen({ port, hostname: '127.0.0.1' });
   stops.push(() => h.app.stop(true));
   return { h, relay, publicUrl };
+}
+
+/** The message's events once there are at least `n` (opens arrive a few ms after their answer), waiting at most 10 s. */
+async function eventsOnce(h: Awaited<ReturnType<typeof world>>['h'], id: string, n: number) {
+  for (let waited = 0; ; waited += 20) {
+    const events = (await h.call('GET', `/email/messages/${id}/events`)).body.data;
+    if (events.length >= n || waited > 10_000) return events;
+    await Bun.sleep(20);
+  }
 }
 
 test('opens, clicks and a one-click unsubscribe over HTTP are recorded, suppress the address, and add up in stats', async () => {
@@ -45,6 +56,8 @@ test('opens, clicks and a one-click unsubscribe over HTTP are recorded, suppress
   expect(prefetch.headers.get('content-type')).toBe('image/gif');
   h.clock.advance(60_000);
   await fetch(pixel, { headers: { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)' } });
+  // Opens are written a few ms after their answer (opens.ts): both show up without anything else happening.
+  expect((await eventsOnce(h, sent.body.id, 3)).map((e: any) => e.event)).toEqual(['delivered', 'opened', 'opened']);
 
   const clicked = await fetch(click, { redirect: 'manual' });
   expect(clicked.status).toBe(302);
@@ -90,4 +103,35 @@ test('opens, clicks and a one-click unsubscribe over HTTP are recorded, suppress
   });
   const bad = await h.call('GET', '/email/stats?date_from=2026-02-30');
   expect(bad.body.error.param).toBe('date_from');
+});
+
+test('an open answered just before shutdown is written by the stop, and one during the drain before its answer; a forged token records nothing', async () => {
+  const { h } = await world();
+  const sent = await h.call('POST', '/email/send', { to: 'bob@example.com', subject: 'Hi', html: '<p>Hi</p>' });
+  await runJobs(h);
+  const [m] = await h.db.query<{ tracking_token: string }>('SELECT tracking_token FROM email_messages WHERE id = $1', [sent.body.id]);
+  const pixel = (token: string) => `/e/o/${sent.body.id}/${token}.gif`;
+  const person = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/128.0' };
+  const opens = async () =>
+    (await h.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_events WHERE message_id = $1 AND event = 'opened'`, [sent.body.id]))[0].n;
+  const email = h.registry.plugins.find((p) => p.name === 'email')!;
+  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), role: 'all' as const, print: () => {} };
+  const started = await email.start!({ ...deps, config: h.registry.configOf('email') });
+  openBatching.delayMs = 60_000; // the batch would wait a minute: only the stop can write it now
+  try {
+    h.clock.advance(60_000);
+    expect((await h.raw('GET', pixel(m.tracking_token), undefined, person)).status).toBe(200);
+    expect((await h.raw('GET', pixel('0'.repeat(32)), undefined, person)).status).toBe(200);
+    expect(await opens()).toBe(0);
+    await started!.stop();
+    expect(await opens()).toBe(1);
+    // Requests the HTTP server finishes during the drain: written before they are answered.
+    await h.raw('GET', pixel(m.tracking_token), undefined, person);
+    expect(await opens()).toBe(2);
+  } finally {
+    openBatching.delayMs = 5;
+    batchOpens();
+  }
+  const stats = await h.call('GET', '/email/stats?date_from=2026-04-01&date_to=2026-04-01');
+  expect(stats.body.opened).toBe(1);
 });

@@ -3,7 +3,10 @@ import nodemailer from 'nodemailer';
 import { setup } from '../../test/kit/setup';
 import { createLogger } from '../../core/log';
 import { closeTransports } from '../email/delivery';
-import { runJobs, startRelay } from '../../test/kit/email';
+import { freePort, runJobs, startRelay } from '../../test/kit/email';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inboundSignature } from './http-inbound';
 import { startSmtpListener } from './listener';
 
@@ -186,4 +189,62 @@ test('an inbound POST with a wrong signature is refused and records nothing', as
   expect(r.status).toBe(401);
   expect(r.body.error.code).toBe('invalid_signature');
   expect((await h.call('GET', '/email/threads')).body.data).toEqual([]);
+});
+
+test('with SVC_SMTP_TLS_CERT and SVC_SMTP_TLS_KEY the listener offers STARTTLS: a sender requiring TLS delivers; without them it cannot', async () => {
+  const { h, smtp: plain, inboxAddress } = await world();
+  // A self-signed certificate for localhost, made for this test.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-smtp-tls-'));
+  stops.push(() => rmSync(dir, { recursive: true, force: true }));
+  const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+  const made = Bun.spawnSync([
+    'openssl',
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+  ]);
+  expect(made.exitCode).toBe(0);
+  const port = freePort();
+  const inbox = h.registry.plugins.find((p) => p.name === 'inbox')!;
+  const lines: string[] = [];
+  const started = await inbox.start!({
+    db: h.db,
+    clock: h.clock,
+    registry: h.registry,
+    log: createLogger({ sink: () => {} }),
+    config: { smtp_listen: `127.0.0.1:${port}`, smtp_tls_cert: cert, smtp_tls_key: key },
+    role: 'all',
+    print: (l) => void lines.push(l),
+  });
+  stops.push(() => started!.stop());
+  expect(lines.join('\n')).toContain('STARTTLS offered');
+
+  const sender = (p: number) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: p,
+      secure: false,
+      requireTLS: true,
+      tls: { ca: readFileSync(cert, 'utf8'), servername: 'localhost' },
+    });
+  const tlsSender = sender(port);
+  await tlsSender.sendMail({ from: 'eve@example.com', to: inboxAddress, subject: 'Over TLS', text: 'Encrypted on the way in.' });
+  tlsSender.close();
+  const threads = (await h.call('GET', '/email/threads?status=open')).body.data;
+  expect(threads.map((t: any) => t.subject)).toContain('Over TLS');
+
+  // The listener without the settings offers no STARTTLS, so the same sender refuses to go on.
+  const plainSender = sender(plain.port);
+  await expect(plainSender.sendMail({ from: 'eve@example.com', to: inboxAddress, subject: 'Plain', text: 'x' })).rejects.toThrow();
+  plainSender.close();
 });

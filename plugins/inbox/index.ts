@@ -16,6 +16,13 @@ const threadExample = async ({ ctx }: { ctx: { db: any; store: { id: string }; c
  * The shared inbox (issue 28): customer mail arriving by the built-in SMTP listener or a relay's
  * signed POST, threaded, assigned to members and answered through the email pipeline.
  */
+/** The listener's certificate and key, read at start-up; one without the other is a setting error. */
+async function tlsFiles(cert: string | undefined, key: string | undefined) {
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw new Error('inbox: SVC_SMTP_TLS_CERT and SVC_SMTP_TLS_KEY go together (STARTTLS needs both); set both or neither.');
+  return { cert: await Bun.file(cert).text(), key: await Bun.file(key).text() };
+}
+
 export default definePlugin({
   name: 'inbox',
   category: 'marketing',
@@ -30,6 +37,13 @@ export default definePlugin({
     smtp_listen: Type.Optional(
       Type.String({ env: 'SVC_SMTP_LISTEN', description: 'host:port of the built-in SMTP listener (the MX of SVC_EMAIL_INBOUND_DOMAIN).' }),
     ),
+    smtp_tls_cert: Type.Optional(
+      Type.String({
+        env: 'SVC_SMTP_TLS_CERT',
+        description: "Path of the SMTP listener's certificate chain (PEM): with SVC_SMTP_TLS_KEY, it offers STARTTLS.",
+      }),
+    ),
+    smtp_tls_key: Type.Optional(Type.String({ env: 'SVC_SMTP_TLS_KEY', description: 'Path of the private key (PEM) of SVC_SMTP_TLS_CERT.' })),
   }),
   tables: ['email_threads', 'email_thread_messages'],
   migrations: [{ id: 'inbox/001_inbox', sql: migration001 }],
@@ -37,7 +51,7 @@ export default definePlugin({
     if (!config.smtp_listen) return;
     const domain = registry.configOf('email').inbound_domain as string | undefined;
     if (!domain) return void print('inbox: SVC_SMTP_LISTEN is set but SVC_EMAIL_INBOUND_DOMAIN is not: the SMTP listener is off.');
-    return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print);
+    return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print, await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key));
   },
   actions: {
     list_threads: action({

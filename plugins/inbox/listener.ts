@@ -9,15 +9,17 @@ export const MAX_INBOUND_BYTES = 10 * 1024 * 1024;
 /**
  * The built-in SMTP listener (SVC_SMTP_LISTEN, e.g. 0.0.0.0:25): the MX of the inbound domain.
  * It accepts only recipients of the inbound domain svc knows (return paths, thread and store
- * addresses), so it is never an open relay.
+ * addresses), so it is never an open relay. With a certificate and key (PEM) it offers STARTTLS,
+ * so sending servers can encrypt the session; without them it offers none (plain SMTP, as before).
  */
-export async function startSmtpListener(deps: InboundDeps, listen: string, print: (l: string) => void) {
+export async function startSmtpListener(deps: InboundDeps, listen: string, print: (l: string) => void, tls?: { cert: string; key: string }) {
   const m = /^(.*):(\d+)$/.exec(listen);
   const host = m ? m[1].replace(/^\[|\]$/g, '') : '0.0.0.0';
   const port = Number(m ? m[2] : listen);
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ? { secure: false, cert: tls.cert, key: tls.key } : {}),
     size: MAX_INBOUND_BYTES,
     logger: false,
     banner: 'svc inbound',
@@ -49,6 +51,6 @@ export async function startSmtpListener(deps: InboundDeps, listen: string, print
     server.listen(port, host, () => resolve());
   });
   const bound = (server.server.address() as { port: number }).port;
-  print(`inbox: SMTP for ${deps.domain} on ${host}:${bound}`);
+  print(`inbox: SMTP for ${deps.domain} on ${host}:${bound}${tls ? ' (STARTTLS offered)' : ''}`);
   return { port: bound, stop: () => new Promise<void>((r) => server.close(() => r())) };
 }

@@ -1,0 +1,153 @@
+import { errorFields, iso, recordEvents, type Db, type Logger } from '../../core/sdk';
+
+/**
+ * Opens through the pixel, recorded in small batches. The pixel answers the same whatever the
+ * link holds, so it need not wait for the database: each open joins a batch that is written a few
+ * milliseconds later in one statement (the token check, the `opened` events, the first-open daily
+ * counts), plus the webhook events of the stores that subscribe. At shutdown the plugin's stop
+ * drains what is pending and switches to writing each open before its answer, so an open answered
+ * while the HTTP server finishes its last requests is not lost either.
+ */
+export interface PendingOpen {
+  messageId: string;
+  token: string;
+  userAgent: string;
+  ip: string | null;
+  /** The user agent alone marks it as no person's open (tracking.ts isMachineOpen). */
+  machineAgent: boolean;
+  at: Date;
+}
+
+/** How late an open is written at most (unless the batch fills first; a test may hold it longer). */
+export const openBatching = { delayMs: 5 };
+const MAX_BATCH = 500;
+/** A failed write (database down) is tried again after this long; the opens stay pending. */
+const RETRY_MS = 1000;
+
+interface Queue {
+  opens: PendingOpen[];
+  timer?: ReturnType<typeof setTimeout>;
+  writing: Set<Promise<void>>;
+  log: Logger;
+}
+const queues = new Map<Db, Queue>();
+let direct = false;
+
+/** Takes an open; resolves at once while batching, or once written after the drain began. */
+export function recordOpen(db: Db, open: PendingOpen, log: Logger): Promise<void> | undefined {
+  if (direct) return writeOpens(db, [open]);
+  let q = queues.get(db);
+  if (!q) queues.set(db, (q = { opens: [], writing: new Set(), log }));
+  q.opens.push(open);
+  if (q.opens.length >= MAX_BATCH) flush(db, q);
+  else q.timer ??= setTimeout(() => flush(db, q), openBatching.delayMs);
+  return undefined;
+}
+
+function flush(db: Db, q: Queue) {
+  clearTimeout(q.timer);
+  q.timer = undefined;
+  if (!q.opens.length) return;
+  const batch = q.opens.splice(0, MAX_BATCH);
+  const writing = writeOpens(db, batch).catch((err) => {
+    q.log.warn('email opens not written yet; trying again', { opens: batch.length, ...errorFields(err) });
+    q.opens.unshift(...batch);
+    if (!direct) q.timer ??= setTimeout(() => flush(db, q), RETRY_MS);
+  });
+  q.writing.add(writing);
+  void writing.finally(() => q.writing.delete(writing));
+  if (q.opens.length) q.timer = setTimeout(() => flush(db, q), 0);
+}
+
+/** Writes every pending open now (tests; shutdown through drainOpens). */
+export async function flushOpens() {
+  for (const [db, q] of queues) {
+    while (q.opens.length || q.writing.size) {
+      flush(db, q);
+      await Promise.all(q.writing);
+      if (q.opens.length && direct) {
+        // Still failing at shutdown: one last direct attempt, then the loss is logged, not hidden.
+        const left = q.opens.splice(0);
+        await writeOpens(db, left).catch((err) => q.log.error('email opens lost at shutdown', { opens: left.length, ...errorFields(err) }));
+      }
+    }
+  }
+}
+
+/** Shutdown: from now on each open is written before it is answered; what is pending is written. */
+export async function drainOpens() {
+  direct = true;
+  await flushOpens();
+}
+
+/** Start-up: opens are batched again (a process that stopped the plugin and starts it anew). */
+export function batchOpens() {
+  direct = false;
+}
+
+/**
+ * One statement for a batch: only opens whose token is their message's count; machine opens
+ * (by agent, or within 2 s of delivery) are kept but do not count; a message's first open counts
+ * once in its UTC day. Then the webhook events, per store (only subscribed stores keep any).
+ */
+async function writeOpens(db: Db, opens: PendingOpen[]) {
+  await db.transaction(async (tx) => {
+    const rows = await tx.query<{ message_id: string; store_id: string; user_agent: string; ip: string | null; at: Date; machine: boolean }>(
+      `WITH b AS (
+         SELECT * FROM jsonb_to_recordset($1::text::jsonb)
+           AS b(n int, message_id uuid, token text, user_agent text, ip text, machine_agent boolean, at timestamptz)
+       ), v AS (
+         SELECT b.n, b.message_id, m.store_id, b.user_agent, b.ip, b.at,
+                b.machine_agent OR (m.sent_at IS NOT NULL AND b.at - m.sent_at < interval '2 seconds') AS machine
+         FROM b JOIN email_messages m ON m.id = b.message_id AND m.tracking_token = b.token
+       ), events AS (
+         INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at)
+         -- In the order they were answered: a message's events are listed by seq.
+         SELECT gen_random_uuid(), store_id, message_id, 'opened', jsonb_build_object('user_agent', user_agent, 'ip', ip, 'machine', machine), machine, at
+         FROM v ORDER BY n
+       ), firsts AS (
+         INSERT INTO email_event_firsts (message_id, event, store_id)
+         SELECT DISTINCT message_id, 'opened', store_id FROM v WHERE NOT machine
+         ON CONFLICT DO NOTHING RETURNING message_id, store_id
+       ), days AS (
+         SELECT f.store_id, (min(v.at) AT TIME ZONE 'UTC')::date AS day
+         FROM firsts f JOIN v ON v.message_id = f.message_id AND NOT v.machine GROUP BY f.message_id, f.store_id
+       ), daily AS (
+         INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
+         SELECT store_id, day, 'opened', floor(random() * 16)::int, count(*) FROM days GROUP BY store_id, day
+         ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + EXCLUDED.messages
+       )
+       SELECT message_id, store_id, user_agent, ip, at, machine FROM v ORDER BY n`,
+      [
+        JSON.stringify(
+          opens.map((o, n) => ({
+            n,
+            message_id: o.messageId,
+            token: o.token,
+            user_agent: o.userAgent,
+            ip: o.ip,
+            machine_agent: o.machineAgent,
+            at: o.at,
+          })),
+        ),
+      ],
+    );
+    const byStore = new Map<string, typeof rows>();
+    for (const r of rows) byStore.set(r.store_id, [...(byStore.get(r.store_id) ?? []), r]);
+    for (const [storeId, list] of byStore) {
+      await recordEvents(
+        tx,
+        storeId,
+        list.map((r) => {
+          const at = new Date(r.at);
+          const details = { user_agent: r.user_agent, ip: r.ip, machine: r.machine };
+          return {
+            type: 'email.opened',
+            at,
+            data: { object: 'email_event', id: r.message_id, message_id: r.message_id, event: 'opened', details, timestamp: iso(at) },
+          };
+        }),
+      );
+    }
+  });
+}

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction, when } from '../ui';
+import { api, ErrorLine, Field, PageHeader, Select, useAction, useConsole, when } from '../../../console/src/kit';
 
 interface Key {
   id: string;

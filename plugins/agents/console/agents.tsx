@@ -1,7 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, postStream } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Notice, PageHeader, TextArea, useAction } from '../ui';
+import { api, ErrorLine, Field, Notice, PageHeader, postStream, TextArea, useAction, useConsole } from '../../../console/src/kit';
 
 interface Agent {
   id: string;

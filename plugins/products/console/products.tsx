@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction } from '../ui';
+import { api, ErrorLine, Field, PageHeader, query, Select, useAction, useConsole } from '../../../console/src/kit';
 
 interface Product {
   id: string;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Notice, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { api, ErrorLine, Notice, PageHeader, Select, TextArea, useAction, useConsole, when } from '../../../console/src/kit';
 
 interface Thread {
   id: string;

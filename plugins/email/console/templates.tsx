@@ -1,7 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Notice, PageHeader, TextArea, Field, Select, useAction, when } from '../ui';
+import { api, ErrorLine, Field, Notice, PageHeader, Select, TextArea, useAction, useConsole, when } from '../../../console/src/kit';
 
 interface Template {
   id: string;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Json, Notice, PageHeader, Select, TextArea, useAction } from '../ui';
+import { api, ErrorLine, Field, Json, Notice, PageHeader, Select, TextArea, useAction, useConsole } from '../../../console/src/kit';
 
 interface Tool {
   id: string;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { api, ErrorLine, Field, PageHeader, query, Select, TextArea, useAction, useConsole, when } from '../../../console/src/kit';
 
 interface Order {
   id: string;

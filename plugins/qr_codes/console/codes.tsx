@@ -1,8 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, apiDataUrl, query } from '../api';
-import { useConsole } from '../context';
-import { type Landing, LandingPreview, QrMatrixPreview } from '../qr-preview';
-import { ErrorLine, Field, Notice, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { type Landing, LandingPreview, QrMatrixPreview } from './preview';
+import {
+  api,
+  apiDataUrl,
+  ErrorLine,
+  Field,
+  Notice,
+  PageHeader,
+  query,
+  Select,
+  TextArea,
+  useAction,
+  useConsole,
+  when,
+} from '../../../console/src/kit';
 
 interface QrCode {
   code: string;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction } from '../ui';
+import { api, ErrorLine, Field, PageHeader, Select, useAction, useConsole } from '../../../console/src/kit';
 
 interface Member {
   user_id: string;

@@ -1,8 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api';
-import { BarChart, ColumnChart } from '../charts';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader } from '../ui';
+import { api, BarChart, ColumnChart, ErrorLine, Field, PageHeader, query, useConsole } from '../../../console/src/kit';
 
 interface Analytics {
   code: string | null;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Json, PageHeader, Select, when } from '../ui';
+import { api, ErrorLine, Field, Json, PageHeader, Select, useConsole, when } from '../../../console/src/kit';
 
 interface Message {
   id: string;

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorLine, Field, PageHeader, query, useAction, useConsole, when } from '../../../console/src/kit';
+import { useState } from 'preact/hooks';
+import { ErrorLine, Field, FilterForm, PageHeader, ResourceList, useConsole, useCursorList, useEditor, when } from '../../../console/src/kit';
 
 interface Customer {
   id: string;
@@ -23,17 +23,7 @@ export function CustomersPage() {
 function List() {
   const c = useConsole();
   const [q, setQ] = useState('');
-  const [items, setItems] = useState<Customer[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<any>(null);
-  const load = async (after?: string) => {
-    const r = await api('GET', `/customers${query({ q, limit: 25, starting_after: after })}`);
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    setItems((old) => (after ? [...(old ?? []), ...r.body.data] : r.body.data));
-    setMore(r.body.has_more);
-  };
-  useEffect(() => void load(), []);
+  const list = useCursorList<Customer>('/customers', { q });
   return (
     <>
       <PageHeader title="Customers">
@@ -43,98 +33,62 @@ function List() {
           </a>
         )}
       </PageHeader>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm onSubmit={list.reload} submit="Search">
         <Field label="Search" type="search" value={q} onValue={setQ} />
-        <button type="submit">Search</button>
-      </form>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No customers.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Customers">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((x) => (
-                <tr key={x.id}>
-                  <td>
-                    <a href={`#/customers/${x.id}`}>{nameOf(x)}</a>
-                  </td>
-                  <td>{x.email}</td>
-                  <td>{when(x.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {more && <button onClick={() => load(items![items!.length - 1].id)}>More</button>}
+      </FilterForm>
+      <ResourceList
+        list={list}
+        label="Customers"
+        empty="No customers."
+        columns={[
+          { title: 'Name', cell: (x) => <a href={`#/customers/${x.id}`}>{nameOf(x)}</a> },
+          { title: 'Email', cell: (x) => x.email },
+          { title: 'Since', cell: (x) => when(x.created_at) },
+        ]}
+      />
     </>
   );
 }
 
+const formOf = (c: Customer) => ({ email: c.email, first_name: c.first_name ?? '', last_name: c.last_name ?? '', phone: c.phone ?? '' });
+
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
   const writable = c.can('customers:write');
-  const [email, setEmail] = useState('');
-  const [first, setFirst] = useState('');
-  const [last, setLast] = useState('');
-  const [phone, setPhone] = useState('');
-  const [loaded, setLoaded] = useState(!id);
-  const act = useAction();
-  useEffect(() => {
-    if (!id) return;
-    api<Customer>('GET', `/customers/${encodeURIComponent(id)}`).then((r) => {
-      if (!r.ok) return act.setError(r.error);
-      setEmail(r.body.email);
-      setFirst(r.body.first_name ?? '');
-      setLast(r.body.last_name ?? '');
-      setPhone(r.body.phone ?? '');
-      setLoaded(true);
-    });
-  }, [id]);
-  const save = (e: Event) => {
+  const ed = useEditor({ path: '/customers', id, blank: { email: '', first_name: '', last_name: '', phone: '' }, formOf });
+  const { form, set } = ed;
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      const body: Record<string, unknown> = { email, first_name: first || undefined, last_name: last || undefined, phone: phone || undefined };
-      const r = id ? await api('PATCH', `/customers/${id}`, body) : await api('POST', '/customers', body);
-      if (!r.ok) return act.setError(r.error);
-      c.go('customers');
-    });
+    // Empty optional fields are left out, not sent as "".
+    const body = {
+      email: form.email,
+      first_name: form.first_name || undefined,
+      last_name: form.last_name || undefined,
+      phone: form.phone || undefined,
+    };
+    if (await ed.save(body)) c.go('customers');
   };
   return (
     <>
-      <PageHeader title={id ? `Customer: ${email}` : 'New customer'}>
+      <PageHeader title={id ? `Customer: ${form.email}` : 'New customer'}>
         <a href="#/customers">Back to customers</a>
       </PageHeader>
-      {loaded && (
+      {ed.loaded && (
         <form class="form" onSubmit={save}>
-          <fieldset disabled={!writable || act.busy}>
-            <Field label="Email" type="email" value={email} onValue={setEmail} required />
-            <Field label="First name" value={first} onValue={setFirst} />
-            <Field label="Last name" value={last} onValue={setLast} />
-            <Field label="Phone" type="tel" value={phone} onValue={setPhone} />
+          <fieldset disabled={!writable || ed.busy}>
+            <Field label="Email" type="email" value={form.email} onValue={set('email')} required />
+            <Field label="First name" value={form.first_name} onValue={set('first_name')} />
+            <Field label="Last name" value={form.last_name} onValue={set('last_name')} />
+            <Field label="Phone" type="tel" value={form.phone} onValue={set('phone')} />
           </fieldset>
           {writable && (
-            <button class="primary" type="submit" disabled={act.busy}>
+            <button class="primary" type="submit" disabled={ed.busy}>
               {id ? 'Save' : 'Create customer'}
             </button>
           )}
         </form>
       )}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={ed.error} />
     </>
   );
 }

@@ -1,5 +1,17 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorLine, Field, PageHeader, query, Select, useAction, useConsole } from '../../../console/src/kit';
+import { useState } from 'preact/hooks';
+import {
+  api,
+  ErrorLine,
+  Field,
+  FilterForm,
+  PageHeader,
+  ResourceList,
+  Select,
+  Status,
+  useConsole,
+  useCursorList,
+  useEditor,
+} from '../../../console/src/kit';
 
 interface Product {
   id: string;
@@ -20,17 +32,7 @@ function List() {
   const c = useConsole();
   const [q, setQ] = useState('');
   const [status, setStatus] = useState('');
-  const [items, setItems] = useState<Product[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<any>(null);
-  const load = async (after?: string) => {
-    const r = await api('GET', `/products${query({ q, status, limit: 25, starting_after: after })}`);
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    setItems((old) => (after ? [...(old ?? []), ...r.body.data] : r.body.data));
-    setMore(r.body.has_more);
-  };
-  useEffect(() => void load(), []);
+  const list = useCursorList<Product>('/products', { q, status });
   return (
     <>
       <PageHeader title="Products">
@@ -40,121 +42,75 @@ function List() {
           </a>
         )}
       </PageHeader>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm onSubmit={list.reload} submit="Search">
         <Field label="Search name or SKU" type="search" value={q} onValue={setQ} />
         <Select label="Status" value={status} onValue={setStatus} options={[['', 'active and draft'], 'active', 'draft', 'archived']} />
-        <button type="submit">Search</button>
-      </form>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No products.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Products">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">SKU</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Price
-                </th>
-                <th scope="col" class="num">
-                  Stock
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <a href={`#/products/${p.id}`}>{p.name}</a>
-                  </td>
-                  <td>{p.sku ?? '—'}</td>
-                  <td>
-                    <span class={`status s-${p.status}`}>{p.status}</span>
-                  </td>
-                  <td class="num">{p.pricing_data?.retail?.toFixed(2)}</td>
-                  <td class="num">{p.stock_quantity}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {more && <button onClick={() => load(items![items!.length - 1].id)}>More</button>}
+      </FilterForm>
+      <ResourceList
+        list={list}
+        label="Products"
+        empty="No products."
+        columns={[
+          { title: 'Name', cell: (p) => <a href={`#/products/${p.id}`}>{p.name}</a> },
+          { title: 'SKU', cell: (p) => p.sku ?? '—' },
+          { title: 'Status', cell: (p) => <Status status={p.status} /> },
+          { title: 'Price', num: true, cell: (p) => p.pricing_data?.retail?.toFixed(2) },
+          { title: 'Stock', num: true, cell: (p) => p.stock_quantity },
+        ]}
+      />
     </>
   );
 }
 
+const formOf = (p: Product) => ({
+  name: p.name,
+  sku: p.sku ?? '',
+  price: String(p.pricing_data?.retail ?? ''),
+  stock: String(p.stock_quantity ?? 0),
+  status: p.status,
+});
+
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
   const writable = c.can('products:write');
-  const [name, setName] = useState('');
-  const [sku, setSku] = useState('');
-  const [price, setPrice] = useState('');
-  const [stock, setStock] = useState('0');
-  const [status, setStatus] = useState('draft');
-  const [loaded, setLoaded] = useState(!id);
-  const act = useAction();
-  useEffect(() => {
-    if (!id) return;
-    api<Product>('GET', `/products/${encodeURIComponent(id)}`).then((r) => {
-      if (!r.ok) return act.setError(r.error);
-      setName(r.body.name);
-      setSku(r.body.sku ?? '');
-      setPrice(String(r.body.pricing_data?.retail ?? ''));
-      setStock(String(r.body.stock_quantity ?? 0));
-      setStatus(r.body.status);
-      setLoaded(true);
-    });
-  }, [id]);
-  const save = (e: Event) => {
+  const ed = useEditor({ path: '/products', id, blank: { name: '', sku: '', price: '', stock: '0', status: 'draft' }, formOf });
+  const { form, set } = ed;
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      const body: Record<string, unknown> = { name, status, pricing_data: { retail: Number(price) } };
-      if (sku || id) body.sku = sku || (id ? null : undefined);
-      if (!id) body.stock_quantity = Number(stock);
-      const r = id ? await api('PATCH', `/products/${id}`, body) : await api('POST', '/products', body);
-      if (!r.ok) return act.setError(r.error);
-      c.go('products');
-    });
+    const body: Record<string, unknown> = { name: form.name, status: form.status, pricing_data: { retail: Number(form.price) } };
+    if (form.sku || id) body.sku = form.sku || (id ? null : undefined); // an emptied SKU is cleared
+    if (!id) body.stock_quantity = Number(form.stock); // stock moves through inventory once created
+    if (await ed.save(body)) c.go('products');
   };
   const archive = () =>
-    act.run(async () => {
-      if (!confirm(`Archive ${name}? It disappears from lists; orders keep it.`)) return;
+    ed.run(async () => {
+      if (!confirm(`Archive ${form.name}? It disappears from lists; orders keep it.`)) return;
       const r = await api('DELETE', `/products/${id}`);
-      if (!r.ok) return act.setError(r.error);
+      if (!r.ok) return ed.setError(r.error);
       c.go('products');
     });
   return (
     <>
-      <PageHeader title={id ? `Product: ${name}` : 'New product'}>
+      <PageHeader title={id ? `Product: ${form.name}` : 'New product'}>
         <a href="#/products">Back to products</a>
       </PageHeader>
-      {loaded && (
+      {ed.loaded && (
         <form class="form" onSubmit={save}>
-          <fieldset disabled={!writable || act.busy}>
-            <Field label="Name" value={name} onValue={setName} required maxLength={200} />
-            <Field label="SKU" value={sku} onValue={setSku} hint="Unique in the store; optional." />
-            <Field label="Price" type="number" step="0.01" min="0" value={price} onValue={setPrice} required inputMode="decimal" />
-            {!id && <Field label="Stock" type="number" step="1" min="0" value={stock} onValue={setStock} />}
-            <Select label="Status" value={status} onValue={setStatus} options={['draft', 'active']} />
+          <fieldset disabled={!writable || ed.busy}>
+            <Field label="Name" value={form.name} onValue={set('name')} required maxLength={200} />
+            <Field label="SKU" value={form.sku} onValue={set('sku')} hint="Unique in the store; optional." />
+            <Field label="Price" type="number" step="0.01" min="0" value={form.price} onValue={set('price')} required inputMode="decimal" />
+            {!id && <Field label="Stock" type="number" step="1" min="0" value={form.stock} onValue={set('stock')} />}
+            <Select label="Status" value={form.status} onValue={set('status')} options={['draft', 'active']} />
           </fieldset>
-          <ErrorLine error={act.error} />
+          <ErrorLine error={ed.error} />
           {writable && (
             <div class="buttons">
-              <button class="primary" type="submit" disabled={act.busy}>
+              <button class="primary" type="submit" disabled={ed.busy}>
                 {id ? 'Save' : 'Create product'}
               </button>
               {id && (
-                <button type="button" class="danger" disabled={act.busy} onClick={archive}>
+                <button type="button" class="danger" disabled={ed.busy} onClick={archive}>
                   Archive
                 </button>
               )}
@@ -162,7 +118,7 @@ function Editor({ id }: { id?: string }) {
           )}
         </form>
       )}
-      <ErrorLine error={!loaded ? act.error : null} />
+      <ErrorLine error={!ed.loaded ? ed.error : null} />
     </>
   );
 }

@@ -4,6 +4,7 @@
  * POST /auth/console/token, and lives in this module's memory only: never in the page source,
  * localStorage or a cookie the page can read. A reload asks for a new one.
  */
+import { readEvents } from './sse';
 
 export interface StoreRef {
   id: string;
@@ -133,20 +134,7 @@ export async function follow(path: string, onEvent: (e: any) => void, signal: Ab
       if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
       onOpen?.(true);
       pause = 500;
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffered = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffered += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
-          const frame = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          for (const line of frame.split('\n')) if (line.startsWith('data: ')) onEvent(JSON.parse(line.slice(6)));
-        }
-      }
+      await readEvents(res.body, onEvent);
     } catch {
       if (signal.aborted) return;
     }
@@ -169,19 +157,6 @@ export async function postStream(path: string, body: unknown, onEvent: (e: any) 
     const e = await res.json().catch(() => null);
     throw new Error(e?.error?.message ?? `The server answered ${res.status}.`);
   }
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const frame = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      for (const line of frame.split('\n')) if (line.startsWith('data: ')) onEvent(JSON.parse(line.slice(6)));
-    }
-  }
+  await readEvents(res.body, onEvent);
   return res;
 }

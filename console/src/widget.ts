@@ -8,6 +8,7 @@
  * so the chat continues across page loads. It lives in a shadow root: the shop's styles and ours
  * never meet. Everything shown is set as text, never as HTML.
  */
+import { readEvents } from './sse';
 
 const script = document.currentScript as HTMLScriptElement | null;
 
@@ -139,27 +140,12 @@ function start(tag: HTMLScriptElement) {
         return fail(body?.error?.message ?? 'The chat is not available right now.');
       }
       saved.conversation = res.headers.get('x-conversation-id') ?? saved.conversation;
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffered = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffered += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
-          const frame = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          for (const line of frame.split('\n')) {
-            if (!line.startsWith('data: ')) continue;
-            const ev = JSON.parse(line.slice(6));
-            if (ev.type === 'text') reply.textContent = text += ev.text;
-            else if (ev.type === 'approval_required') reply.textContent = (text ? text + '\n' : '') + 'One moment: a person is checking this.';
-            else if (ev.type === 'error') text += (text ? '\n' : '') + ev.message;
-            log.scrollTop = log.scrollHeight;
-          }
-        }
-      }
+      await readEvents(res.body, (ev) => {
+        if (ev.type === 'text') reply.textContent = text += ev.text;
+        else if (ev.type === 'approval_required') reply.textContent = (text ? text + '\n' : '') + 'One moment: a person is checking this.';
+        else if (ev.type === 'error') text += (text ? '\n' : '') + ev.message;
+        log.scrollTop = log.scrollHeight;
+      });
       reply.textContent = text || '…';
       saved.transcript.push({ who: 'agent', text });
     } catch {

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { pluginList } from '../../plugins';
 import { allMigrations } from '../../core/migrations';
@@ -17,19 +17,27 @@ import { allMigrations } from '../../core/migrations';
  */
 const root = join(import.meta.dir, '..', '..');
 
-function files(dir: string): string[] {
+/** Production source files under `dir` (.ts; .tsx too when asked: the console's pages). */
+function sources(dir: string, withTsx: boolean): string[] {
+  if (dir === 'console/dist' || dir.endsWith('node_modules')) return [];
   return readdirSync(join(root, dir)).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) return files(path);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
+    if (statSync(join(root, path)).isDirectory()) return sources(path, withTsx);
+    const source = name.endsWith('.ts') || (withTsx && name.endsWith('.tsx'));
+    return source && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
+const files = (dir: string) => sources(dir, false);
+
+/** Every import specifier of a file's text (relative or a package). */
+const specifiersIn = (text: string) =>
+  [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((m) => m[1] ?? m[2]);
+
 /** Relative imports of a file, resolved to repository paths (without extension). */
 function importsOf(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const specs = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((m) => m[1] ?? m[2]);
-  return specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)).replace(/\.(ts|js|json|sql)$/, ''));
+  const specs = specifiersIn(readFileSync(join(root, file), 'utf8'));
+  return specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)).replace(/\.(tsx?|js|json|sql)$/, ''));
 }
 
 /** The plugins the platform is built of: they alone may import core/platform.ts. */
@@ -144,6 +152,66 @@ test('the rule is not a rubber stamp: forbidden edges are named', () => {
   const graph: Record<string, string[]> = { 'core/a.ts': ['core/b'], 'core/b.ts': ['core/c'], 'core/c.ts': ['core/a'] };
   expect(cycleIn(Object.keys(graph), (f) => graph[f])).toEqual(['core/a.ts', 'core/b.ts', 'core/c.ts', 'core/a.ts']);
   expect(cycleIn(['core/a.ts', 'core/b.ts'], (f) => graph[f])).toBeUndefined();
+});
+
+/**
+ * The console's walls (console/README.md). A plugin's pages (plugins/<name>/console/) run in the
+ * browser: they import the console only through console/src/kit (its index.ts), their own folder,
+ * and preact; the server side of a plugin never imports them, and nothing of the console imports a
+ * plugin: console/build.ts finds the pages and hands them to main.tsx as a generated module.
+ */
+const KIT = 'console/src/kit';
+/** Packages a page may bundle: preact, and the QR code matrix the QR editor previews with. */
+const PAGE_PACKAGES = ['preact', 'preact/hooks', 'qrcode/lib/core/qrcode'];
+
+function consoleViolation(from: string, spec: string): string | undefined {
+  const inside = (dir: string, path: string) => path === dir || path.startsWith(dir + '/');
+  const to = spec.startsWith('.') ? normalize(join(dirname(from), spec)).replace(/\.(tsx?|js)$/, '') : undefined;
+  const pagesOf = (path: string) => path.match(/^plugins\/[^/]+\/console(?=\/|$)/)?.[0];
+  const pages = pagesOf(from);
+  if (pages) {
+    if (to === undefined) return PAGE_PACKAGES.includes(spec) ? undefined : `a console page bundles only ${PAGE_PACKAGES.join(', ')}`;
+    if (to === KIT || to === `${KIT}/index` || inside(pages, to)) return undefined;
+    return 'a console page imports the console only through console/src/kit, and no other file of a plugin';
+  }
+  // plugins/users has a server module console.ts beside its pages' folder: `./console` is that file.
+  const isPages = (path: string) => path.includes('/console/') || (pagesOf(path) === path && !existsSync(join(root, `${path}.ts`)));
+  if (inside('plugins', from) && to && isPages(to)) return "a plugin's server code does not import its console pages";
+  if (inside('console', from) && to && inside('plugins', to))
+    return 'the console reaches plugin pages only through the list console/build.ts generates';
+  return undefined;
+}
+
+test("a plugin's console pages import only the kit and preact; the console imports no plugin", () => {
+  const checked = [...sources('plugins', true), ...sources('console', true)];
+  const bad: string[] = [];
+  let pages = 0;
+  for (const file of checked) {
+    if (/\/console\//.test(file) && file.startsWith('plugins/')) pages++;
+    for (const spec of specifiersIn(readFileSync(join(root, file), 'utf8'))) {
+      const why = consoleViolation(file, spec);
+      if (why) bad.push(`${file} -> ${spec}: ${why}`);
+    }
+  }
+  console.log(`console walls: ${checked.length} files, ${pages} plugin page files`);
+  expect(pages).toBeGreaterThan(0);
+  expect(bad).toEqual([]);
+});
+
+test('the console rule bites', () => {
+  const page = 'plugins/qr_codes/console/codes.tsx';
+  expect(consoleViolation(page, '../../../console/src/kit')).toBeUndefined();
+  expect(consoleViolation(page, './preview')).toBeUndefined();
+  expect(consoleViolation(page, 'preact/hooks')).toBeUndefined();
+  expect(consoleViolation(page, '../../../console/src/api')).toContain('only through console/src/kit');
+  expect(consoleViolation(page, '../store')).toContain('only through console/src/kit');
+  expect(consoleViolation(page, '../../../core/sdk')).toContain('only through console/src/kit');
+  expect(consoleViolation(page, 'pg')).toContain('bundles only');
+  expect(consoleViolation('plugins/qr_codes/index.ts', './console/codes')).toContain('does not import its console pages');
+  expect(consoleViolation('plugins/qr_codes/index.ts', './console')).toContain('does not import its console pages');
+  expect(consoleViolation('plugins/users/index.ts', './console')).toBeUndefined(); // plugins/users/console.ts, the session routes
+  expect(consoleViolation('console/src/main.tsx', '../../plugins/qr_codes/console')).toContain('generates');
+  expect(consoleViolation('console/src/pages/index.ts', 'svc:plugin-pages')).toBeUndefined();
 });
 
 /**

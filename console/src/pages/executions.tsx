@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { useConsole, type Execution } from '../context';
 import { ErrorLine, Field, Json, PageHeader, Select, when } from '../ui';
+import { FilterForm } from '../kit/list';
+import { useResource } from '../kit/editor';
 
 const STATUSES = ['', 'success', 'error', 'timeout', 'pending_approval', 'approved', 'rejected'];
 const PAGE = 25;
@@ -35,20 +37,13 @@ function Log() {
   return (
     <>
       <PageHeader title="Tool executions" />
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load(0);
-        }}
-      >
+      <FilterForm search={false} onSubmit={() => void load(0)}>
         <Field label="Tool" value={tool} onValue={setTool} placeholder="products" />
         <Select label="Status" value={status} onValue={setStatus} options={STATUSES.map((s) => [s, s || 'any'] as [string, string])} />
         <Field label="Agent id" value={agent} onValue={setAgent} />
         <Field label="From" type="datetime-local" value={from} onValue={setFrom} />
         <Field label="To" type="datetime-local" value={to} onValue={setTo} />
-        <button type="submit">Filter</button>
-      </form>
+      </FilterForm>
       <ErrorLine error={error} />
       {data && (
         <>
@@ -107,11 +102,7 @@ function Log() {
 }
 
 function Detail({ id }: { id: string }) {
-  const [x, setX] = useState<Execution | null>(null);
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    api('GET', `/tool-executions/${encodeURIComponent(id)}`).then((r) => (r.ok ? setX(r.body) : setError(r.error)));
-  }, [id]);
+  const { data: x, error } = useResource<Execution>(`/tool-executions/${encodeURIComponent(id)}`);
   return (
     <>
       <PageHeader title={x ? `${x.tool}.${x.action}` : 'Tool execution'}>

@@ -1,7 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction } from '../ui';
+import { useState } from 'preact/hooks';
+import { api, ErrorLine, Field, PageHeader, ResourceTable, Select, useAction, useConsole, useResource } from '../../../console/src/kit';
 
 interface Member {
   user_id: string;
@@ -17,17 +15,13 @@ export function MembersPage() {
   const c = useConsole();
   const manages = c.role === 'owner' || c.role === 'admin';
   const roles = c.role === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
-  const [members, setMembers] = useState<Member[] | null>(null);
+  const listed = useResource<{ data: Member[] }>('/members');
+  const members = listed.data?.data;
+  const load = listed.reload;
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('staff');
   const [link, setLink] = useState<string | null>(null);
   const act = useAction();
-  const load = async () => {
-    const r = await api('GET', '/members');
-    if (r.ok) setMembers(r.body.data);
-    else act.setError(r.error);
-  };
-  useEffect(() => void load(), []);
   const change = (m: Member, to: string) =>
     act.run(async () => {
       const r = await api('PATCH', `/members/${m.user_id}`, { role: to });
@@ -54,58 +48,54 @@ export function MembersPage() {
   return (
     <>
       <PageHeader title="Members" />
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? listed.error} />
       {members && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Members">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                {manages && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <tr key={m.user_id}>
-                  <td>
-                    {m.name || m.email}
-                    {m.name && <div class="sub">{m.email}</div>}
-                  </td>
-                  <td>
-                    {editable(m) ? (
-                      <select
-                        aria-label={`Role of ${m.email}`}
-                        value={m.role}
-                        disabled={act.busy}
-                        onChange={(e) => change(m, (e.target as HTMLSelectElement).value)}
-                      >
-                        {roles.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      m.role
-                    )}
-                  </td>
-                  <td>{new Date(m.created_at).toLocaleDateString()}</td>
-                  {manages && (
-                    <td>
-                      {editable(m) && (
-                        <button class="danger" disabled={act.busy} onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
-                          Remove
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          label="Members"
+          rows={members}
+          rowKey={(m) => m.user_id}
+          columns={[
+            {
+              title: 'Person',
+              cell: (m) => (
+                <>
+                  {m.name || m.email}
+                  {m.name && <div class="sub">{m.email}</div>}
+                </>
+              ),
+            },
+            {
+              title: 'Role',
+              cell: (m) =>
+                editable(m) ? (
+                  <select
+                    aria-label={`Role of ${m.email}`}
+                    value={m.role}
+                    disabled={act.busy}
+                    onChange={(e) => change(m, (e.target as HTMLSelectElement).value)}
+                  >
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  m.role
+                ),
+            },
+            { title: 'Since', cell: (m) => new Date(m.created_at).toLocaleDateString() },
+            manages && {
+              title: 'Actions',
+              cell: (m) =>
+                editable(m) && (
+                  <button class="danger" disabled={act.busy} onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
+                    Remove
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       {manages && (
         <>

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { ErrorLine, PageHeader, Select } from '../ui';
+import { api, ErrorLine, PageHeader, Select } from '../../../console/src/kit';
 
 interface Stats {
   date_range: { from: string; to: string };

@@ -1,7 +1,19 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Json, Notice, PageHeader, Select, TextArea, useAction } from '../ui';
+import { useState } from 'preact/hooks';
+import {
+  api,
+  ErrorLine,
+  Field,
+  Json,
+  Notice,
+  PageHeader,
+  ResourceList,
+  Select,
+  TextArea,
+  useAction,
+  useConsole,
+  useCursorList,
+  useEditor,
+} from '../../../console/src/kit';
 
 interface Tool {
   id: string;
@@ -25,11 +37,7 @@ export function CustomToolsPage() {
 
 function List() {
   const c = useConsole();
-  const [items, setItems] = useState<Tool[] | null>(null);
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    api('GET', '/tools').then((r) => (r.ok ? setItems(r.body.data) : setError(r.error)));
-  }, []);
+  const list = useCursorList<Tool>('/tools', {}, { limit: 100 });
   return (
     <>
       <PageHeader title="Custom tools">
@@ -39,145 +47,150 @@ function List() {
           </a>
         )}
       </PageHeader>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No custom tools.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Custom tools">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Approval</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <a href={`#/custom-tools/${t.id}`}>{t.name}</a>
-                    <div class="sub">{t.description}</div>
-                  </td>
-                  <td>{t.execution_type}</td>
-                  <td>{t.requires_approval ? 'required' : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        label="Custom tools"
+        empty="No custom tools."
+        columns={[
+          {
+            title: 'Name',
+            cell: (t) => (
+              <>
+                <a href={`#/custom-tools/${t.id}`}>{t.name}</a>
+                <div class="sub">{t.description}</div>
+              </>
+            ),
+          },
+          { title: 'Kind', cell: (t) => t.execution_type },
+          { title: 'Approval', cell: (t) => (t.requires_approval ? 'required' : '—') },
+        ]}
+      />
     </>
   );
 }
 
+const BLANK = {
+  name: '',
+  description: '',
+  kind: 'javascript' as Tool['execution_type'],
+  schema: json(SAMPLE_SCHEMA),
+  code: 'return { ordered: params.quantity };',
+  url: '',
+  method: 'POST',
+  headers: '{}',
+  approval: false,
+};
+const formOf = (t: Tool) => ({
+  ...BLANK,
+  name: t.name,
+  description: t.description,
+  kind: t.execution_type,
+  schema: json(t.parameters),
+  approval: t.requires_approval,
+  ...(t.execution_type === 'javascript'
+    ? { code: t.execution_config.code ?? '' }
+    : { url: t.execution_config.url ?? '', method: t.execution_config.method ?? 'POST', headers: json(t.execution_config.headers) }),
+});
+
+const parse = (text: string, what: string) => {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    throw new Error(`${what} must be JSON.`);
+  }
+};
+
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
   const writable = c.can('ai:write');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [kind, setKind] = useState<'http' | 'javascript'>('javascript');
-  const [schema, setSchema] = useState(json(SAMPLE_SCHEMA));
-  const [code, setCode] = useState('return { ordered: params.quantity };');
-  const [url, setUrl] = useState('');
-  const [method, setMethod] = useState('POST');
-  const [headers, setHeaders] = useState('{}');
-  const [approval, setApproval] = useState(false);
-  const [secretNames, setSecretNames] = useState<string[]>([]);
+  const ed = useEditor({ path: '/tools', id, blank: BLANK, formOf });
+  const { form, set } = ed;
+  // Secrets are saved on their own: their names change without reloading (or resetting) the form.
+  const [secretNames, setSecretNames] = useState<string[] | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const act = useAction();
-  useEffect(() => {
-    if (!id) return;
-    api<Tool>('GET', `/tools/${encodeURIComponent(id)}`).then((r) => {
-      if (!r.ok) return act.setError(r.error);
-      const t = r.body;
-      setName(t.name);
-      setDescription(t.description);
-      setKind(t.execution_type);
-      setSchema(json(t.parameters));
-      setApproval(t.requires_approval);
-      setSecretNames(t.secret_names ?? []);
-      if (t.execution_type === 'javascript') setCode(t.execution_config.code ?? '');
-      else {
-        setUrl(t.execution_config.url ?? '');
-        setMethod(t.execution_config.method ?? 'POST');
-        setHeaders(json(t.execution_config.headers));
-      }
-    });
-  }, [id]);
-  const parse = (text: string, what: string) => {
-    try {
-      return JSON.parse(text || '{}');
-    } catch {
-      throw new Error(`${what} must be JSON.`);
-    }
-  };
-  const save = (e: Event) => {
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      const execution_config = kind === 'javascript' ? { code } : { url, method, headers: parse(headers, 'Headers') };
-      const body = {
-        name,
-        description,
-        parameters: parse(schema, 'The input schema'),
-        execution_type: kind,
-        execution_config,
-        requires_approval: approval,
+    let body: unknown;
+    try {
+      body = {
+        name: form.name,
+        description: form.description,
+        parameters: parse(form.schema, 'The input schema'),
+        execution_type: form.kind,
+        execution_config:
+          form.kind === 'javascript' ? { code: form.code } : { url: form.url, method: form.method, headers: parse(form.headers, 'Headers') },
+        requires_approval: form.approval,
       };
-      const r = id ? await api<Tool>('PATCH', `/tools/${id}`, body) : await api<Tool>('POST', '/tools', body);
-      if (!r.ok) return act.setError(r.error);
-      setNote('Saved.');
-      if (!id) c.go(`custom-tools/${r.body.id}`);
-    });
+    } catch (err) {
+      return ed.setError((err as Error).message);
+    }
+    const tool = await ed.save(body);
+    if (!tool) return;
+    setNote('Saved.');
+    if (!id) c.go(`custom-tools/${tool.id}`);
   };
   return (
     <>
-      <PageHeader title={id ? `Tool: ${name}` : 'New custom tool'}>
+      <PageHeader title={id ? `Tool: ${form.name}` : 'New custom tool'}>
         <a href="#/custom-tools">Back to custom tools</a>
       </PageHeader>
       {note && <Notice>{note}</Notice>}
       <form class="form" onSubmit={save}>
-        <fieldset disabled={!writable || act.busy}>
-          <Field label="Name" value={name} onValue={setName} required pattern="[a-z][a-z0-9_]*" hint="snake_case" />
-          <Field label="Description" value={description} onValue={setDescription} required hint="Shown to the agent to decide when to use it." />
+        <fieldset disabled={!writable || ed.busy}>
+          <Field label="Name" value={form.name} onValue={set('name')} required pattern="[a-z][a-z0-9_]*" hint="snake_case" />
+          <Field
+            label="Description"
+            value={form.description}
+            onValue={set('description')}
+            required
+            hint="Shown to the agent to decide when to use it."
+          />
           <Select
             label="Kind"
-            value={kind}
-            onValue={(v) => setKind(v as 'http' | 'javascript')}
+            value={form.kind}
+            onValue={(v) => set('kind')(v as Tool['execution_type'])}
             options={[
               ['javascript', 'JavaScript (sandboxed)'],
               ['http', 'HTTP request'],
             ]}
           />
-          <TextArea label="Input schema (JSON Schema)" value={schema} onValue={setSchema} rows={6} class="code" spellcheck={false} />
-          {kind === 'javascript' ? (
+          <TextArea label="Input schema (JSON Schema)" value={form.schema} onValue={set('schema')} rows={6} class="code" spellcheck={false} />
+          {form.kind === 'javascript' ? (
             <TextArea
               label="Code (the input is `params`; return the result)"
-              value={code}
-              onValue={setCode}
+              value={form.code}
+              onValue={set('code')}
               rows={10}
               class="code"
               spellcheck={false}
             />
           ) : (
             <>
-              <Field label="URL" type="url" value={url} onValue={setUrl} required />
-              <Select label="Method" value={method} onValue={setMethod} options={['POST', 'GET', 'PUT', 'PATCH', 'DELETE']} />
-              <TextArea label="Headers (JSON; secrets as {{NAME}})" value={headers} onValue={setHeaders} rows={3} class="code" spellcheck={false} />
+              <Field label="URL" type="url" value={form.url} onValue={set('url')} required />
+              <Select label="Method" value={form.method} onValue={set('method')} options={['POST', 'GET', 'PUT', 'PATCH', 'DELETE']} />
+              <TextArea
+                label="Headers (JSON; secrets as {{NAME}})"
+                value={form.headers}
+                onValue={set('headers')}
+                rows={3}
+                class="code"
+                spellcheck={false}
+              />
             </>
           )}
           <label class="check">
-            <input type="checkbox" checked={approval} onChange={() => setApproval(!approval)} /> Every call waits for approval
+            <input type="checkbox" checked={form.approval} onChange={() => set('approval')(!form.approval)} /> Every call waits for approval
           </label>
         </fieldset>
-        <ErrorLine error={act.error} />
+        <ErrorLine error={ed.error} />
         {writable && (
-          <button class="primary" type="submit" disabled={act.busy}>
+          <button class="primary" type="submit" disabled={ed.busy}>
             {id ? 'Save tool' : 'Create tool'}
           </button>
         )}
       </form>
       {id && <TestRun id={id} />}
-      {id && writable && <Secrets id={id} names={secretNames} onSaved={setSecretNames} />}
+      {id && writable && <Secrets id={id} names={secretNames ?? ed.saved?.secret_names ?? []} onSaved={setSecretNames} />}
     </>
   );
 }

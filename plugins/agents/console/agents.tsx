@@ -1,7 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, postStream } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Notice, PageHeader, TextArea, useAction } from '../ui';
+import {
+  api,
+  ErrorLine,
+  Field,
+  Notice,
+  PageHeader,
+  postStream,
+  ResourceList,
+  TextArea,
+  toggled,
+  useAction,
+  useConsole,
+  useCursorList,
+  useEditor,
+  useResource,
+} from '../../../console/src/kit';
 
 interface Agent {
   id: string;
@@ -26,11 +39,7 @@ export function AgentsPage() {
 
 function List() {
   const c = useConsole();
-  const [items, setItems] = useState<Agent[] | null>(null);
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    api('GET', '/agents?limit=100').then((r) => (r.ok ? setItems(r.body.data) : setError(r.error)));
-  }, []);
+  const list = useCursorList<Agent>('/agents', {}, { limit: 100 });
   return (
     <>
       <PageHeader title="Agents">
@@ -40,107 +49,78 @@ function List() {
           </a>
         )}
       </PageHeader>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No agents.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Agents">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Model</th>
-                <th scope="col">Channels</th>
-                <th scope="col">Tools</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <a href={`#/agents/${a.id}`}>{a.name}</a>
-                  </td>
-                  <td class="mono">{a.model}</td>
-                  <td>{a.channels.join(', ')}</td>
-                  <td class="scopes">{a.tools.join(' ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        label="Agents"
+        empty="No agents."
+        columns={[
+          { title: 'Name', cell: (a) => <a href={`#/agents/${a.id}`}>{a.name}</a> },
+          { title: 'Model', class: 'mono', cell: (a) => a.model },
+          { title: 'Channels', cell: (a) => a.channels.join(', ') },
+          { title: 'Tools', class: 'scopes', cell: (a) => a.tools.join(' ') },
+        ]}
+      />
     </>
   );
 }
 
+const BLANK = { name: '', model: 'openai/gpt-4o-mini', system_prompt: '', tools: [] as string[], channels: ['api'] };
+const formOf = ({ name, model, system_prompt, tools, channels }: Agent) => ({ name, model, system_prompt, tools, channels });
+
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
   const writable = c.can('ai:write');
-  const [name, setName] = useState('');
-  const [model, setModel] = useState('openai/gpt-4o-mini');
-  const [prompt, setPrompt] = useState('');
-  const [tools, setTools] = useState<string[]>([]);
-  const [channels, setChannels] = useState<string[]>(['api']);
+  const ed = useEditor({ path: '/agents', id, blank: BLANK, formOf });
+  const { form, set } = ed;
   const [overrides, setOverrides] = useState('{}');
-  const [choices, setChoices] = useState<Choices | null>(null);
+  const choices = useResource<Choices>('/agent-tools').data;
   const [saved, setSaved] = useState<string | null>(null);
-  const act = useAction();
   useEffect(() => {
-    api<Choices>('GET', '/agent-tools').then((r) => r.ok && setChoices(r.body));
     if (!id) return;
-    api<Agent>('GET', `/agents/${encodeURIComponent(id)}`).then((r) => {
-      if (!r.ok) return act.setError(r.error);
-      setName(r.body.name);
-      setModel(r.body.model);
-      setPrompt(r.body.system_prompt);
-      setTools(r.body.tools);
-      setChannels(r.body.channels);
-    });
     api('GET', `/agents/${encodeURIComponent(id)}/tool-config`).then(
       (r) => r.ok && setOverrides(JSON.stringify(r.body.tool_overrides ?? {}, null, 2)),
     );
   }, [id]);
-  const toggle = (list: string[], set: (v: string[]) => void, item: string) =>
-    set(list.includes(item) ? list.filter((x) => x !== item) : [...list, item]);
-  const save = (e: Event) => {
+  const toggle = (key: 'tools' | 'channels', item: string) => set(key)(toggled(form[key], item));
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      let parsedOverrides: unknown;
-      try {
-        parsedOverrides = JSON.parse(overrides || '{}');
-      } catch {
-        return act.setError('Approval overrides must be JSON, e.g. {"products": {"requires_approval": ["create_product"]}}.');
-      }
-      const body = { name, model, system_prompt: prompt, tools, channels };
-      const r = id ? await api<Agent>('PATCH', `/agents/${id}`, body) : await api<Agent>('POST', '/agents', body);
-      if (!r.ok) return act.setError(r.error);
-      const t = await api('PATCH', `/agents/${r.body.id}/tool-config`, { tool_overrides: parsedOverrides });
-      if (!t.ok) return act.setError(t.error);
+    let parsedOverrides: unknown;
+    try {
+      parsedOverrides = JSON.parse(overrides || '{}');
+    } catch {
+      return ed.setError('Approval overrides must be JSON, e.g. {"products": {"requires_approval": ["create_product"]}}.');
+    }
+    const agent = await ed.save(form);
+    if (!agent) return;
+    await ed.run(async () => {
+      const t = await api('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: parsedOverrides });
+      if (!t.ok) return ed.setError(t.error);
       setSaved('Saved.');
-      if (!id) c.go(`agents/${r.body.id}`);
+      if (!id) c.go(`agents/${agent.id}`);
     });
   };
   return (
     <>
-      <PageHeader title={id ? `Agent: ${name}` : 'New agent'}>
+      <PageHeader title={id ? `Agent: ${form.name}` : 'New agent'}>
         <a href="#/agents">Back to agents</a>
       </PageHeader>
       {saved && <Notice>{saved}</Notice>}
       <form class="form" onSubmit={save}>
-        <fieldset disabled={!writable || act.busy}>
-          <Field label="Name" value={name} onValue={setName} required />
+        <fieldset disabled={!writable || ed.busy}>
+          <Field label="Name" value={form.name} onValue={set('name')} required />
           <Field
             label="Model"
-            value={model}
-            onValue={setModel}
+            value={form.model}
+            onValue={set('model')}
             required
             hint="provider/model, e.g. openai/gpt-4o-mini or anthropic/claude-sonnet-4-5"
           />
-          <TextArea label="System prompt" value={prompt} onValue={setPrompt} rows={4} />
+          <TextArea label="System prompt" value={form.system_prompt} onValue={set('system_prompt')} rows={4} />
           <fieldset class="checks">
             <legend>Channels</legend>
             {CHANNELS.map((ch) => (
               <label key={ch}>
-                <input type="checkbox" checked={channels.includes(ch)} onChange={() => toggle(channels, setChannels, ch)} /> {ch}
+                <input type="checkbox" checked={form.channels.includes(ch)} onChange={() => toggle('channels', ch)} /> {ch}
               </label>
             ))}
           </fieldset>
@@ -148,12 +128,12 @@ function Editor({ id }: { id?: string }) {
             <legend>Tools</legend>
             {choices?.builtin.map((t) => (
               <label key={t.name} title={t.description}>
-                <input type="checkbox" checked={tools.includes(t.name)} onChange={() => toggle(tools, setTools, t.name)} /> {t.name}
+                <input type="checkbox" checked={form.tools.includes(t.name)} onChange={() => toggle('tools', t.name)} /> {t.name}
               </label>
             ))}
             {choices?.custom.map((t) => (
               <label key={`custom:${t.name}`} title={t.description}>
-                <input type="checkbox" checked={tools.includes(t.name)} onChange={() => toggle(tools, setTools, t.name)} /> {t.name} (custom
+                <input type="checkbox" checked={form.tools.includes(t.name)} onChange={() => toggle('tools', t.name)} /> {t.name} (custom
                 {t.requires_approval ? ', needs approval' : ''})
               </label>
             ))}
@@ -167,9 +147,9 @@ function Editor({ id }: { id?: string }) {
             spellcheck={false}
           />
         </fieldset>
-        <ErrorLine error={act.error} />
+        <ErrorLine error={ed.error} />
         {writable && (
-          <button class="primary" type="submit" disabled={act.busy}>
+          <button class="primary" type="submit" disabled={ed.busy}>
             {id ? 'Save agent' : 'Create agent'}
           </button>
         )}

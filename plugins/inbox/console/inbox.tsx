@@ -1,7 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Notice, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import {
+  api,
+  ErrorLine,
+  Notice,
+  PageHeader,
+  ResourceList,
+  Select,
+  Status,
+  TextArea,
+  useAction,
+  useConsole,
+  useCursorList,
+  useResource,
+  when,
+} from '../../../console/src/kit';
 
 interface Thread {
   id: string;
@@ -33,55 +45,35 @@ export function InboxPage() {
 }
 
 function Threads() {
-  const [list, setList] = useState<Thread[] | null>(null);
   const [status, setStatus] = useState('open');
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    const q = new URLSearchParams({ limit: '50' });
-    if (status) q.set('status', status);
-    api('GET', `/email/threads?${q}`).then((r) => (r.ok ? (setList(r.body.data), setError(null)) : setError(r.error)));
-  }, [status]);
+  // A status picked is applied at once (no submit button): the list reloads with it.
+  const list = useCursorList<Thread>('/email/threads', { status }, { limit: 50, watch: [status] });
   return (
     <>
       <PageHeader title="Inbox" />
       <div class="filters">
         <Select label="Status" value={status} onValue={setStatus} options={['open', 'closed', ['', 'any']]} />
       </div>
-      <ErrorLine error={error} />
-      {list && list.length === 0 && <p class="empty">No threads.</p>}
-      {list && list.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Threads">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">Customer</th>
-                <th scope="col" class="num">
-                  Messages
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Last message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <a href={`#/inbox/${t.id}`}>{t.subject || '(no subject)'}</a>
-                    {t.assigned_to === null && <div class="sub">unassigned</div>}
-                  </td>
-                  <td>{t.customer_email}</td>
-                  <td class="num">{t.message_count}</td>
-                  <td>
-                    <span class={`status s-${t.status === 'open' ? 'pending_approval' : 'success'}`}>{t.status}</span>
-                  </td>
-                  <td>{when(t.last_message_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        label="Threads"
+        empty="No threads."
+        columns={[
+          {
+            title: 'Subject',
+            cell: (t) => (
+              <>
+                <a href={`#/inbox/${t.id}`}>{t.subject || '(no subject)'}</a>
+                {t.assigned_to === null && <div class="sub">unassigned</div>}
+              </>
+            ),
+          },
+          { title: 'Customer', cell: (t) => t.customer_email },
+          { title: 'Messages', num: true, cell: (t) => t.message_count },
+          { title: 'Status', cell: (t) => <Status status={t.status} tone={t.status === 'open' ? 'pending_approval' : 'success'} /> },
+          { title: 'Last message', cell: (t) => when(t.last_message_at) },
+        ]}
+      />
     </>
   );
 }
@@ -89,19 +81,13 @@ function Threads() {
 function ThreadView({ id }: { id: string }) {
   const c = useConsole();
   const writable = c.can('inbox:write');
-  const [thread, setThread] = useState<(Thread & { messages: ThreadMessage[] }) | null>(null);
+  const path = `/email/threads/${encodeURIComponent(id)}`;
+  const { data: thread, error, reload: load } = useResource<Thread & { messages: ThreadMessage[] }>(path);
   const [members, setMembers] = useState<Member[]>([]);
   const [text, setText] = useState('');
   const [note, setNote] = useState<string | null>(null);
   const act = useAction();
-  const path = `/email/threads/${encodeURIComponent(id)}`;
-  const load = async () => {
-    const r = await api('GET', path);
-    if (r.ok) setThread(r.body);
-    else act.setError(r.error);
-  };
   useEffect(() => {
-    void load();
     if (writable) api('GET', '/members').then((r) => r.ok && setMembers(r.body.data));
   }, [id]);
   const post = (sub: string, body: unknown, done: string) =>
@@ -126,7 +112,7 @@ function ThreadView({ id }: { id: string }) {
         <a href="#/inbox">Back to the inbox</a>
       </PageHeader>
       {note && <Notice>{note}</Notice>}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? error} />
       {thread && (
         <>
           <dl class="facts">

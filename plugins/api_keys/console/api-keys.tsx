@@ -1,7 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, useAction, when } from '../ui';
+import { useState } from 'preact/hooks';
+import { api, ErrorLine, Field, PageHeader, ResourceTable, Select, useAction, useConsole, useResource, when } from '../../../console/src/kit';
 
 interface Key {
   id: string;
@@ -38,19 +36,14 @@ const ROLL_WINDOWS: [string, string][] = [
  */
 export function ApiKeysPage() {
   const c = useConsole();
-  const [keys, setKeys] = useState<Key[] | null>(null);
+  const listed = useResource<{ data: Key[] }>('/api-keys');
+  const keys = listed.data?.data;
+  const load = listed.reload;
   const [fresh, setFresh] = useState<{ key: string; note: string } | null>(null);
   const [scopes, setScopes] = useState('');
   const [live, setLive] = useState('false');
   const [window, setWindow] = useState('86400');
   const act = useAction();
-  const load = async () => {
-    const r = await api('GET', '/api-keys');
-    if (r.ok) setKeys(r.body.data);
-    else act.setError(r.error);
-  };
-  useEffect(() => void load(), []);
-
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
@@ -90,39 +83,31 @@ export function ApiKeysPage() {
           <button onClick={() => setFresh(null)}>Done</button>
         </div>
       )}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? listed.error} />
       {keys && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td class="mono">{k.key_prefix}…</td>
-                  <td class="scopes">
-                    <Scopes list={k.scopes} />
-                  </td>
-                  <td>{k.expires_at ? when(k.expires_at) : 'never'}</td>
-                  <td class="row-actions">
-                    <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>
-                      Roll
-                    </button>
-                    <button class="danger" onClick={() => revoke(k)} disabled={act.busy} aria-label={`Revoke ${k.key_prefix}`}>
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          label="API keys"
+          rows={keys}
+          columns={[
+            { title: 'Key', class: 'mono', cell: (k) => `${k.key_prefix}…` },
+            { title: 'Scopes', class: 'scopes', cell: (k) => <Scopes list={k.scopes} /> },
+            { title: 'Expires', cell: (k) => (k.expires_at ? when(k.expires_at) : 'never') },
+            {
+              title: 'Actions',
+              class: 'row-actions',
+              cell: (k) => (
+                <>
+                  <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>
+                    Roll
+                  </button>
+                  <button class="danger" onClick={() => revoke(k)} disabled={act.busy} aria-label={`Revoke ${k.key_prefix}`}>
+                    Revoke
+                  </button>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       <Select label="When rolling, the old secret stops working" value={window} onValue={setWindow} options={ROLL_WINDOWS} />
       <h2>New key</h2>

@@ -1,8 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, apiDataUrl, query } from '../api';
-import { useConsole } from '../context';
-import { type Landing, LandingPreview, QrMatrixPreview } from '../qr-preview';
-import { ErrorLine, Field, Notice, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { type Landing, LandingPreview, QrMatrixPreview } from './preview';
+import {
+  api,
+  apiDataUrl,
+  ErrorLine,
+  Field,
+  FilterForm,
+  Notice,
+  PageHeader,
+  query,
+  ResourceList,
+  Select,
+  Status,
+  TextArea,
+  useAction,
+  useConsole,
+  useCursorList,
+  useEditor,
+  when,
+} from '../../../console/src/kit';
 
 interface QrCode {
   code: string;
@@ -54,7 +70,8 @@ async function download(code: string, format: 'png' | 'svg') {
   a.remove();
 }
 
-function QrImage({ code, size, alt, version = 0 }: { code: string; size: number; alt: string; version?: number }) {
+/** `version` changes when the image may have (a save): it is fetched again. */
+function QrImage({ code, size, alt, version }: { code: string; size: number; alt: string; version?: unknown }) {
   const [src, setSrc] = useState<string | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
@@ -83,17 +100,7 @@ function List() {
   const c = useConsole();
   const [status, setStatus] = useState('');
   const [campaign, setCampaign] = useState('');
-  const [items, setItems] = useState<QrCode[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<any>(null);
-  const load = async (after?: string) => {
-    const r = await api('GET', `/qr-codes${query({ status, campaign_name: campaign, limit: 25, starting_after: after })}`);
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    setItems((old) => (after ? [...(old ?? []), ...r.body.data] : r.body.data));
-    setMore(r.body.has_more);
-  };
-  useEffect(() => void load(), []);
+  const list = useCursorList<QrCode>('/qr-codes', { status, campaign_name: campaign }, { cursorOf: (q) => q.code });
   return (
     <>
       <PageHeader title="QR codes">
@@ -103,68 +110,47 @@ function List() {
           </a>
         )}
       </PageHeader>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm onSubmit={list.reload}>
         <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], 'active', 'deactivated', 'expired', 'maxed_out']} />
         <Field label="Campaign" value={campaign} onValue={setCampaign} />
-        <button type="submit">Filter</button>
-      </form>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No QR codes.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="QR codes">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Image</th>
-                <th scope="col">Code</th>
-                <th scope="col" class="num">
-                  Scans
-                </th>
-                <th scope="col">Download</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((q) => (
-                <tr key={q.code}>
-                  <td>
-                    <QrImage code={q.code} size={64} alt={`QR code ${q.code}`} />
-                  </td>
-                  <td>
-                    <a href={`#/qr-codes/${encodeURIComponent(q.code)}`}>{q.code}</a>
-                    <div class="sub">
-                      {q.type} · <span class={`status s-${q.status}`}>{q.status}</span>
-                    </div>
-                    {q.campaign_name && (
-                      <div class="sub">
-                        Campaign <a href={`#/qr-analytics/campaign/${encodeURIComponent(q.campaign_name)}`}>{q.campaign_name}</a>
-                      </div>
-                    )}
-                  </td>
-                  <td class="num">
-                    <a href={`#/qr-analytics/code/${encodeURIComponent(q.code)}`} aria-label={`Analytics of ${q.code}: ${q.total_scans} scans`}>
-                      {q.total_scans}
-                    </a>
-                    {q.max_scans !== null && <div class="sub">of {q.max_scans}</div>}
-                  </td>
-                  <td>
-                    <Downloads code={q.code} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {more && (
-        <div class="pager">
-          <button onClick={() => load(items![items!.length - 1].code)}>More</button>
+      </FilterForm>
+      <ResourceList
+        list={list}
+        label="QR codes"
+        empty="No QR codes."
+        rowKey={(q) => q.code}
+        columns={[
+          { title: 'Image', cell: (q) => <QrImage code={q.code} size={64} alt={`QR code ${q.code}`} /> },
+          { title: 'Code', cell: (q) => <CodeCell q={q} /> },
+          {
+            title: 'Scans',
+            num: true,
+            cell: (q) => (
+              <>
+                <a href={`#/qr-analytics/code/${encodeURIComponent(q.code)}`} aria-label={`Analytics of ${q.code}: ${q.total_scans} scans`}>
+                  {q.total_scans}
+                </a>
+                {q.max_scans !== null && <div class="sub">of {q.max_scans}</div>}
+              </>
+            ),
+          },
+          { title: 'Download', cell: (q) => <Downloads code={q.code} /> },
+        ]}
+      />
+    </>
+  );
+}
+
+function CodeCell({ q }: { q: QrCode }) {
+  return (
+    <>
+      <a href={`#/qr-codes/${encodeURIComponent(q.code)}`}>{q.code}</a>
+      <div class="sub">
+        {q.type} · <Status status={q.status} />
+      </div>
+      {q.campaign_name && (
+        <div class="sub">
+          Campaign <a href={`#/qr-analytics/campaign/${encodeURIComponent(q.campaign_name)}`}>{q.campaign_name}</a>
         </div>
       )}
     </>
@@ -232,41 +218,25 @@ function bodyOf(f: Form, creating: boolean) {
 function Editor({ code }: { code?: string }) {
   const c = useConsole();
   const writable = c.can('marketing:write');
-  const [saved, setSaved] = useState<QrCode | null>(null);
-  const [form, setForm] = useState<Form>(formOf());
-  const [version, setVersion] = useState(0);
+  const ed = useEditor({ path: '/qr-codes', id: code, blank: formOf(), formOf });
+  const { form, saved } = ed;
   const [note, setNote] = useState<string | null>(null);
-  const act = useAction();
-  const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
-  const setLanding = (k: keyof Landing) => (value: string) => setForm((f) => ({ ...f, landing: { ...f.landing, [k]: value } }));
-  const show = (q: QrCode) => {
-    setSaved(q);
-    setForm(formOf(q));
-    setVersion((n) => n + 1);
-  };
-  useEffect(() => {
-    if (!code) return;
-    api<QrCode>('GET', `/qr-codes/${encodeURIComponent(code)}`).then((r) => (r.ok ? show(r.body) : act.setError(r.error)));
-  }, [code]);
+  const set = (patch: Partial<Form>) => ed.setForm((f) => ({ ...f, ...patch }));
+  const setLanding = (k: keyof Landing) => (value: string) => ed.setForm((f) => ({ ...f, landing: { ...f.landing, [k]: value } }));
 
-  const save = (e: Event) => {
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      const r = code
-        ? await api<QrCode>('PATCH', `/qr-codes/${encodeURIComponent(code)}`, bodyOf(form, false))
-        : await api<QrCode>('POST', '/qr-codes', bodyOf(form, true));
-      if (!r.ok) return act.setError(r.error);
-      if (!code) return c.go(`qr-codes/${encodeURIComponent(r.body.code)}`);
-      show(r.body);
-      setNote('Saved.');
-    });
+    const q = await ed.save(bodyOf(form, !code));
+    if (!q) return;
+    if (!code) return c.go(`qr-codes/${encodeURIComponent(q.code)}`);
+    setNote('Saved.');
   };
   const post = (method: string, path: string, done: string, after?: () => void, body: unknown = method === 'DELETE' ? undefined : {}) =>
-    act.run(async () => {
+    ed.run(async () => {
       const r = await api<QrCode>(method, path, body);
-      if (!r.ok) return act.setError(r.error);
+      if (!r.ok) return ed.setError(r.error);
       if (after) return after();
-      show(r.body);
+      ed.show(r.body);
       setNote(done);
     });
 
@@ -279,12 +249,12 @@ function Editor({ code }: { code?: string }) {
         <a href="#/qr-codes">Back to QR codes</a>
       </PageHeader>
       {note && <Notice>{note}</Notice>}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={ed.error} />
       {saved && (
         <dl class="facts">
           <dt>Status</dt>
           <dd>
-            <span class={`status s-${saved.status}`}>{saved.status}</span>
+            <Status status={saved.status} />
           </dd>
           <dt>Scans</dt>
           <dd>
@@ -343,7 +313,7 @@ function Editor({ code }: { code?: string }) {
             )}
           </fieldset>
           {writable && (
-            <button class="primary" type="submit" disabled={act.busy}>
+            <button class="primary" type="submit" disabled={ed.busy}>
               {code ? 'Save' : 'Create QR code'}
             </button>
           )}
@@ -359,7 +329,7 @@ function Editor({ code }: { code?: string }) {
           {saved && (
             <>
               <h2>Saved image</h2>
-              <QrImage code={saved.code} size={300} alt={`QR code ${saved.code}, encoding ${saved.scan_url}`} version={version} />
+              <QrImage code={saved.code} size={300} alt={`QR code ${saved.code}, encoding ${saved.scan_url}`} version={saved} />
               <Downloads code={saved.code} />
             </>
           )}
@@ -374,20 +344,20 @@ function Editor({ code }: { code?: string }) {
       {saved && writable && (
         <div class="buttons">
           {saved.status === 'active' ? (
-            <button onClick={() => post('POST', `/qr-codes/${encodeURIComponent(saved.code)}/deactivate`, 'Deactivated.')} disabled={act.busy}>
+            <button onClick={() => post('POST', `/qr-codes/${encodeURIComponent(saved.code)}/deactivate`, 'Deactivated.')} disabled={ed.busy}>
               Deactivate
             </button>
           ) : (
             <button
               onClick={() => post('PATCH', `/qr-codes/${encodeURIComponent(saved.code)}`, 'Reactivated.', undefined, { status: 'active' })}
-              disabled={act.busy}
+              disabled={ed.busy}
             >
               Reactivate
             </button>
           )}
           <button
             class="danger"
-            disabled={act.busy}
+            disabled={ed.busy}
             onClick={() =>
               confirm(`Archive ${saved.code}? Its scan URL will answer 404.`) &&
               post('DELETE', `/qr-codes/${encodeURIComponent(saved.code)}`, '', () => c.go('qr-codes'))

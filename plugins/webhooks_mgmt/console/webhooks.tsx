@@ -1,7 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Json, Notice, PageHeader, useAction, when } from '../ui';
+import { useState } from 'preact/hooks';
+import { api, ErrorLine, Field, Json, Notice, PageHeader, ResourceTable, useAction, useConsole, useResource, when } from '../../../console/src/kit';
 
 interface Endpoint {
   id: string;
@@ -39,17 +37,13 @@ export function WebhooksPage() {
 
 function Endpoints() {
   const c = useConsole();
-  const [list, setList] = useState<Endpoint[] | null>(null);
+  const listed = useResource<{ data: Endpoint[] }>('/webhooks');
+  const list = listed.data?.data;
+  const load = listed.reload;
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('order.created order.paid');
   const [secret, setSecret] = useState<string | null>(null);
   const act = useAction();
-  const load = async () => {
-    const r = await api('GET', '/webhooks');
-    if (r.ok) setList(r.body.data);
-    else act.setError(r.error);
-  };
-  useEffect(() => void load(), []);
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
@@ -72,38 +66,27 @@ function Endpoints() {
           </label>
         </div>
       )}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? listed.error} />
       {list && list.length === 0 && <p class="empty">No endpoints.</p>}
       {list && list.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhook endpoints">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col" class="num">
-                  Delivered
-                </th>
-                <th scope="col" class="num">
-                  Failed
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((w) => (
-                <tr key={w.id}>
-                  <td>
-                    <a href={`#/webhooks/${w.id}`}>{w.url}</a>
-                    {!w.is_active && <div class="sub">disabled</div>}
-                  </td>
-                  <td class="scopes">{w.events.join(' ')}</td>
-                  <td class="num">{w.total_delivered}</td>
-                  <td class="num">{w.total_failed}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          label="Webhook endpoints"
+          rows={list}
+          columns={[
+            {
+              title: 'URL',
+              cell: (w) => (
+                <>
+                  <a href={`#/webhooks/${w.id}`}>{w.url}</a>
+                  {!w.is_active && <div class="sub">disabled</div>}
+                </>
+              ),
+            },
+            { title: 'Events', class: 'scopes', cell: (w) => w.events.join(' ') },
+            { title: 'Delivered', num: true, cell: (w) => w.total_delivered },
+            { title: 'Failed', num: true, cell: (w) => w.total_failed },
+          ]}
+        />
       )}
       {c.can('webhooks:write') && (
         <>
@@ -123,15 +106,11 @@ function Endpoints() {
 
 function Deliveries({ id }: { id: string }) {
   const c = useConsole();
-  const [list, setList] = useState<Delivery[] | null>(null);
+  const listed = useResource<{ data: Delivery[] }>(`/webhooks/${encodeURIComponent(id)}/deliveries`);
+  const list = listed.data?.data;
+  const load = listed.reload;
   const [note, setNote] = useState<string | null>(null);
   const act = useAction();
-  const load = async () => {
-    const r = await api('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`);
-    if (r.ok) setList(r.body.data);
-    else act.setError(r.error);
-  };
-  useEffect(() => void load(), [id]);
   const writable = c.can('webhooks:write');
   const post = (path: string, done: string) =>
     act.run(async () => {
@@ -146,7 +125,7 @@ function Deliveries({ id }: { id: string }) {
         <a href="#/webhooks">Back to webhooks</a>
       </PageHeader>
       {note && <Notice>{note}</Notice>}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? listed.error} />
       {writable && (
         <div class="buttons">
           <button disabled={act.busy} onClick={() => post(`/webhooks/${id}/test`, 'Test ping sent.')}>

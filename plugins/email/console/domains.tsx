@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Notice, PageHeader, useAction, when } from '../ui';
+import { api, ErrorLine, Field, Notice, PageHeader, useAction, useConsole, when } from '../../../console/src/kit';
 
 interface DnsRecord {
   purpose: string;

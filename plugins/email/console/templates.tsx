@@ -1,7 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Notice, PageHeader, TextArea, Field, Select, useAction, when } from '../ui';
+import {
+  api,
+  ErrorLine,
+  Field,
+  Notice,
+  PageHeader,
+  ResourceList,
+  Select,
+  TextArea,
+  useConsole,
+  useCursorList,
+  useEditor,
+  when,
+} from '../../../console/src/kit';
 
 interface Template {
   id: string;
@@ -40,46 +51,22 @@ export function EmailTemplatesPage() {
 
 function Templates() {
   const c = useConsole();
-  const [list, setList] = useState<Template[] | null>(null);
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    api('GET', '/email/templates?limit=100').then((r) => (r.ok ? setList(r.body.data) : setError(r.error)));
-  }, []);
+  const list = useCursorList<Template>('/email/templates', {}, { limit: 100 });
   return (
     <>
       <PageHeader title="Email templates">{c.can('marketing:write') && <a href="#/email-templates/new">New template</a>}</PageHeader>
-      <ErrorLine error={error} />
-      {list && list.length === 0 && <p class="empty">No templates.</p>}
-      {list && list.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Email templates">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">Category</th>
-                <th scope="col" class="num">
-                  Version
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <a href={`#/email-templates/${t.id}`}>{t.name}</a>
-                  </td>
-                  <td class="mono">{t.slug}</td>
-                  <td>{t.category}</td>
-                  <td class="num">{t.version}</td>
-                  <td>{when(t.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        label="Email templates"
+        empty="No templates."
+        columns={[
+          { title: 'Name', cell: (t) => <a href={`#/email-templates/${t.id}`}>{t.name}</a> },
+          { title: 'Slug', class: 'mono', cell: (t) => t.slug },
+          { title: 'Category', cell: (t) => t.category },
+          { title: 'Version', num: true, cell: (t) => t.version },
+          { title: 'Updated', cell: (t) => when(t.updated_at) },
+        ]}
+      />
     </>
   );
 }
@@ -88,34 +75,22 @@ function Editor({ id }: { id: string }) {
   const c = useConsole();
   const isNew = id === 'new';
   const writable = c.can('marketing:write');
-  const [saved, setSaved] = useState<Template | null>(null);
-  const [form, setForm] = useState(BLANK);
+  const ed = useEditor({
+    path: '/email/templates',
+    id: isNew ? undefined : id,
+    blank: BLANK,
+    formOf: ({ name, slug, category, subject, html, text }: Template) => ({ name, slug, category, subject, html, text }),
+  });
+  const { form, set, saved } = ed;
   const [vars, setVars] = useState(SAMPLE);
   const [note, setNote] = useState<string | null>(null);
-  const act = useAction();
-  const set = (k: keyof typeof BLANK) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
 
-  useEffect(() => {
-    if (isNew) return;
-    api<Template>('GET', `/email/templates/${encodeURIComponent(id)}`).then((r) => {
-      if (!r.ok) return act.setError(r.error);
-      setSaved(r.body);
-      const { name, slug, category, subject, html, text } = r.body;
-      setForm({ name, slug, category, subject, html, text });
-    });
-  }, [id]);
-
-  const save = (e: Event) => {
+  const save = async (e: Event) => {
     e.preventDefault();
-    void act.run(async () => {
-      const r = isNew
-        ? await api<Template>('POST', '/email/templates', form)
-        : await api<Template>('PATCH', `/email/templates/${encodeURIComponent(id)}`, form);
-      if (!r.ok) return act.setError(r.error);
-      setSaved(r.body);
-      setNote(`Saved as version ${r.body.version}.`);
-      if (isNew) c.go(`email-templates/${r.body.id}`);
-    });
+    const t = await ed.save(form);
+    if (!t) return;
+    setNote(`Saved as version ${t.version}.`);
+    if (isNew) c.go(`email-templates/${t.id}`);
   };
 
   return (
@@ -124,7 +99,7 @@ function Editor({ id }: { id: string }) {
         <a href="#/email-templates">Back to templates</a>
       </PageHeader>
       {note && <Notice>{note}</Notice>}
-      <ErrorLine error={act.error} />
+      <ErrorLine error={ed.error} />
       <div class="split">
         <form class="form" onSubmit={save}>
           <fieldset disabled={!writable}>
@@ -143,7 +118,7 @@ function Editor({ id }: { id: string }) {
             <TextArea label="Text" value={form.text} onValue={set('text')} rows={6} class="code" spellcheck={false} required />
           </fieldset>
           {writable && (
-            <button class="primary" type="submit" disabled={act.busy}>
+            <button class="primary" type="submit" disabled={ed.busy}>
               {isNew ? 'Create template' : 'Save'}
             </button>
           )}

@@ -1,7 +1,21 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader, Select, TextArea, useAction, when } from '../ui';
+import { useState } from 'preact/hooks';
+import {
+  api,
+  ErrorLine,
+  Field,
+  FilterForm,
+  PageHeader,
+  ResourceList,
+  ResourceTable,
+  Select,
+  Status,
+  TextArea,
+  useAction,
+  useConsole,
+  useCursorList,
+  useResource,
+  when,
+} from '../../../console/src/kit';
 
 interface Order {
   id: string;
@@ -29,76 +43,34 @@ export function OrdersPage() {
 function List() {
   const [status, setStatus] = useState('');
   const [q, setQ] = useState('');
-  const [items, setItems] = useState<Order[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<any>(null);
-  const load = async (after?: string) => {
-    const r = await api('GET', `/orders${query({ status, q, limit: 25, starting_after: after })}`);
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    setItems((old) => (after ? [...(old ?? []), ...r.body.data] : r.body.data));
-    setMore(r.body.has_more);
-  };
-  useEffect(() => void load(), []);
+  const list = useCursorList<Order>('/orders', { status, q });
   return (
     <>
       <PageHeader title="Orders" />
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm onSubmit={list.reload}>
         <Field label="Order number" value={q} onValue={setQ} />
         <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], 'pending', 'paid', 'fulfilled', 'completed', 'cancelled']} />
-        <button type="submit">Filter</button>
-      </form>
-      <ErrorLine error={error} />
-      {items && items.length === 0 && <p class="empty">No orders.</p>}
-      {items && items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Orders">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Total
-                </th>
-                <th scope="col">Placed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((o) => (
-                <tr key={o.id}>
-                  <td>
-                    <a href={`#/orders/${o.id}`}>#{o.order_number}</a>
-                  </td>
-                  <td>
-                    <span class={`status s-${o.status}`}>{o.status}</span>
-                  </td>
-                  <td class="num">{money(o, o.total)}</td>
-                  <td>{when(o.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {more && <button onClick={() => load(items![items!.length - 1].id)}>More</button>}
+      </FilterForm>
+      <ResourceList
+        list={list}
+        label="Orders"
+        empty="No orders."
+        columns={[
+          { title: 'Number', cell: (o) => <a href={`#/orders/${o.id}`}>#{o.order_number}</a> },
+          { title: 'Status', cell: (o) => <Status status={o.status} /> },
+          { title: 'Total', num: true, cell: (o) => money(o, o.total) },
+          { title: 'Placed', cell: (o) => when(o.created_at) },
+        ]}
+      />
     </>
   );
 }
 
 function Detail({ id }: { id: string }) {
   const c = useConsole();
-  const [o, setO] = useState<Order | null>(null);
+  const { data: o, setData: setO, error } = useResource<Order>(`/orders/${encodeURIComponent(id)}`);
   const [reason, setReason] = useState('');
   const act = useAction();
-  const load = () => api<Order>('GET', `/orders/${encodeURIComponent(id)}`).then((r) => (r.ok ? setO(r.body) : act.setError(r.error)));
-  useEffect(() => void load(), [id]);
   const writable = c.can('orders:write');
   const change = (fn: () => Promise<any>) =>
     act.run(async () => {
@@ -111,13 +83,13 @@ function Detail({ id }: { id: string }) {
       <PageHeader title={o ? `Order #${o.order_number}` : 'Order'}>
         <a href="#/orders">Back to orders</a>
       </PageHeader>
-      <ErrorLine error={act.error} />
+      <ErrorLine error={act.error ?? error} />
       {o && (
         <>
           <dl class="facts">
             <dt>Status</dt>
             <dd>
-              <span class={`status s-${o.status}`}>{o.status}</span>
+              <Status status={o.status} />
             </dd>
             <dt>Total</dt>
             <dd>{money(o, o.total)}</dd>
@@ -139,37 +111,25 @@ function Detail({ id }: { id: string }) {
             )}
           </dl>
           <h2>Items</h2>
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Items">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Item</th>
-                  <th scope="col" class="num">
-                    Quantity
-                  </th>
-                  <th scope="col" class="num">
-                    Price
-                  </th>
-                  <th scope="col" class="num">
-                    Total
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {o.line_items.map((li, i) => (
-                  <tr key={i}>
-                    <td>
-                      {li.name ?? '—'}
-                      {li.sku && <div class="sub">{li.sku}</div>}
-                    </td>
-                    <td class="num">{li.quantity}</td>
-                    <td class="num">{li.unit_price == null ? '—' : money(o, li.unit_price)}</td>
-                    <td class="num">{li.total == null ? '—' : money(o, li.total)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ResourceTable
+            label="Items"
+            rows={o.line_items.map((li, i) => ({ ...li, key: String(i) }))}
+            rowKey={(li) => li.key}
+            columns={[
+              {
+                title: 'Item',
+                cell: (li) => (
+                  <>
+                    {li.name ?? '—'}
+                    {li.sku && <div class="sub">{li.sku}</div>}
+                  </>
+                ),
+              },
+              { title: 'Quantity', num: true, cell: (li) => li.quantity },
+              { title: 'Price', num: true, cell: (li) => (li.unit_price == null ? '—' : money(o, li.unit_price)) },
+              { title: 'Total', num: true, cell: (li) => (li.total == null ? '—' : money(o, li.total)) },
+            ]}
+          />
           {writable && (
             <div class="form actions">
               <div class="buttons">

@@ -1,8 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api';
-import { BarChart, ColumnChart } from '../charts';
-import { useConsole } from '../context';
-import { ErrorLine, Field, PageHeader } from '../ui';
+import { api, BarChart, ColumnChart, ErrorLine, FilterForm, Field, PageHeader, query, useConsole } from '../../../console/src/kit';
 
 interface Analytics {
   code: string | null;
@@ -37,18 +34,17 @@ function Pick() {
     <>
       <PageHeader title="QR analytics" />
       <p>Open a code's analytics from its scan count on the QR codes page, or name a campaign or a code here.</p>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <FilterForm
+        search={false}
+        submit="Show"
+        onSubmit={() => {
           if (campaign.trim()) c.go(`qr-analytics/campaign/${encodeURIComponent(campaign.trim())}`);
           else if (code.trim()) c.go(`qr-analytics/code/${encodeURIComponent(code.trim())}`);
         }}
       >
         <Field label="Campaign" value={campaign} onValue={setCampaign} />
         <Field label="or code" value={code} onValue={setCode} />
-        <button type="submit">Show</button>
-      </form>
+      </FilterForm>
     </>
   );
 }
@@ -71,17 +67,10 @@ function Report({ kind, name }: { kind: 'code' | 'campaign'; name: string }) {
       <PageHeader title={kind === 'code' ? `Analytics of ${name}` : `Campaign ${name}`}>
         {kind === 'code' ? <a href={`#/qr-codes/${encodeURIComponent(name)}`}>Back to the code</a> : <a href="#/qr-codes">Back to QR codes</a>}
       </PageHeader>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm search={false} submit="Update" onSubmit={load}>
         <Field label="From" type="date" value={from} onValue={setFrom} />
         <Field label="To" type="date" value={to} onValue={setTo} />
-        <button type="submit">Update</button>
-      </form>
+      </FilterForm>
       <ErrorLine error={error} />
       {data && (
         <>

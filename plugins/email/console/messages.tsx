@@ -1,7 +1,18 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
-import { useConsole } from '../context';
-import { ErrorLine, Field, Json, PageHeader, Select, when } from '../ui';
+import { useState } from 'preact/hooks';
+import {
+  ErrorLine,
+  Field,
+  FilterForm,
+  Json,
+  PageHeader,
+  ResourceList,
+  Select,
+  Status,
+  useConsole,
+  useCursorList,
+  useResource,
+  when,
+} from '../../../console/src/kit';
 
 interface Message {
   id: string;
@@ -33,95 +44,50 @@ export function EmailMessagesPage() {
 }
 
 function Messages() {
-  const [list, setList] = useState<Message[] | null>(null);
   const [status, setStatus] = useState('');
   const [tag, setTag] = useState('');
   const [to, setTo] = useState('');
-  const [error, setError] = useState<any>(null);
-  const load = async () => {
-    const q = new URLSearchParams({ limit: '50' });
-    if (status) q.set('status', status);
-    if (tag.trim()) q.set('tag', tag.trim());
-    if (to.trim()) q.set('to', to.trim());
-    const r = await api('GET', `/email/messages?${q}`);
-    if (r.ok) {
-      setList(r.body.data);
-      setError(null);
-    } else setError(r.error);
-  };
-  useEffect(() => void load(), []);
+  const list = useCursorList<Message>('/email/messages', { status, tag: tag.trim(), to: to.trim() }, { limit: 50 });
   return (
     <>
       <PageHeader title="Email messages" />
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void load();
-        }}
-      >
+      <FilterForm onSubmit={list.reload}>
         <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], ...STATUSES]} />
         <Field label="Tag" value={tag} onValue={setTag} />
         <Field label="To" type="search" value={to} onValue={setTo} />
-        <button type="submit">Filter</button>
-      </form>
-      <ErrorLine error={error} />
-      {list && list.length === 0 && <p class="empty">No messages.</p>}
-      {list && list.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Email messages">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">To</th>
-                <th scope="col">Status</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    <a href={`#/email-messages/${m.id}`}>{m.subject || '(no subject)'}</a>
-                  </td>
-                  <td>{m.to.join(', ')}</td>
-                  <td>
-                    <span class={`status s-${tone(m.status)}`}>{m.status}</span>
-                  </td>
-                  <td class="scopes">{m.tags.join(' ')}</td>
-                  <td>{when(m.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterForm>
+      <ResourceList
+        list={list}
+        label="Email messages"
+        empty="No messages."
+        columns={[
+          { title: 'Subject', cell: (m) => <a href={`#/email-messages/${m.id}`}>{m.subject || '(no subject)'}</a> },
+          { title: 'To', cell: (m) => m.to.join(', ') },
+          { title: 'Status', cell: (m) => <Status status={m.status} tone={tone(m.status)} /> },
+          { title: 'Tags', class: 'scopes', cell: (m) => m.tags.join(' ') },
+          { title: 'Created', cell: (m) => when(m.created_at) },
+        ]}
+      />
     </>
   );
 }
 
 function Detail({ id }: { id: string }) {
-  const [m, setM] = useState<Message | null>(null);
-  const [events, setEvents] = useState<MessageEvent[] | null>(null);
-  const [error, setError] = useState<any>(null);
-  useEffect(() => {
-    const path = `/email/messages/${encodeURIComponent(id)}`;
-    api<Message>('GET', path).then((r) => (r.ok ? setM(r.body) : setError(r.error)));
-    api('GET', `${path}/events`).then((r) => (r.ok ? setEvents(r.body.data) : setError(r.error)));
-  }, [id]);
+  const path = `/email/messages/${encodeURIComponent(id)}`;
+  const { data: m, error } = useResource<Message>(path);
+  const timeline = useResource<{ data: MessageEvent[] }>(`${path}/events`);
+  const events = timeline.data?.data;
   return (
     <>
       <PageHeader title={m?.subject || 'Email message'}>
         <a href="#/email-messages">Back to messages</a>
       </PageHeader>
-      <ErrorLine error={error} />
+      <ErrorLine error={error ?? timeline.error} />
       {m && (
         <dl class="facts">
           <dt>Status</dt>
           <dd>
-            <span class={`status s-${tone(m.status)}`}>{m.status}</span>
+            <Status status={m.status} tone={tone(m.status)} />
           </dd>
           {m.warning && (
             <>

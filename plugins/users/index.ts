@@ -5,7 +5,7 @@ import migration002 from './migrations/002_device.sql' with { type: 'text' };
 import migration003 from './migrations/003_client_metadata.sql' with { type: 'text' };
 import { userAuthenticator } from './authenticator';
 import { authorizeActions } from './authorize';
-import { consoleActions, consoleErrors } from './console';
+import { consoleActions, consoleErrors } from './console-session';
 import { deviceActions } from './device-web';
 import { inviteActions } from './invite';
 import { loginActions } from './login';

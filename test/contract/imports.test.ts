@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { pluginList } from '../../plugins';
 import { allMigrations } from '../../core/migrations';
@@ -174,9 +174,7 @@ function consoleViolation(from: string, spec: string): string | undefined {
     if (to === KIT || to === `${KIT}/index` || inside(pages, to)) return undefined;
     return 'a console page imports the console only through console/src/kit, and no other file of a plugin';
   }
-  // plugins/users has a server module console.ts beside its pages' folder: `./console` is that file.
-  const isPages = (path: string) => path.includes('/console/') || (pagesOf(path) === path && !existsSync(join(root, `${path}.ts`)));
-  if (inside('plugins', from) && to && isPages(to)) return "a plugin's server code does not import its console pages";
+  if (inside('plugins', from) && to && pagesOf(to)) return "a plugin's server code does not import its console pages";
   if (inside('console', from) && to && inside('plugins', to))
     return 'the console reaches plugin pages only through the list console/build.ts generates';
   return undefined;
@@ -209,7 +207,6 @@ test('the console rule bites', () => {
   expect(consoleViolation(page, 'pg')).toContain('bundles only');
   expect(consoleViolation('plugins/qr_codes/index.ts', './console/codes')).toContain('does not import its console pages');
   expect(consoleViolation('plugins/qr_codes/index.ts', './console')).toContain('does not import its console pages');
-  expect(consoleViolation('plugins/users/index.ts', './console')).toBeUndefined(); // plugins/users/console.ts, the session routes
   expect(consoleViolation('console/src/main.tsx', '../../plugins/qr_codes/console')).toContain('generates');
   expect(consoleViolation('console/src/pages/index.ts', 'svc:plugin-pages')).toBeUndefined();
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, ListOf, Timestamp, Uuid } from '../../core/sdk';
-import { createStoreKey, createStorePublishableKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
+import { createStoreKey, createStorePublishableKey, getKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
 
 /**
  * The store's API keys, managed by the people who own them (issue 11, SPEC 4.10 `api_keys`):
@@ -57,6 +57,14 @@ export default definePlugin({
       output: ListOf(ApiKey),
       rest: { method: 'GET', path: '/api-keys', auth: ALL },
       handler: (ctx) => listKeys(ctx),
+    }),
+    get_key: action({
+      kind: 'read',
+      description: 'One API key of the store that is not revoked, as the list shows it: prefix, scopes, mode and expiry, never the secret.',
+      input: Input({ key_id: Uuid('The key id.') }),
+      output: ApiKey,
+      rest: { method: 'GET', path: '/api-keys/:key_id', auth: ALL },
+      handler: (ctx, { key_id }) => getKey(ctx, key_id),
     }),
     create_key: action({
       kind: 'write',

@@ -44,7 +44,7 @@ const ALL = ['admin', 'api_key', 'user'] as ('admin' | 'api_key' | 'user')[];
 export default definePlugin({
   name: 'api_keys',
   category: 'platform',
-  description: "The store's API keys: list them (prefixes only), create one (the secret shown once), revoke or roll one.",
+  description: "The store's API keys: list them or read one (prefixes only), create one (the secret shown once), revoke or roll one.",
   resource: 'api key',
   catalog: true,
   // SPEC 5.4: api_keys is usable with platform or platform:write (users: owners and admins hold them).

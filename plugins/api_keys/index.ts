@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, ListOf, Timestamp, Uuid } from '../../core/sdk';
-import { createStoreKey, createStorePublishableKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
+import { createStoreKey, createStorePublishableKey, getKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
 
 /**
  * The store's API keys, managed by the people who own them (issue 11, SPEC 4.10 `api_keys`):
@@ -44,7 +44,7 @@ const ALL = ['admin', 'api_key', 'user'] as ('admin' | 'api_key' | 'user')[];
 export default definePlugin({
   name: 'api_keys',
   category: 'platform',
-  description: "The store's API keys: list them (prefixes only), create one (the secret shown once), revoke or roll one.",
+  description: "The store's API keys: list them or read one (prefixes only), create one (the secret shown once), revoke or roll one.",
   resource: 'api key',
   catalog: true,
   // SPEC 5.4: api_keys is usable with platform or platform:write (users: owners and admins hold them).
@@ -57,6 +57,14 @@ export default definePlugin({
       output: ListOf(ApiKey),
       rest: { method: 'GET', path: '/api-keys', auth: ALL },
       handler: (ctx) => listKeys(ctx),
+    }),
+    get_key: action({
+      kind: 'read',
+      description: 'One API key of the store that is not revoked, as the list shows it: prefix, scopes, mode and expiry, never the secret.',
+      input: Input({ key_id: Uuid('The key id.') }),
+      output: ApiKey,
+      rest: { method: 'GET', path: '/api-keys/:key_id', auth: ALL },
+      handler: (ctx, { key_id }) => getKey(ctx, key_id),
     }),
     create_key: action({
       kind: 'write',

@@ -28,6 +28,12 @@ export async function listKeys(ctx: Ctx) {
   return { object: 'list' as const, data: rows.slice(0, LIMIT).map(view), has_more: rows.length > LIMIT, url: `${ctx.storePath}/api-keys` };
 }
 
+/** One key as the list shows it. A revoked key is gone, as from the list (revoke and roll answer 404 for it too). */
+export const getKey = async (ctx: Ctx, keyId: string) =>
+  view(
+    await rowOr404(ctx.db, { table: 'api_keys', storeId: ctx.store.id, id: keyId, noun: 'api key', param: 'key_id', where: 'revoked_at IS NULL' }),
+  );
+
 export async function createStoreKey(ctx: Ctx, input: { scopes?: string[]; livemode?: boolean; expires_at?: string | null }) {
   const grantable = [...ctx.registry.grantable];
   const scopes = input.scopes === undefined ? defaultScopes(ctx.principal, ctx.registry.scopes, grantable) : validateScopes(input.scopes, grantable);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { action, errors, fail, Input, iso, Timestamp, Uuid } from '../../core/sdk';
-import { actingManager, addMember, changeMember, checkEmail, findOrCreateUser, listMembers } from './accounts';
+import { actingManager, addMember, changeMember, checkEmail, findOrCreateUser, getMember, listMembers } from './accounts';
 import { ROLES, type Role } from './roles';
 import { baseUrl, randomToken, sha256 } from './web';
 
@@ -62,6 +62,18 @@ export const memberActions = {
       has_more: false,
       url: `${ctx.storePath}/members`,
     }),
+  }),
+  get_member: action({
+    kind: 'read',
+    description: 'One member of the store with their role, as the list shows them.',
+    input: Input({ user_id: Uuid("The member's user id.") }),
+    output: Member,
+    rest: { method: 'GET', path: '/members/:user_id' },
+    // No POST /members makes a member: the operator's create_user does (a new email each time).
+    example: async ({ make }) => ({
+      user_id: (await make('users.create_user', { email: `member.${crypto.randomUUID().slice(0, 8)}@example.com` })).user_id,
+    }),
+    handler: (ctx, input) => getMember(ctx.db, ctx.store.id, input.user_id),
   }),
   update_member: action({
     kind: 'write',

@@ -29,8 +29,15 @@ export interface PendingScan {
 
 /** How long a scan may wait for company before it is written (SVC_QR_SCAN_FLUSH_MS). */
 export const FLUSH_MS = 10;
-/** Scans per statement; more pending than this are written at once, in several statements. */
-const MAX_BATCH = 1000;
+/** Scans per statement; a full batch is written at once. */
+const MAX_BATCH = 500;
+/**
+ * Writes in flight at once: one statement fills the database's CPU while the other waits for its
+ * commit to reach the disk. Safe together: each locks its codes' rows first, in id order.
+ */
+const WRITERS = 2;
+/** More scans than this not yet written and new scans wait for their own write (backpressure). */
+const MAX_PENDING = 4 * MAX_BATCH;
 /** A failed write is tried again after this long, doubling up to RETRY_MAX_MS. */
 const RETRY_MS = 50;
 const RETRY_MAX_MS = 2000;
@@ -81,10 +88,13 @@ async function writeScans(db: Db, batch: PendingScan[]): Promise<void> {
 }
 
 export class ScanBuffer {
-  private pending: PendingScan[] = [];
-  /** The write in progress, resolving true when it succeeded. */
-  private running?: Promise<boolean>;
-  private writing: PendingScan[] = [];
+  /** Scans waiting for a write, oldest first (a Set keeps insertion order). */
+  private pending = new Set<PendingScan>();
+  /** When the oldest pending scan arrived (performance.now()). */
+  private oldest = 0;
+  /** Writes in flight, and the scans each holds. */
+  private writes = new Map<Promise<boolean>, PendingScan[]>();
+  private writeOf = new WeakMap<PendingScan, Promise<boolean>>();
   private timer?: ReturnType<typeof setTimeout>;
   private failures = 0;
   private closed = false;
@@ -95,24 +105,30 @@ export class ScanBuffer {
     private readonly flushMs = FLUSH_MS,
   ) {}
 
-  /** This code's scans not known to be written. */
+  /** This code's scans not known to be written (in flight first, then pending: their order). */
   of(codeId: string): PendingScan[] {
-    return [...this.writing, ...this.pending].filter((s) => s.code_id === codeId);
+    return [...[...this.writes.values()].flat(), ...this.pending].filter((s) => s.code_id === codeId);
   }
 
-  /** Scans not yet written (pending, or in the write in progress). */
+  /** Scans not yet written (pending, or in a write in flight). */
   get size(): number {
-    return this.pending.length + this.writing.length;
+    let n = this.pending.size;
+    for (const batch of this.writes.values()) n += batch.length;
+    return n;
   }
 
   /**
-   * Keeps a scan for the next write. Once the buffer is closed (shutdown has begun) nothing waits:
-   * the scan is written before this resolves, so a request still draining loses nothing.
+   * Keeps a scan for the next write. Nothing to wait for, unless the writes are behind (more than
+   * MAX_PENDING scans not written: the scan then waits for its own write, so memory and what a
+   * kill could lose stay bounded, and scans are never answered faster than they are recorded) or
+   * the buffer is closed (shutdown has begun: a request still draining loses nothing).
    */
   add(scan: PendingScan): Promise<boolean> | undefined {
-    this.pending.push(scan);
-    if (this.closed) return this.flush();
-    this.schedule();
+    if (!this.pending.size) this.oldest = performance.now();
+    this.pending.add(scan);
+    if (this.closed || this.size > MAX_PENDING) return this.written(scan);
+    if (this.pending.size >= MAX_BATCH && this.writes.size < WRITERS) this.startWrite();
+    else this.schedule();
     return undefined;
   }
 
@@ -121,21 +137,14 @@ export class ScanBuffer {
    * then goes on with what the database has, and the scans are retried). Cheap when none matches.
    */
   async settle(matches: (s: PendingScan) => boolean): Promise<void> {
-    if (this.pending.some(matches) || this.writing.some(matches)) await this.flush();
+    // The scans of this moment only: under steady scanning, new ones must not keep a read waiting.
+    const mine = [...[...this.writes.values()].flat(), ...this.pending].filter(matches);
+    for (let i = mine.length - 1; i >= 0; i--) if (!(await this.written(mine[i]))) return;
   }
 
-  /** Writes everything pending now, after the write in progress; false when a write failed. */
-  async flush(): Promise<boolean> {
-    this.cancelTimer();
-    const last = this.pending.at(-1) ?? this.writing.at(-1);
-    while (last && (this.pending.includes(last) || this.writing.includes(last))) {
-      if (this.running) {
-        await this.running;
-        continue;
-      }
-      if (!(await this.writeOnce())) return false;
-    }
-    return true;
+  /** Writes everything pending now (a failed write leaves its scans pending). */
+  flush(): Promise<void> {
+    return this.settle(() => true);
   }
 
   /** The shutdown: no more waiting; everything pending is written (tried a few times), or this throws. */
@@ -149,42 +158,65 @@ export class ScanBuffer {
     if (this.size) throw new Error(`${this.size} QR scan(s) could not be written before shutdown (the database is unreachable)`);
   }
 
-  private writeOnce(): Promise<boolean> {
-    const batch = (this.writing = this.pending.splice(0, MAX_BATCH));
-    const done = writeScans(this.db, batch).then(
+  /** Resolves true once `scan` is written, false if its write failed. */
+  private async written(scan: PendingScan): Promise<boolean> {
+    for (;;) {
+      const write = this.writeOf.get(scan);
+      if (write) return write;
+      if (!this.pending.has(scan)) return true;
+      if (this.writes.size < WRITERS) this.startWrite();
+      else await Promise.race(this.writes.keys());
+    }
+  }
+
+  private startWrite() {
+    this.cancelTimer();
+    if (!this.pending.size) return;
+    const batch: PendingScan[] = [];
+    for (const s of this.pending) {
+      if (batch.length === MAX_BATCH) break;
+      batch.push(s);
+      this.pending.delete(s);
+    }
+    if (this.pending.size) this.oldest = performance.now();
+    const write = writeScans(this.db, batch).then(
       () => {
-        if (this.failures) this.log.info('qr scans: writing works again', { pending: this.pending.length });
+        if (this.failures) this.log.info('qr scans: writing works again', { pending: this.pending.size });
         this.failures = 0;
         return true;
       },
       (err) => {
-        // Back in front, in order: the next write tries them again.
-        this.pending.unshift(...batch);
+        // Back in front, in order: a later write tries them again.
+        this.pending = new Set([...batch, ...this.pending]);
+        this.oldest = performance.now();
         if (!this.failures++)
           this.log.error('qr scans: writing a batch failed; it is kept and retried', { ...errorFields(err), scans: batch.length });
         return false;
       },
     );
-    this.running = done.then((ok) => {
-      this.running = undefined;
-      this.writing = [];
+    const done = write.then((ok) => {
+      this.writes.delete(done);
+      for (const s of batch) this.writeOf.delete(s);
       this.schedule();
       return ok;
     });
-    return this.running;
+    this.writes.set(done, batch);
+    for (const s of batch) this.writeOf.set(s, done);
+    this.schedule();
   }
 
+  /** The next write: when the oldest pending scan has waited flushMs, at once for a full batch. */
   private schedule() {
-    if (!this.pending.length || this.timer || this.running) return;
-    const delay = this.failures
+    if (!this.pending.size || this.timer || this.writes.size >= WRITERS) return;
+    const due = this.failures
       ? Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (this.failures - 1))
-      : this.closed || this.pending.length >= MAX_BATCH
+      : this.closed || this.pending.size >= MAX_BATCH
         ? 0
-        : this.flushMs;
+        : Math.max(0, this.oldest + this.flushMs - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush();
-    }, delay);
+      if (this.pending.size && this.writes.size < WRITERS) this.startWrite();
+    }, due);
     // A pending write does not keep a process alive by itself; a server stops through close().
     this.timer.unref?.();
   }

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../core/db';
-import { sharedDbUrl } from '../kit/db';
+import { backend, sharedDbUrl } from '../kit/db';
 
 const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
 const ADMIN = 'qr-shutdown-test-admin-token-0123456789';
@@ -22,8 +22,9 @@ const dataDir = mkdtempSync(join(tmpdir(), 'svc-qr-shutdown-'));
 const procs: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
-  dbUrl = await sharedDbUrl();
-});
+  // The embedded backend needs no test database here: the server makes its own in dataDir.
+  if (backend === 'postgres') dbUrl = await sharedDbUrl();
+}, 60_000);
 
 afterAll(() => {
   for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');

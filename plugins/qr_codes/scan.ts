@@ -126,7 +126,8 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
     code_id: row.id,
     scanned_at: now.toISOString(),
     device: agent.device,
-    city: cityOf(ctx, ip),
+    // A NUL (only an odd mmdb file could hold one) would make the whole batch unwritable.
+    city: cityOf(ctx, ip).replaceAll('\u0000', ''),
     fingerprint: print,
   });
   if (late) await late;

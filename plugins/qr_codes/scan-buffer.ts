@@ -33,12 +33,15 @@ export const FLUSH_MS = 10;
 /** Scans per statement; a full batch is written at once. */
 const MAX_BATCH = 500;
 /**
- * Writes in flight at once: one statement fills the database's CPU while the other waits for its
- * commit to reach the disk. Safe together: each locks its codes' rows first, in id order.
+ * Lanes: codes are split between them (by id), and each lane has one write in flight at a time,
+ * so two writes never wait for each other's row locks: one can fill the database's CPU while the
+ * other waits for its commit to reach the disk.
  */
-const WRITERS = 2;
+const LANES = 2;
 /** More scans than this not yet written and new scans wait for their own write (backpressure). */
 const MAX_PENDING = 4 * MAX_BATCH;
+/** One write at a time per lane. */
+const WRITERS = 1;
 /** A failed write is tried again after this long, doubling up to RETRY_MAX_MS. */
 const RETRY_MS = 50;
 const RETRY_MAX_MS = 2000;
@@ -88,7 +91,42 @@ async function writeScans(db: Db, batch: PendingScan[]): Promise<void> {
   await db.query(WRITE, [JSON.stringify(batch.map((s, n) => ({ n, ...s }))), codeIds]);
 }
 
+/** The scans of this process's codes, in lanes. */
 export class ScanBuffer {
+  private readonly lanes: Lane[];
+
+  constructor(db: Db, log: Logger, flushMs = FLUSH_MS) {
+    this.lanes = Array.from({ length: LANES }, () => new Lane(db, log, flushMs));
+  }
+
+  /** A code's lane, from the last character of its id (random hex). */
+  private laneOf(codeId: string): Lane {
+    return this.lanes[codeId.charCodeAt(codeId.length - 1) % LANES];
+  }
+
+  of(codeId: string): PendingScan[] {
+    return this.laneOf(codeId).of(codeId);
+  }
+
+  get size(): number {
+    return this.lanes.reduce((n, lane) => n + lane.size, 0);
+  }
+
+  add(scan: PendingScan): Promise<boolean> | undefined {
+    return this.laneOf(scan.code_id).add(scan);
+  }
+
+  async settle(matches: (s: PendingScan) => boolean): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.settle(matches)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.close()));
+  }
+}
+
+/** One lane: its pending scans, and its write in flight. */
+class Lane {
   /** Scans waiting for a write, oldest first (a Set keeps insertion order). */
   private pending = new Set<PendingScan>();
   /** When the oldest pending scan arrived (performance.now()). */
@@ -127,7 +165,7 @@ export class ScanBuffer {
   add(scan: PendingScan): Promise<boolean> | undefined {
     if (!this.pending.size) this.oldest = performance.now();
     this.pending.add(scan);
-    if (this.closed || this.size > MAX_PENDING) return this.written(scan);
+    if (this.closed || this.size > MAX_PENDING / LANES) return this.written(scan);
     if (this.pending.size >= MAX_BATCH && this.writes.size < WRITERS) this.startWrite();
     else this.schedule();
     return undefined;

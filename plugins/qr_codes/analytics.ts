@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { errors, type Ctx } from '../../core/sdk';
 import { attributedScanIds } from '../orders/public';
 import type { Analytics } from './schemas';
+import { settleStore } from './scan-buffer';
 import { codeRow } from './store';
 
 /** Scan analytics (SPEC 2.9) over UTC days, for one code or a campaign's codes. */
@@ -39,6 +40,8 @@ SELECT count(*)::int AS n FROM qr_scans
 WHERE store_id = $1 AND id = ANY($5::uuid[]) AND code_id = ANY($2::uuid[]) AND scanned_at >= $3 AND scanned_at < $4 AND converted_at IS NULL`;
 
 async function analyticsOf(ctx: Ctx, codeIds: string[], range: ReturnType<typeof dayRange>) {
+  // Scans this process answered but has not written yet are counted too (read-your-writes).
+  await settleStore(ctx.db, ctx.store.id);
   const args = [ctx.store.id, codeIds, range.first, range.end];
   const attributed = await attributedScanIds(ctx.db, ctx.store.id, range.first);
   const [rows, ordered] = await Promise.all([

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import Bowser from 'bowser';
@@ -114,8 +113,8 @@ export function cityOf(ctx: Pick<Ctx, 'config' | 'log'>, ip: string | undefined)
  * bigint string. Keyed, so the stored value cannot be reversed to an address by trying them all.
  */
 export function fingerprint(key: string, ip: string | undefined, userAgent: string): string {
-  const mac = createHmac('sha256', key)
-    .update(`${ip ?? ''}\n${userAgent}`)
-    .digest();
-  return mac.readBigInt64BE(0).toString();
+  // Bun's own HMAC: the same bytes as node:crypto's createHmac, in about half the time.
+  const mac = new Bun.CryptoHasher('sha256', key);
+  mac.update(`${ip ?? ''}\n${userAgent}`);
+  return mac.digest().readBigInt64BE(0).toString();
 }

@@ -3,6 +3,7 @@ import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
 import { campaignAnalytics, codeAnalytics } from './analytics';
 import { followCta, scan } from './scan';
+import { closeScanBuffer, FLUSH_MS, scanBuffer, settleStore } from './scan-buffer';
 import {
   Analytics,
   CampaignAnalyticsQuery,
@@ -51,6 +52,14 @@ export default definePlugin({
         description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.',
       }),
     ),
+    scan_flush_ms: Type.Optional(
+      Type.Integer({
+        env: 'SVC_QR_SCAN_FLUSH_MS',
+        minimum: 1,
+        maximum: 60_000,
+        description: `How long a scan of a code without max_scans may wait in memory for others to be written with (default ${FLUSH_MS} ms). Longer: fewer, larger writes, and more scans lost if the process is killed without a shutdown.`,
+      }),
+    ),
     trusted_proxies: Type.Optional(
       Type.String({
         env: 'SVC_TRUSTED_PROXIES',
@@ -66,6 +75,11 @@ export default definePlugin({
     logo_unavailable: invalid('The logo_url could not be fetched, or is not a PNG of at most 256 KB and 1024 pixels a side.'),
   },
   migrations: [{ id: 'qr_codes/001_qr_codes', sql: migration001 }],
+  // Scans of uncapped codes wait in memory for their batch (scan-buffer.ts): shutdown writes them.
+  start: async ({ db, log, config }) => {
+    scanBuffer(db, log, config.scan_flush_ms);
+    return { stop: () => closeScanBuffer(db) };
+  },
   actions: {
     list_qr_codes: action({
       kind: 'read',
@@ -73,7 +87,10 @@ export default definePlugin({
       input: QrQuery,
       output: QrList,
       rest: { method: 'GET', path: '/qr-codes' },
-      handler: listQrCodes,
+      handler: async (ctx, input) => {
+        await settleStore(ctx.db, ctx.store.id);
+        return listQrCodes(ctx, input);
+      },
     }),
     create_qr_code: action({
       kind: 'write',
@@ -96,6 +113,7 @@ export default definePlugin({
       errors: ['logo_unavailable'],
       example: withCode,
       handler: async (ctx, { code, include_image }) => {
+        await settleStore(ctx.db, ctx.store.id);
         const row = await codeRow(ctx, code);
         const out = toQrCode(ctx, row);
         if (!include_image) return out;

@@ -107,6 +107,8 @@ describe('cities', () => {
   test('raw IP addresses are never stored', async () => {
     const code = await newCode(proxied);
     await scan(proxied, code.code, { 'x-forwarded-for': '81.2.69.142' });
+    // Reading the code writes the store's scans still waiting for their batch.
+    expect((await proxied.h.call('GET', `/qr-codes/${code.code}`)).body.total_scans).toBe(1);
     const rows = await proxied.h.db.query('SELECT * FROM qr_scans WHERE code_id = $1', [code.id]);
     expect(rows).toHaveLength(1);
     const text = JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? v.toString() : v));

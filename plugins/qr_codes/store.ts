@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, isoOrNull, jsonParam, listPage, parseInstant, setClause, stamps, unique, type Ctx, type Row } from '../../core/sdk';
 import { contrastOnWhite, MIN_CONTRAST } from './image';
+import { writePendingOf } from './scan-buffer';
 import { LANDING_KEYS, type QrCode, type QrCreate, type QrQuery, type QrUpdate } from './schemas';
 
 type Code = Static<typeof QrCode>;
@@ -49,14 +50,21 @@ export function toQrCode(ctx: Pick<Ctx, 'config' | 'http' | 'clock' | 'storePath
   };
 }
 
-/** The row of a code of this store (archived ones are gone), or 404. */
+/**
+ * The row of a code of this store (archived ones are gone), or 404. Locked for a change, it counts
+ * every scan this process answered (those still waiting for their batch are written first).
+ */
 export async function codeRow(ctx: Pick<Ctx, 'db' | 'store'>, code: string, forUpdate = false): Promise<Row> {
-  const [row] = await ctx.db.query(
-    `SELECT * FROM qr_codes WHERE store_id = $1 AND code = $2 AND archived_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-    [ctx.store.id, code],
-  );
+  const read = async () =>
+    (
+      await ctx.db.query(`SELECT * FROM qr_codes WHERE store_id = $1 AND code = $2 AND archived_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`, [
+        ctx.store.id,
+        code,
+      ])
+    )[0];
+  const row = await read();
   if (!row) throw errors.notFound(`qr code: '${code}'`, 'code');
-  return row;
+  return forUpdate && (await writePendingOf(ctx.db, row.id)) ? await read() : row;
 }
 
 /** http(s) only, no user:password@ (it would be shown to whoever scans), at most 2,048 characters. */

@@ -56,7 +56,7 @@ async function startRelayProcess() {
   const counts = { received: 0, unsigned: 0 };
   const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
-  let ready: (port: number) => void;
+  let ready = (_port: number) => {};
   const port = new Promise<number>((r) => (ready = r));
   void (async () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {

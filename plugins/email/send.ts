@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { enqueue, errors, jsonParam, type Ctx, type Plan, type Row } from '../../core/sdk';
+import { enqueue, errors, jobInsertStatement, jsonParam, type Ctx, type Plan, type Row } from '../../core/sdk';
 import { DELIVER_QUEUE } from './delivery';
 import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
@@ -102,16 +102,16 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   const host = from.slice(from.lastIndexOf('@') + 1);
   const now = ctx.clock.now();
   const limit = HOURLY_LIMIT[ctx.store.plan] ?? HOURLY_LIMIT.free;
-  // The delivery job first: the statement below takes the hour's counter row, and its lock is held
-  // until the commit, so nothing else should come between them. A refused send rolls the job back
-  // with it; a job whose message turns out suppressed finds nothing queued and does nothing.
-  const smtpConfigured = !!config.smtp_url;
-  if (smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
   // One statement: the sender's domain, a slot in this hour's count (the row lock makes parallel
-  // sends take turns, so the limit holds), the suppression list, the message and its daily count.
-  // Nothing is written unless the sender is allowed and the hour has room.
-  const [out] = await ctx.db.query<{ sender_ok: boolean; row: Row | null }>(
-    `WITH sender AS (
+  // sends take turns, so the limit holds), the suppression list, the message, its daily count and
+  // its delivery job (pg-boss's own insert, fed only when the message is queued). Nothing is
+  // written unless the sender is allowed and the hour has room. One statement needs no
+  // transaction, and the counter row's lock is held only until its commit.
+  const smtpConfigured = !!config.smtp_url;
+  const jobSql = smtpConfigured ? await jobInsertStatement(ctx.db, DELIVER_QUEUE) : undefined;
+  const accept = (db: Ctx['db'], job: string) =>
+    db.query<{ sender_ok: boolean; row: Row | null }>(
+      `WITH sender AS (
        SELECT NOT $22::boolean OR EXISTS (SELECT 1 FROM email_domains WHERE store_id = $2 AND domain = $23 AND status = 'verified') AS ok
      ), slot AS (
        INSERT INTO email_hourly_sends (store_id, hour, messages) SELECT $2::uuid, $21::timestamptz, 1 FROM sender WHERE ok
@@ -126,41 +126,47 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
                    = jsonb_array_length($3::text::jsonb) THEN 'suppressed' ELSE 'queued' END,
          $14::text, $15::text, $16::text::jsonb, $17::text::jsonb, $18::uuid, $19::timestamptz, $19::timestamptz
        FROM slot RETURNING *
-     ), first AS (
-       INSERT INTO email_event_firsts (message_id, event, store_id) SELECT id, 'sent', store_id FROM msg WHERE status = 'queued' RETURNING 1
      ), daily AS (
        INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
-       SELECT $2::uuid, ($19::timestamptz AT TIME ZONE 'UTC')::date, 'sent', $20::int, 1 FROM first
+       SELECT $2::uuid, ($19::timestamptz AT TIME ZONE 'UTC')::date, 'sent', $20::int, 1 FROM msg WHERE status = 'queued'
        ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1
-     )
+     )${job}
      SELECT (SELECT ok FROM sender) AS sender_ok, (SELECT to_jsonb(msg) FROM msg) AS row`,
-    [
-      id,
-      ctx.store.id,
-      JSON.stringify(to),
-      from,
-      replyTo,
-      content.subject.replace(/[\r\n]+/g, ' '),
-      tracked.html,
-      content.text,
-      category,
-      input.template_id ?? null,
-      version,
-      JSON.stringify(input.tags ?? []),
-      jsonParam(attachments),
-      `<${id}@${host}>`,
-      token,
-      JSON.stringify(tracked.links),
-      jsonParam(extras.headers),
-      extras.threadId ?? null,
-      now,
-      Math.floor(Math.random() * 16),
-      new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS),
-      sender.needsDomain,
-      host,
-      limit,
-    ],
-  );
+      [
+        id,
+        ctx.store.id,
+        JSON.stringify(to),
+        from,
+        replyTo,
+        content.subject.replace(/[\r\n]+/g, ' '),
+        tracked.html,
+        content.text,
+        category,
+        input.template_id ?? null,
+        version,
+        JSON.stringify(input.tags ?? []),
+        jsonParam(attachments),
+        `<${id}@${host}>`,
+        token,
+        JSON.stringify(tracked.links),
+        jsonParam(extras.headers),
+        extras.threadId ?? null,
+        now,
+        Math.floor(Math.random() * 16),
+        new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS),
+        sender.needsDomain,
+        host,
+        limit,
+        ...(jobSql ? [JSON.stringify([{ data: { message_id: id } }])] : []),
+      ],
+    );
+  const [out] = jobSql
+    ? await accept(ctx.db, `, job AS (${jobSql("SELECT $25::text FROM msg WHERE status = 'queued'")})`)
+    : smtpConfigured
+      ? // pg-boss's insert cannot be a CTE here: the job first, committed with the message (a refused
+        // send leaves a job that finds nothing queued and does nothing).
+        await ctx.db.transaction(async (tx) => (await enqueue(tx, DELIVER_QUEUE, [{ data: { message_id: id } }]), accept(tx, '')))
+      : await accept(ctx.db, '');
   if (!out.sender_ok) throw errors.validation(UNVERIFIED_FROM, 'from');
   if (!out.row) hourlyLimitReached(now);
   const row = out.row;

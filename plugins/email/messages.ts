@@ -68,10 +68,11 @@ export interface Delivered {
 }
 
 /**
- * Relays' 250s for a batch of messages: the statuses, the `delivered` events and their first-of-kind
- * daily counts in one statement, then the webhook events of the stores that subscribe (as addEvent
- * per message, in one round trip for the batch). The daily count rows are taken in store order, so
- * two workers' batches cannot deadlock on them.
+ * Relays' 250s for a batch of messages: the statuses, the `delivered` events and their daily
+ * counts in one statement (a message leaves `sending` once, so it counts once without a firsts
+ * row), then the webhook events of the stores that subscribe (as addEvent per message, in one
+ * round trip for the batch). The daily count rows are taken in store order, so two workers'
+ * batches cannot deadlock on them.
  */
 export async function markDelivered(tx: Db, delivered: Delivered[], at: Date) {
   if (!delivered.length) return;
@@ -79,15 +80,14 @@ export async function markDelivered(tx: Db, delivered: Delivered[], at: Date) {
     `WITH d AS (
        SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS d(id uuid, store_id uuid, response text)
      ), upd AS (
-       UPDATE email_messages m SET status = 'delivered', smtp_response = d.response, sent_at = $2, updated_at = $2 FROM d WHERE m.id = d.id
+       UPDATE email_messages m SET status = 'delivered', smtp_response = d.response, sent_at = $2, updated_at = $2
+       FROM d WHERE m.id = d.id AND m.status = 'sending' RETURNING m.id, m.store_id
      ), ev AS (
        INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at)
-       SELECT gen_random_uuid(), store_id, id, 'delivered', jsonb_build_object('smtp_response', response), false, $2 FROM d
-     ), first AS (
-       INSERT INTO email_event_firsts (message_id, event, store_id) SELECT id, 'delivered', store_id FROM d ON CONFLICT DO NOTHING RETURNING store_id
+       SELECT gen_random_uuid(), d.store_id, d.id, 'delivered', jsonb_build_object('smtp_response', d.response), false, $2 FROM d JOIN upd USING (id)
      )
      INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
-     SELECT store_id, ($2::timestamptz AT TIME ZONE 'UTC')::date, 'delivered', $3, count(*) FROM first GROUP BY store_id ORDER BY store_id
+     SELECT store_id, ($2::timestamptz AT TIME ZONE 'UTC')::date, 'delivered', $3, count(*) FROM upd GROUP BY store_id ORDER BY store_id
      ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + EXCLUDED.messages`,
     [JSON.stringify(delivered.map(({ m, response }) => ({ id: m.id, store_id: m.store_id, response }))), at, Math.floor(Math.random() * 16)],
   );

@@ -227,3 +227,35 @@ test('at start-up, a missing SMTP_URL is named in a warning', async () => {
   await quiet?.stop();
   expect(lines).toEqual([]);
 });
+
+test('a batch of deliveries: each message goes out once even when its job comes twice, a refusal does not hold back the others, stats count each once', async () => {
+  const { h, relay } = await world({ rejectRcpt: { 'gone@example.com': 550, 'busy@example.com': 451 } });
+  await verifiedDomain(h, 'mail.batch.test');
+  const to = ['a@example.com', 'gone@example.com', 'b@example.com', 'busy@example.com', 'c@example.com'];
+  const ids: string[] = [];
+  for (const address of to) {
+    const r = await h.call('POST', '/email/send', { to: address, from: 'hi@mail.batch.test', subject: `For ${address}`, text: 'Hi' });
+    expect(r.status).toBe(201);
+    ids.push(r.body.id);
+  }
+  const jobs = await h.db.query<{ data: unknown }>(
+    `DELETE FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
+    [h.store.id],
+  );
+  expect(jobs).toHaveLength(5);
+  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'deliver')!;
+  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('email') };
+  // Each job handed out twice, once in each of two batches running at the same time.
+  const payloads = jobs.map((j) => j.data);
+  await Promise.all([job.run(deps, payloads), job.run(deps, [...payloads].reverse())]);
+
+  expect(relay.received.map((m) => m.to[0]).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+  const status = async (id: string) => (await h.call('GET', `/email/messages/${id}`)).body.status;
+  expect(await Promise.all(ids.map(status))).toEqual(['delivered', 'bounced', 'delivered', 'queued', 'delivered']);
+  for (const id of [ids[0], ids[2], ids[4]]) {
+    const events = (await h.call('GET', `/email/messages/${id}/events`)).body.data;
+    expect(events.map((e: any) => e.event)).toEqual(['delivered']);
+  }
+  const stats = (await h.call('GET', '/email/stats?date_from=2026-04-01&date_to=2026-04-01')).body;
+  expect(stats).toMatchObject({ sent: 5, delivered: 3, bounced: 1 });
+});

@@ -3,6 +3,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { enqueue, errorFields, type JobDeps, type Row } from '../../core/sdk';
 import { dkimSign } from './dkim';
+import { composeSimple } from './mime';
 import { dkimPrivateKey, SELECTOR } from './domains';
 import { addEvent, markDelivered, suppress, type Delivered } from './messages';
 import { unsubscribeUrl, verpAddress } from './links';
@@ -76,7 +77,8 @@ function mailOf(deps: JobDeps, m: Row) {
  * hands one message to the relay; resolves with the relay's answer.
  */
 async function sendOne(deps: JobDeps, m: Row, domain: Row | null): Promise<string> {
-  let raw: Buffer = await new MailComposer(mailOf(deps, m) as any).compile().build();
+  const mail = mailOf(deps, m);
+  let raw = composeSimple(mail) ?? (await new MailComposer(mail as any).compile().build());
   if (domain) raw = dkimSign(raw, { domainName: domain.domain, keySelector: SELECTOR, privateKey: signingKey(domain) });
   // VERP: a return path per message, so a bounce or complaint names the message it is about.
   const inbound = deps.config.inbound_domain as string | undefined;

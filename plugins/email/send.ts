@@ -125,7 +125,10 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
          CASE WHEN (SELECT count(*) FROM email_suppressions WHERE store_id = $2 AND address IN (SELECT jsonb_array_elements_text($3::text::jsonb)))
                    = jsonb_array_length($3::text::jsonb) THEN 'suppressed' ELSE 'queued' END,
          $14::text, $15::text, $16::text::jsonb, $17::text::jsonb, $18::uuid, $19::timestamptz, $19::timestamptz
-       FROM slot RETURNING *
+       FROM slot
+       -- What the answer shows (toMessage), not the bodies, links and attachments it does not.
+       RETURNING id, to_addresses, from_address, reply_to, subject, status, category, template_id, template_version, tags, smtp_response,
+         created_at, updated_at
      ), daily AS (
        INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
        SELECT $2::uuid, ($19::timestamptz AT TIME ZONE 'UTC')::date, 'sent', $20::int, 1 FROM msg WHERE status = 'queued'

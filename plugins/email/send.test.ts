@@ -203,8 +203,35 @@ test('the hourly limit of the plan holds under parallel sends: 429 with Retry-Af
   expect(refused.map((r) => r.headers.get('retry-after'))).toEqual(Array(5).fill('1800'));
   const [{ n }] = await h.db.query<{ n: number }>('SELECT count(*)::int AS n FROM email_messages WHERE store_id = $1', [h.store.id]);
   expect(n).toBe(100);
+  // Each accepted message has its one delivery job; a refused send left none.
+  const [{ jobs }] = await h.db.query<{ jobs: number }>(
+    `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1)`,
+    [h.store.id],
+  );
+  expect(jobs).toBe(100);
   h.clock.advance(30 * 60_000);
   expect((await send(200)).status).toBe(201);
+});
+
+test('parallel sends with a sender off the verified domains among them: that one is refused, the others are sent, only theirs count', async () => {
+  const { h } = await world();
+  await verifiedDomain(h, 'mail.lane.test');
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, n) =>
+      h.call('POST', '/email/send', {
+        to: `l${n}@example.com`,
+        from: n % 4 === 1 ? 'me@elsewhere.test' : 'hi@mail.lane.test',
+        subject: 'x',
+        text: 'x',
+      }),
+    ),
+  );
+  expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 12 }, (_, n) => (n % 4 === 1 ? 400 : 201)));
+  expect(answers[1].body.error.param).toBe('from');
+  expect(new Set(answers.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(9);
+  const [{ messages }] = await h.db.query<{ messages: number }>('SELECT messages FROM email_hourly_sends WHERE store_id = $1', [h.store.id]);
+  expect(messages).toBe(9);
+  expect((await h.call('GET', '/email/stats?date_from=2026-04-01&date_to=2026-04-01')).body.sent).toBe(9);
 });
 
 test('at start-up, a missing SMTP_URL is named in a warning', async () => {

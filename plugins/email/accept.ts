@@ -70,22 +70,30 @@ export function acceptMessage(db: Db, lane: Lane, m: NewMessage): Promise<Accept
 }
 
 async function drain(db: Db, entry: { lane: Lane; waiting: Waiting[] }, done: () => void) {
+  const single = (w: Waiting) => write(db, entry.lane, [w.m]).then((out) => w.resolve(out[0]), w.reject);
   while (entry.waiting.length) {
     const batch = entry.waiting.splice(0, MAX_BATCH);
+    if (batch.length === 1) {
+      await single(batch[0]);
+      continue;
+    }
+    let out: Accepted[];
     try {
-      const out = await write(
+      out = await write(
         db,
         entry.lane,
         batch.map((w) => w.m),
       );
-      // A batch the hour could not hold whole is retried one by one: each send then gets a slot
-      // exactly when one is left.
-      for (let i = 0; i < batch.length; i++) {
-        if (batch.length > 1 && out[i].sender_ok && !out[i].row) batch[i].resolve((await write(db, entry.lane, [batch[i].m]))[0]);
-        else batch[i].resolve(out[i]);
-      }
-    } catch (e) {
-      for (const w of batch) w.reject(e);
+    } catch {
+      // Whatever one send's row did to the statement is that send's alone: each tries again singly.
+      for (const w of batch) await single(w);
+      continue;
+    }
+    // A batch the hour could not hold whole wrote nothing: each send tries again singly, and so
+    // gets a slot exactly when one is left.
+    for (let i = 0; i < batch.length; i++) {
+      if (out[i].sender_ok && !out[i].row) await single(batch[i]);
+      else batch[i].resolve(out[i]);
     }
   }
   done();

@@ -43,7 +43,7 @@ export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from 
 export { errorFields, type Logger } from './log';
 
 // Work outside an action (a job handler's transaction): queue a job, record events, seal a secret at rest.
-export { enqueue } from './jobs/send';
+export { enqueue, jobInsertStatement } from './jobs/send';
 export { recordEvents } from './events/outbox';
 export { secretBox } from './secrets';
 

@@ -54,3 +54,35 @@ export async function enqueue(tx: Db, queue: string, jobs: JobInsert[]): Promise
   const boss = senderFor(tx);
   await current.run(tx, () => boss.insert(queue, jobs, { db: bossDb(tx) }));
 }
+
+/**
+ * pg-boss's own INSERT of jobs into `queue`, as text, for a caller that writes its job inside a
+ * statement of its own (a data-modifying CTE), so that a change and its job are one statement and
+ * need no transaction. The text reads the jobs' JSON array from `$1::text::json`; a caller puts its
+ * parameter (or a subquery) there through `payload`. Undefined when pg-boss's statement cannot go
+ * in a CTE (a queue with NOTIFY is a WITH statement itself): the caller then uses enqueue().
+ * Captured once per queue and driver by asking pg-boss to insert and keeping the statement it runs
+ * (its queue lookup runs for real), so the SQL stays pg-boss's across its upgrades.
+ */
+export async function jobInsertStatement(db: Db, queue: string): Promise<((payload: string) => string) | undefined> {
+  const native = db.native as { pglite?: object; sql?: object };
+  const key = (native.pglite ?? native.sql)!;
+  let byQueue = statements.get(key);
+  if (!byQueue) statements.set(key, (byQueue = new Map()));
+  let found = byQueue.get(queue);
+  if (!found) {
+    found = (async () => {
+      let text: string | undefined;
+      const capture = { executeSql: async (t: string) => ((text = t), { rows: [] }) };
+      await current.run(db, () => senderFor(db).insert(queue, [{ data: {} }], { db: capture }));
+      const marker = '$1::text::json';
+      if (!text || /^\s*WITH\b/i.test(text) || text.split(marker).length !== 2) return undefined;
+      const [before, after] = text.split(marker);
+      return (payload: string) => `${before}(${payload})::text::json${after}`;
+    })();
+    found.catch(() => byQueue!.delete(queue)); // a failed lookup is asked again next time
+    byQueue.set(queue, found);
+  }
+  return found;
+}
+const statements = new WeakMap<object, Map<string, Promise<((payload: string) => string) | undefined>>>();

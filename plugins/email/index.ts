@@ -148,6 +148,8 @@ export default definePlugin({
       input: SendInput,
       output: Message,
       rest: { method: 'POST', path: '/email/send', status: 201 },
+      // One writing statement (send.ts): the message, its counts and its delivery job.
+      atomic: true,
       errors: ['rate_limit_exceeded', 'provider_not_configured'],
       example: { to: 'ada@example.com', subject: 'Hello', text: 'Hello Ada' },
       handler: sendEmail,

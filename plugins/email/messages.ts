@@ -61,29 +61,48 @@ export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Recor
   ]);
 }
 
+/** A message the relay accepted, with its answer. */
+export interface Delivered {
+  m: Row;
+  response: string;
+}
+
 /**
- * A relay's 250: the status, the `delivered` event and its first-of-kind daily count in one
- * statement, then the webhook event when the store subscribes (as addEvent, in fewer round trips).
+ * Relays' 250s for a batch of messages: the statuses, the `delivered` events and their daily
+ * counts in one statement (a message leaves `sending` once, so it counts once without a firsts
+ * row), then the webhook events of the stores that subscribe (as addEvent per message, in one
+ * round trip for the batch). The daily count rows are taken in store order, so two workers'
+ * batches cannot deadlock on them.
  */
-export async function markDelivered(tx: Db, m: Row, response: string, at: Date) {
-  const details = { smtp_response: response };
+export async function markDelivered(tx: Db, delivered: Delivered[], at: Date) {
+  if (!delivered.length) return;
   await tx.query(
-    `WITH upd AS (
-       UPDATE email_messages SET status = 'delivered', smtp_response = $3, sent_at = $4, updated_at = $4 WHERE id = $2
+    `WITH d AS (
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS d(id uuid, store_id uuid, response text)
+     ), upd AS (
+       UPDATE email_messages m SET status = 'delivered', smtp_response = d.response, sent_at = $2, updated_at = $2
+       FROM d WHERE m.id = d.id AND m.status = 'sending' RETURNING m.id, m.store_id
      ), ev AS (
        INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at)
-       VALUES (gen_random_uuid(), $1, $2, 'delivered', $5::text::jsonb, false, $4)
-     ), first AS (
-       INSERT INTO email_event_firsts (message_id, event, store_id) VALUES ($2, 'delivered', $1) ON CONFLICT DO NOTHING RETURNING 1
+       SELECT gen_random_uuid(), d.store_id, d.id, 'delivered', jsonb_build_object('smtp_response', d.response), false, $2 FROM d JOIN upd USING (id)
      )
      INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
-     SELECT $1, ($4::timestamptz AT TIME ZONE 'UTC')::date, 'delivered', $6, 1 FROM first
-     ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1`,
-    [m.store_id, m.id, response, at, JSON.stringify(details), Math.floor(Math.random() * 16)],
+     SELECT store_id, ($2::timestamptz AT TIME ZONE 'UTC')::date, 'delivered', $3, count(*) FROM upd GROUP BY store_id ORDER BY store_id
+     ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + EXCLUDED.messages`,
+    [JSON.stringify(delivered.map(({ m, response }) => ({ id: m.id, store_id: m.store_id, response }))), at, Math.floor(Math.random() * 16)],
   );
-  await recordEvents(tx, m.store_id, [
-    { type: 'email.delivered', at, data: { object: 'email_event', id: m.id, message_id: m.id, event: 'delivered', details, timestamp: iso(at) } },
-  ]);
+  const byStore = new Map<string, Parameters<typeof recordEvents>[2]>();
+  for (const { m, response } of delivered) {
+    const details = { smtp_response: response };
+    const events = byStore.get(m.store_id) ?? [];
+    events.push({
+      type: 'email.delivered',
+      at,
+      data: { object: 'email_event', id: m.id, message_id: m.id, event: 'delivered', details, timestamp: iso(at) },
+    });
+    byStore.set(m.store_id, events);
+  }
+  for (const [storeId, events] of byStore) await recordEvents(tx, storeId, events);
 }
 
 export async function listEvents(ctx: Ctx, id: string) {

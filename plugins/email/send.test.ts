@@ -100,7 +100,7 @@ test('a 5xx from the relay bounces the message and suppresses the address; the n
   expect(events.map((e: any) => e.event)).toEqual(['bounced']);
   const second = await h.call('POST', '/email/send', { to: 'GONE@example.com', subject: 'Hi again', text: 'Hi' });
   expect(second.body.status).toBe('suppressed');
-  await runJobs(h); // its job (queued with the send, before the list was read) finds nothing to send
+  expect(await runJobs(h)).toBe(0); // a suppressed message gets no delivery job
   expect(relay.received).toHaveLength(0);
   expect((await h.call('GET', `/email/messages/${second.body.id}`)).body.status).toBe('suppressed');
 });
@@ -203,8 +203,35 @@ test('the hourly limit of the plan holds under parallel sends: 429 with Retry-Af
   expect(refused.map((r) => r.headers.get('retry-after'))).toEqual(Array(5).fill('1800'));
   const [{ n }] = await h.db.query<{ n: number }>('SELECT count(*)::int AS n FROM email_messages WHERE store_id = $1', [h.store.id]);
   expect(n).toBe(100);
+  // Each accepted message has its one delivery job; a refused send left none.
+  const [{ jobs }] = await h.db.query<{ jobs: number }>(
+    `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1)`,
+    [h.store.id],
+  );
+  expect(jobs).toBe(100);
   h.clock.advance(30 * 60_000);
   expect((await send(200)).status).toBe(201);
+});
+
+test('parallel sends with a sender off the verified domains among them: that one is refused, the others are sent, only theirs count', async () => {
+  const { h } = await world();
+  await verifiedDomain(h, 'mail.lane.test');
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, n) =>
+      h.call('POST', '/email/send', {
+        to: `l${n}@example.com`,
+        from: n % 4 === 1 ? 'me@elsewhere.test' : 'hi@mail.lane.test',
+        subject: 'x',
+        text: 'x',
+      }),
+    ),
+  );
+  expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 12 }, (_, n) => (n % 4 === 1 ? 400 : 201)));
+  expect(answers[1].body.error.param).toBe('from');
+  expect(new Set(answers.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(9);
+  const [{ messages }] = await h.db.query<{ messages: number }>('SELECT messages FROM email_hourly_sends WHERE store_id = $1', [h.store.id]);
+  expect(messages).toBe(9);
+  expect((await h.call('GET', '/email/stats?date_from=2026-04-01&date_to=2026-04-01')).body.sent).toBe(9);
 });
 
 test('at start-up, a missing SMTP_URL is named in a warning', async () => {
@@ -226,4 +253,36 @@ test('at start-up, a missing SMTP_URL is named in a warning', async () => {
   const quiet = await email.start!({ ...deps, config: { smtp_url: 'smtp://127.0.0.1:25' } });
   await quiet?.stop();
   expect(lines).toEqual([]);
+});
+
+test('a batch of deliveries: each message goes out once even when its job comes twice, a refusal does not hold back the others, stats count each once', async () => {
+  const { h, relay } = await world({ rejectRcpt: { 'gone@example.com': 550, 'busy@example.com': 451 } });
+  await verifiedDomain(h, 'mail.batch.test');
+  const to = ['a@example.com', 'gone@example.com', 'b@example.com', 'busy@example.com', 'c@example.com'];
+  const ids: string[] = [];
+  for (const address of to) {
+    const r = await h.call('POST', '/email/send', { to: address, from: 'hi@mail.batch.test', subject: `For ${address}`, text: 'Hi' });
+    expect(r.status).toBe(201);
+    ids.push(r.body.id);
+  }
+  const jobs = await h.db.query<{ data: unknown }>(
+    `DELETE FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
+    [h.store.id],
+  );
+  expect(jobs).toHaveLength(5);
+  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'deliver')!;
+  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('email') };
+  // Each job handed out twice, once in each of two batches running at the same time.
+  const payloads = jobs.map((j) => j.data);
+  await Promise.all([job.run(deps, payloads), job.run(deps, [...payloads].reverse())]);
+
+  expect(relay.received.map((m) => m.to[0]).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+  const status = async (id: string) => (await h.call('GET', `/email/messages/${id}`)).body.status;
+  expect(await Promise.all(ids.map(status))).toEqual(['delivered', 'bounced', 'delivered', 'queued', 'delivered']);
+  for (const id of [ids[0], ids[2], ids[4]]) {
+    const events = (await h.call('GET', `/email/messages/${id}/events`)).body.data;
+    expect(events.map((e: any) => e.event)).toEqual(['delivered']);
+  }
+  const stats = (await h.call('GET', '/email/stats?date_from=2026-04-01&date_to=2026-04-01')).body;
+  expect(stats).toMatchObject({ sent: 5, delivered: 3, bounced: 1 });
 });

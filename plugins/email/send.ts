@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { enqueue, errors, jsonParam, type Ctx, type Plan, type Row } from '../../core/sdk';
-import { DELIVER_QUEUE } from './delivery';
+import { errors, type Ctx, type Plan } from '../../core/sdk';
+import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
 import { mergeVariables, renderVersion, storeVariables, templateVersion } from './templates';
@@ -102,65 +102,32 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   const host = from.slice(from.lastIndexOf('@') + 1);
   const now = ctx.clock.now();
   const limit = HOURLY_LIMIT[ctx.store.plan] ?? HOURLY_LIMIT.free;
-  // The delivery job first: the statement below takes the hour's counter row, and its lock is held
-  // until the commit, so nothing else should come between them. A refused send rolls the job back
-  // with it; a job whose message turns out suppressed finds nothing queued and does nothing.
   const smtpConfigured = !!config.smtp_url;
-  if (smtpConfigured) await enqueue(ctx.db, DELIVER_QUEUE, [{ data: { message_id: id } }]);
-  // One statement: the sender's domain, a slot in this hour's count (the row lock makes parallel
-  // sends take turns, so the limit holds), the suppression list, the message and its daily count.
-  // Nothing is written unless the sender is allowed and the hour has room.
-  const [out] = await ctx.db.query<{ sender_ok: boolean; row: Row | null }>(
-    `WITH sender AS (
-       SELECT NOT $22::boolean OR EXISTS (SELECT 1 FROM email_domains WHERE store_id = $2 AND domain = $23 AND status = 'verified') AS ok
-     ), slot AS (
-       INSERT INTO email_hourly_sends (store_id, hour, messages) SELECT $2::uuid, $21::timestamptz, 1 FROM sender WHERE ok
-       ON CONFLICT (store_id, hour) DO UPDATE SET messages = email_hourly_sends.messages + 1 WHERE email_hourly_sends.messages < $24
-       RETURNING 1
-     ), msg AS (
-       INSERT INTO email_messages (id, store_id, to_addresses, from_address, reply_to, subject, html, text, category, template_id,
-         template_version, tags, attachments, status, message_id_header, tracking_token, links, headers, thread_id, created_at, updated_at)
-       SELECT $1::uuid, $2::uuid, $3::text::jsonb, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::uuid, $11::int,
-         $12::text::jsonb, $13::text::jsonb,
-         CASE WHEN (SELECT count(*) FROM email_suppressions WHERE store_id = $2 AND address IN (SELECT jsonb_array_elements_text($3::text::jsonb)))
-                   = jsonb_array_length($3::text::jsonb) THEN 'suppressed' ELSE 'queued' END,
-         $14::text, $15::text, $16::text::jsonb, $17::text::jsonb, $18::uuid, $19::timestamptz, $19::timestamptz
-       FROM slot RETURNING *
-     ), first AS (
-       INSERT INTO email_event_firsts (message_id, event, store_id) SELECT id, 'sent', store_id FROM msg WHERE status = 'queued' RETURNING 1
-     ), daily AS (
-       INSERT INTO email_daily_stats (store_id, day, event, shard, messages)
-       SELECT $2::uuid, ($19::timestamptz AT TIME ZONE 'UTC')::date, 'sent', $20::int, 1 FROM first
-       ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + 1
-     )
-     SELECT (SELECT ok FROM sender) AS sender_ok, (SELECT to_jsonb(msg) FROM msg) AS row`,
-    [
-      id,
-      ctx.store.id,
-      JSON.stringify(to),
-      from,
-      replyTo,
-      content.subject.replace(/[\r\n]+/g, ' '),
-      tracked.html,
-      content.text,
-      category,
-      input.template_id ?? null,
-      version,
-      JSON.stringify(input.tags ?? []),
-      jsonParam(attachments),
-      `<${id}@${host}>`,
-      token,
-      JSON.stringify(tracked.links),
-      jsonParam(extras.headers),
-      extras.threadId ?? null,
-      now,
-      Math.floor(Math.random() * 16),
-      new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS),
-      sender.needsDomain,
-      host,
-      limit,
-    ],
-  );
+  // One statement (accept.ts): sender, hourly slot, suppression, message, daily count, delivery job;
+  // the store's sends that arrive meanwhile share the next one.
+  const lane = { storeId: ctx.store.id, hour: new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS), limit, withJob: smtpConfigured };
+  const out = await acceptMessage(ctx.db, lane, {
+    id,
+    to_addresses: to,
+    from_address: from,
+    reply_to: replyTo,
+    subject: content.subject.replace(/[\r\n]+/g, ' '),
+    html: tracked.html,
+    text: content.text,
+    category,
+    template_id: input.template_id ?? null,
+    template_version: version,
+    tags: input.tags ?? [],
+    attachments,
+    message_id_header: `<${id}@${host}>`,
+    tracking_token: token,
+    links: tracked.links,
+    headers: extras.headers ?? null,
+    thread_id: extras.threadId ?? null,
+    created_at: now,
+    needs_domain: sender.needsDomain,
+    host,
+  });
   if (!out.sender_ok) throw errors.validation(UNVERIFIED_FROM, 'from');
   if (!out.row) hourlyLimitReached(now);
   const row = out.row;

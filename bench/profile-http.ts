@@ -45,6 +45,7 @@ try {
     `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${((used.user + used.system) / r.requests).toFixed(1)} µs server CPU/req, errors ${r.errors}`,
   );
   await app.stop();
+  await Bun.sleep(200); // the last calls wrk left in flight finish and hand over their records
   await flushAudits();
 } finally {
   await db.close();

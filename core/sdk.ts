@@ -42,6 +42,9 @@ export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
 export { errorFields, type Logger } from './log';
 
+// High-rate events (views, clicks, scans, opens) answered at once and written in batches, drained at shutdown.
+export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
+
 // Work outside an action (a job handler's transaction): queue a job, record events, seal a secret at rest.
 export { enqueue, jobInsertStatement } from './jobs/send';
 export { recordEvents } from './events/outbox';

@@ -30,7 +30,6 @@ import { recheckDomains, verifyDomain } from './verify';
 import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
 import { trackingActions } from './tracking';
-import { batchOpens, drainOpens } from './opens';
 import { emailStats, Stats, StatsQuery } from './stats';
 
 const template = (over: Record<string, unknown> = {}) => ({
@@ -101,9 +100,8 @@ export default definePlugin({
   ],
   start: async ({ db, clock, log, registry, config, role, print }) => {
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
-    // Opens are batched while serving; the stop writes what is pending before the database closes.
-    batchOpens();
-    const stops: (() => unknown)[] = [closeTransports, drainOpens];
+    // (Opens waiting for their batch are written by the core at shutdown: opens.ts.)
+    const stops: (() => unknown)[] = [closeTransports];
     // Approvers are mailed when an execution is held, where jobs run (the minute's sweep remains).
     if (role !== 'api' && config.from) stops.push(await watchApprovals({ db, clock, log, registry, config }));
     if (config.dns_listen && config.dns_zone) {

@@ -1,12 +1,12 @@
-import { errorFields, iso, recordEvents, type Db, type Logger } from '../../core/sdk';
+import { iso, recordEvents, writeBehind, type Db, type Logger } from '../../core/sdk';
 
 /**
- * Opens through the pixel, recorded in small batches. The pixel answers the same whatever the
- * link holds, so it need not wait for the database: each open joins a batch that is written a few
- * milliseconds later in one statement (the token check, the `opened` events, the first-open daily
- * counts), plus the webhook events of the stores that subscribe. At shutdown the plugin's stop
- * drains what is pending and switches to writing each open before its answer, so an open answered
- * while the HTTP server finishes its last requests is not lost either.
+ * Opens through the pixel, recorded in small batches (core/write-behind.ts). The pixel answers the
+ * same whatever the link holds, so it need not wait for the database: each open joins a batch that
+ * is written a few milliseconds later in one statement (the token check, the `opened` events, the
+ * first-open daily counts), plus the webhook events of the stores that subscribe. At shutdown the
+ * core writes what is pending, then each open before its answer, so an open answered while the HTTP
+ * server finishes its last requests is not lost either.
  */
 export interface PendingOpen {
   messageId: string;
@@ -20,77 +20,24 @@ export interface PendingOpen {
 
 /** How late an open is written at most (unless the batch fills first; a test may hold it longer). */
 export const openBatching = { delayMs: 5 };
-const MAX_BATCH = 500;
-/** A failed write (database down) is tried again after this long; the opens stay pending. */
-const RETRY_MS = 1000;
 
-interface Queue {
-  opens: PendingOpen[];
-  timer?: ReturnType<typeof setTimeout>;
-  writing: Set<Promise<void>>;
-  log: Logger;
-}
-const queues = new Map<Db, Queue>();
-let direct = false;
+// One lane: batches touch shared daily-count rows, so one write at a time never deadlocks another.
+export const opens = writeBehind<PendingOpen>({ name: 'email opens', write: writeOpens, delayMs: 5, maxBatch: 500, maxPending: 2000 });
 
-/** Takes an open; resolves at once while batching, or once written after the drain began. */
-export function recordOpen(db: Db, open: PendingOpen, log: Logger): Promise<void> | undefined {
-  if (direct) return writeOpens(db, [open]);
-  let q = queues.get(db);
-  if (!q) queues.set(db, (q = { opens: [], writing: new Set(), log }));
-  q.opens.push(open);
-  if (q.opens.length >= MAX_BATCH) flush(db, q);
-  else q.timer ??= setTimeout(() => flush(db, q), openBatching.delayMs);
-  return undefined;
+/** Takes an open; resolves at once while batching, or once written when the writes are behind or after the drain began. */
+export function recordOpen(db: Db, open: PendingOpen, log: Logger): Promise<boolean> | undefined {
+  return opens.add(db, open, log, openBatching.delayMs);
 }
 
-function flush(db: Db, q: Queue) {
-  clearTimeout(q.timer);
-  q.timer = undefined;
-  if (!q.opens.length) return;
-  const batch = q.opens.splice(0, MAX_BATCH);
-  const writing = writeOpens(db, batch).catch((err) => {
-    q.log.warn('email opens not written yet; trying again', { opens: batch.length, ...errorFields(err) });
-    q.opens.unshift(...batch);
-    if (!direct) q.timer ??= setTimeout(() => flush(db, q), RETRY_MS);
-  });
-  q.writing.add(writing);
-  void writing.finally(() => q.writing.delete(writing));
-  if (q.opens.length) q.timer = setTimeout(() => flush(db, q), 0);
-}
-
-/** Writes every pending open now (tests; shutdown through drainOpens). */
-export async function flushOpens() {
-  for (const [db, q] of queues) {
-    while (q.opens.length || q.writing.size) {
-      flush(db, q);
-      await Promise.all(q.writing);
-      if (q.opens.length && direct) {
-        // Still failing at shutdown: one last direct attempt, then the loss is logged, not hidden.
-        const left = q.opens.splice(0);
-        await writeOpens(db, left).catch((err) => q.log.error('email opens lost at shutdown', { opens: left.length, ...errorFields(err) }));
-      }
-    }
-  }
-}
-
-/** Shutdown: from now on each open is written before it is answered; what is pending is written. */
-export async function drainOpens() {
-  direct = true;
-  await flushOpens();
-}
-
-/** Start-up: opens are batched again (a process that stopped the plugin and starts it anew). */
-export function batchOpens() {
-  direct = false;
-}
+/** Writes every pending open now (tests, benchmarks). */
+export const flushOpens = () => opens.flush();
 
 /**
  * One statement for a batch: only opens whose token is their message's count; machine opens
  * (by agent, or within 2 s of delivery) are kept but do not count; a message's first open counts
  * once in its UTC day. Then the webhook events, per store (only subscribed stores keep any).
  */
-async function writeOpens(db: Db, opens: PendingOpen[]) {
+async function writeOpens(db: Db, batch: PendingOpen[]) {
   await db.transaction(async (tx) => {
     const rows = await tx.query<{ message_id: string; store_id: string; user_agent: string; ip: string | null; at: Date; machine: boolean }>(
       `WITH b AS (
@@ -120,7 +67,7 @@ async function writeOpens(db: Db, opens: PendingOpen[]) {
        SELECT message_id, store_id, user_agent, ip, at, machine FROM v ORDER BY n`,
       [
         JSON.stringify(
-          opens.map((o, n) => ({
+          batch.map((o, n) => ({
             n,
             message_id: o.messageId,
             token: o.token,

@@ -3,7 +3,7 @@ import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
 import { campaignAnalytics, codeAnalytics } from './analytics';
 import { followCta, scan } from './scan';
-import { closeScanBuffer, FLUSH_MS, scanBuffer, settleStore } from './scan-buffer';
+import { FLUSH_MS, settleStore } from './scan-buffer';
 import {
   Analytics,
   CampaignAnalyticsQuery,
@@ -75,11 +75,6 @@ export default definePlugin({
     logo_unavailable: invalid('The logo_url could not be fetched, or is not a PNG of at most 256 KB and 1024 pixels a side.'),
   },
   migrations: [{ id: 'qr_codes/001_qr_codes', sql: migration001 }],
-  // Scans of uncapped codes wait in memory for their batch (scan-buffer.ts): shutdown writes them.
-  start: async ({ db, log, config }) => {
-    scanBuffer(db, log, config.scan_flush_ms);
-    return { stop: () => closeScanBuffer(db) };
-  },
   actions: {
     list_qr_codes: action({
       kind: 'read',

@@ -1,7 +1,7 @@
 import type { Ctx, Db, Row } from '../../core/sdk';
 import { agentOf, cityOf, clientAddress, fingerprint } from './client';
 import { expiredPage, landingPage, notFoundPage } from './pages';
-import { scanBuffer, settleScan } from './scan-buffer';
+import { recordScan, settleScan } from './scan-buffer';
 import { CODE_PATTERN } from './schemas';
 
 /**
@@ -120,16 +120,21 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
   }
   // Uncapped: nothing to claim, so the scan is answered now and written with the next batch.
   const scanId = crypto.randomUUID();
-  const late = scanBuffer(ctx.db, ctx.log, ctx.config.scan_flush_ms).add({
-    id: scanId,
-    store_id: row.store_id,
-    code_id: row.id,
-    scanned_at: now.toISOString(),
-    device: agent.device,
-    // A NUL (only an odd mmdb file could hold one) would make the whole batch unwritable.
-    city: cityOf(ctx, ip).replaceAll('\u0000', ''),
-    fingerprint: print,
-  });
+  const late = recordScan(
+    ctx.db,
+    {
+      id: scanId,
+      store_id: row.store_id,
+      code_id: row.id,
+      scanned_at: now.toISOString(),
+      device: agent.device,
+      // A NUL (only an odd mmdb file could hold one) would make the whole batch unwritable.
+      city: cityOf(ctx, ip).replaceAll('\u0000', ''),
+      fingerprint: print,
+    },
+    ctx.log,
+    ctx.config.scan_flush_ms,
+  );
   if (late) await late;
   return answer(code, row, scanId);
 }

@@ -7,18 +7,16 @@
  * process and cannot be away, so this file runs whatever the backend of the suite.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
 import { describeDatabase } from '../../core/db/wait';
 import { privatePostgres, type PrivatePostgres } from '../kit/private-postgres';
+import { killAll, serveProcess } from '../kit/serve-process';
 
-const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
 const ADMIN = 'outage-test-admin-token-0123456789';
 const PASSWORD = 'never-print-this-password';
 
 let pg: PrivatePostgres;
 let dbUrl: string;
-const procs: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
   pg = await privatePostgres();
@@ -30,33 +28,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of procs) p.kill('SIGKILL');
+  killAll();
   await pg?.destroy();
 });
 
-function launch(env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, CLI, 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl,
-      SVC_ADMIN_TOKEN: ADMIN,
-      SVC_HOST: '127.0.0.1',
-      PORT: '0',
-      SVC_SECRET_KEY: Buffer.alloc(32, 3).toString('base64'),
-      ...env,
-    },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  procs.push(proc);
-  const out = { log: '' };
-  for (const s of [proc.stdout, proc.stderr] as ReadableStream<Uint8Array>[])
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of s) out.log += decoder.decode(chunk, { stream: true });
-    })();
-  return { proc, out };
-}
+const launch = (env: Record<string, string>) =>
+  serveProcess({ DATABASE_URL: dbUrl, SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: Buffer.alloc(32, 3).toString('base64'), ...env });
 
 async function eventually(ok: () => boolean | Promise<boolean>, what: string, ms: number) {
   const end = performance.now() + ms;

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../core/db';
 import { backend, sharedDbUrl } from '../kit/db';
+import { killAll, serveProcess } from '../kit/serve-process';
 
-const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
 const ADMIN = 'qr-shutdown-test-admin-token-0123456789';
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -19,41 +19,15 @@ const IPHONE =
 /** The shared test database on PostgreSQL; undefined on the embedded backend (a data directory then). */
 let dbUrl: string | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-qr-shutdown-'));
-const procs: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
   // The embedded backend needs no test database here: the server makes its own in dataDir.
   if (backend === 'postgres') dbUrl = await sharedDbUrl();
 }, 60_000);
 
-afterAll(() => {
-  for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');
-});
+afterAll(killAll);
 
-function launch(env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, CLI, 'serve'], {
-    env: { ...process.env, DATABASE_URL: dbUrl, SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: ADMIN, SVC_HOST: '127.0.0.1', PORT: '0', ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  procs.push(proc);
-  const out = { log: '' };
-  for (const s of [proc.stdout, proc.stderr] as ReadableStream<Uint8Array>[])
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of s) out.log += decoder.decode(chunk, { stream: true });
-    })();
-  const listening = async () => {
-    const end = performance.now() + 150_000;
-    for (;;) {
-      const found = /listening on http:\/\/[^\s:]+:(\d+)/.exec(out.log);
-      if (found) return `http://127.0.0.1:${found[1]}`;
-      if (proc.exitCode !== null || performance.now() > end) throw new Error(`the server did not start:\n${out.log}`);
-      await Bun.sleep(50);
-    }
-  };
-  return { proc, out, listening };
-}
+const launch = (env: Record<string, string> = {}) => serveProcess({ DATABASE_URL: dbUrl, SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: ADMIN, ...env });
 
 test('scans answered just before SIGTERM are written before the process exits, and counted after a restart', async () => {
   const first = launch({ SVC_QR_SCAN_FLUSH_MS: '60000' });

@@ -3,19 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createThrowawayDatabase } from './kit/db';
-
-const CLI = join(import.meta.dir, '..', 'core', 'cli.ts');
-
-/** Runs `svc ...` as a user would (through Bun on the CLI source), on a fresh data directory. */
-async function svc(args: string[], env: Record<string, string | undefined> = {}) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
-    env: { ...process.env, DATABASE_URL: undefined, ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+import { CLI, runSvc as svc } from './kit/serve-process';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-cli-'));
 

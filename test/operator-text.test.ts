@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLI, runSvc } from './kit/serve-process';
 
-const CLI = join(import.meta.dir, '..', 'core', 'cli.ts');
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-ops-'));
 
 /** `svc serve` on a data directory, with its stderr and stdout collected as they come. */
@@ -27,15 +27,11 @@ function startServer(dir: string, port: number, env: Record<string, string> = {}
   return { proc, log: () => log, until };
 }
 
-async function run(args: string[], env: Record<string, string | undefined>) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
-    env: { ...process.env, DATABASE_URL: undefined, ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, out: stdout + stderr };
-}
+/** `svc <args>` to its end, with everything it printed together. */
+const run = async (args: string[], env: Record<string, string | undefined>) => {
+  const r = await runSvc(args, env);
+  return { code: r.code, out: r.stdout + r.stderr };
+};
 
 const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
 

@@ -3,18 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
-
-async function svc(args: string[], env: Record<string, string | undefined>, stdin?: string) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
-    env: { ...process.env, DATABASE_URL: undefined, ...env },
-    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+import { runSvc as svc } from '../../test/kit/serve-process';
 
 test('svc users create makes the first owner, the password read from stdin', async () => {
   const env = { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-users-')) };

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, setup } from '../kit/setup';
+import { runSvc } from '../kit/serve-process';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -64,16 +65,7 @@ describe('admin API: creating keys checks scopes and expiry', () => {
 });
 
 describe('svc keys create checks the same', () => {
-  const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
-  const svc = async (args: string[], dir: string) => {
-    const proc = Bun.spawn([process.execPath, CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: dir, SVC_NOW: '2026-04-01T00:00:00Z' },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { code, stdout, stderr };
-  };
+  const svc = (args: string[], dir: string) => runSvc(args, { SVC_DATA_DIR: dir, SVC_NOW: '2026-04-01T00:00:00Z' });
 
   test('a misspelt scope or a past expiry exits 2 with the message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-keys-'));

@@ -1,11 +1,25 @@
 /**
- * A real `svc serve` process for tests that need one (shutdown, outages): its output is gathered as
- * it comes, `listening()` resolves to its URL once it says where it listens, and `killAll()` (for
- * afterAll) ends whatever a test left running.
+ * The `svc` command as a user runs it (Bun on the CLI source), for tests: `runSvc` runs a command
+ * to its end; `serveProcess` keeps a real `svc serve` running (shutdown, outages): its output is
+ * gathered as it comes, `listening()` resolves to its URL once it says where it listens, and
+ * `killAll()` (for afterAll) ends whatever a test left running. Neither uses the suite's database
+ * unless the test passes DATABASE_URL.
  */
 import { join } from 'node:path';
 
-const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
+export const CLI = join(import.meta.dir, '..', '..', 'core', 'cli.ts');
+
+/** Runs `svc <args>` to its end: its exit code and what it printed. `stdin`, when given, is its input. */
+export async function runSvc(args: string[], env: Record<string, string | undefined> = {}, stdin?: string) {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: undefined, ...env },
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
 
 export interface ServeProcess {
   proc: ReturnType<typeof Bun.spawn>;

@@ -62,6 +62,7 @@ function mailOf(deps: JobDeps, m: Row) {
     html: m.html ?? undefined,
     text: m.text ?? undefined,
     messageId: m.message_id_header,
+    date: deps.clock.now(),
     headers: { ...headers, ...(m.headers ?? {}) },
     attachments: (m.attachments ?? []).map((a: any) => ({
       filename: a.filename,

@@ -14,6 +14,7 @@ const base: SimpleMail = {
   text: 'Thanks.',
   html: '<p>Thanks.</p>',
   messageId: '<m1@mail.shop.test>',
+  date: new Date(Date.UTC(2026, 3, 1, 12, 0, 0)),
   headers: {},
   attachments: [],
 };
@@ -59,7 +60,9 @@ test.each(cases)('%s: mailparser reads the same message from svc as from nodemai
   expect(a.headers.get('list-unsubscribe-post')).toEqual(b.headers.get('list-unsubscribe-post'));
   expect(a.text).toBe(b.text);
   expect(a.html).toBe(b.html);
-  expect(a.date).toBeInstanceOf(Date);
+  // Both take the Date header from the sending job's clock, not the wall clock.
+  expect(a.date?.toISOString()).toBe(mail.date.toISOString());
+  expect(b.date?.toISOString()).toBe(mail.date.toISOString());
 });
 
 test('messages it cannot write plainly are left to nodemailer', () => {

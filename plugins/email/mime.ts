@@ -16,6 +16,8 @@ export interface SimpleMail {
   text?: string;
   html?: string;
   messageId: string;
+  /** The Date header: the sending job's clock (nodemailer's composer reads the same field). */
+  date: Date;
   headers: Record<string, string>;
   attachments: unknown[];
 }
@@ -85,7 +87,7 @@ const part = (type: string, body: string) =>
 const dateOf = (d: Date) => d.toUTCString().replace(/GMT$/, '+0000');
 
 /** The message's MIME text, or undefined when it needs nodemailer's composer. */
-export function composeSimple(mail: SimpleMail, now = new Date()): Buffer | undefined {
+export function composeSimple(mail: SimpleMail): Buffer | undefined {
   if (mail.attachments.length || (mail.text === undefined && mail.html === undefined)) return undefined;
   const fields = [
     field('From', mail.from),
@@ -93,7 +95,7 @@ export function composeSimple(mail: SimpleMail, now = new Date()): Buffer | unde
     mail.replyTo === undefined ? '' : field('Reply-To', mail.replyTo),
     field('Subject', mail.subject),
     field('Message-ID', mail.messageId),
-    field('Date', dateOf(now)),
+    field('Date', dateOf(mail.date)),
     'MIME-Version: 1.0\r\n',
   ];
   for (const [name, value] of Object.entries(mail.headers)) {

@@ -1,5 +1,6 @@
 import type { Db } from './db/types';
 import type { Registry } from './plugins/contract';
+import { auditsOfStoreWritten } from './tools/audit-batch';
 
 /**
  * Erasure of a person's data from the copies the core keeps (GDPR art. 17, CCPA): stored webhook
@@ -109,6 +110,7 @@ async function find(db: Db, storeId: string, t: Target, mentions: string[], reco
  */
 export async function scrubPersonalData(db: Db, storeId: string, person: PersonalData, registry?: Registry): Promise<Record<string, number>> {
   const targets = targetsOf(registry);
+  await auditsOfStoreWritten(storeId);
   const m = matcher(person);
   const recordId = person.record ? person.record.id.toLowerCase() : null;
   // Copies of the record may hold emails the row no longer has: look again with them (bounded).

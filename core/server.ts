@@ -6,7 +6,6 @@ import { makeServices } from './http/services';
 import { adminToken, openMigrated, type Composition } from './runtime';
 import { addressOf, recordAddress } from './server-address';
 import { Lifecycle, remaining, until } from './lifecycle';
-import { flushAudits } from './tools/audit-batch';
 import { drainWriteBehinds } from './write-behind';
 import { closeSandboxPool } from './sandbox/pool';
 import { createLogger } from './log';
@@ -25,10 +24,8 @@ export async function serve(
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', opened.close);
   lifecycle.register('sandbox pool', 'close', closeSandboxPool);
-  // Closed before the database: records of tool calls already answered are written first.
-  lifecycle.register('audit records', 'close', flushAudits);
-  // Closed first, once requests have drained: events answered and still in memory (QR scans, email
-  // opens: core/write-behind.ts) are written; anything added after this is written before its answer.
+  // Closed first, once requests have drained: events answered and still in memory (audit records of
+  // reads, QR scans, email opens: core/write-behind.ts) are written; anything added after this is written before its answer.
   lifecycle.register('records written behind', 'close', () => drainWriteBehinds(opened.db));
   const admin = adminToken(config);
   // Never the token itself: logs are kept and shared; the file is readable by this user only.

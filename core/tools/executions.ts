@@ -5,11 +5,8 @@ import { iso, isoOrNull } from '../clock';
 import type { SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
-import { storableJson, writeAudit, type AuditRow } from './audit-batch';
+import { auditsOfStoreWritten, storableJson, writeAudit, type AuditRow } from './audit-batch';
 import { jsonText } from '../json-text';
-import { createLogger, errorFields } from '../log';
-
-const auditLog = createLogger();
 import { credentialId, type Principal } from '../plugins/contract';
 import type { RunResult, ToolCaller, ToolTarget } from './types';
 import type { Gate } from './gate';
@@ -103,9 +100,9 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
 }
 
 /**
- * Writes a finished call's record through the group-committed writer. `wait: false` returns at
+ * Writes a finished call's record in a batch (core/tools/audit-batch.ts). `wait: false` returns at
  * once (reads: see callTool for what a crash may lose); otherwise the caller waits until it is
- * durable.
+ * stored.
  */
 export async function insertExecution(
   r: ExecutionRecord,
@@ -114,9 +111,7 @@ export async function insertExecution(
   opts: { wait?: boolean; id?: string } = {},
 ): Promise<string> {
   const id = opts.id ?? Bun.randomUUIDv7();
-  const writing = writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs));
-  if (opts.wait === false) writing.catch((e) => (r.caller.log ?? auditLog).error('audit record lost', { execution_id: id, ...errorFields(e) }));
-  else await writing;
+  await writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs), { wait: opts.wait !== false, log: r.caller.log });
   return id;
 }
 
@@ -223,6 +218,7 @@ export async function queryExecutions(db: Db, storeId: string, q: ExecutionQuery
   const limit = q.limit ?? 20;
   const offset = q.offset ?? 0;
   const filter = where.join(' AND ');
+  await auditsOfStoreWritten(storeId);
   const [{ total }] = await db.query<{ total: string }>(`SELECT count(*) AS total FROM tool_executions WHERE ${filter}`, values);
   const rows = await db.query(
     `SELECT * FROM tool_executions WHERE ${filter} ORDER BY created_at DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`,

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../kit/setup';
-import { flushAudits, writeAudit, type AuditRow } from '../../core/tools/audit-batch';
+import { writeAudit, type AuditRow } from '../../core/tools/audit-batch';
+import { drainWriteBehinds } from '../../core/write-behind';
+
+const wait = { wait: true };
 
 const row = (storeId: string, n: number): AuditRow => ({
   id: crypto.randomUUID(),
@@ -18,10 +21,10 @@ const row = (storeId: string, n: number): AuditRow => ({
   created_at: new Date(Date.UTC(2026, 3, 1, 0, 0, 0, n)).toISOString(),
 });
 
-describe('audit records written together (group commit)', () => {
+describe('audit records written together in batches', () => {
   test('300 records written at once are all stored, each with its own input and output', async () => {
     const h = await setup();
-    await Promise.all(Array.from({ length: 300 }, (_, n) => writeAudit(h.db, row(h.store.id, n))));
+    await Promise.all(Array.from({ length: 300 }, (_, n) => writeAudit(h.db, row(h.store.id, n), wait)));
     const list = await h.call('GET', '/tool-executions?tool=batch_probe&limit=100&offset=200');
     expect(list.body.total).toBe(300);
     for (const e of list.body.executions) expect(e.output).toEqual({ doubled: e.input.n * 2 });
@@ -31,7 +34,9 @@ describe('audit records written together (group commit)', () => {
     const h = await setup();
     const odd = ['say "hi"', 'back\\slash\\', '{a,b}', 'NULL', 'null', 'line\nbreak', '🙂 ünïcode', '', ' spaced ', "it's"];
     await Promise.all(
-      odd.map((text, n) => writeAudit(h.db, { ...row(h.store.id, n), agent_name: text, input: { text, n }, output: JSON.stringify({ echo: text }) })),
+      odd.map((text, n) =>
+        writeAudit(h.db, { ...row(h.store.id, n), agent_name: text, input: { text, n }, output: JSON.stringify({ echo: text }) }, wait),
+      ),
     );
     const list = await h.call('GET', '/tool-executions?tool=batch_probe&limit=100');
     expect(list.body.total).toBe(odd.length);
@@ -42,18 +47,36 @@ describe('audit records written together (group commit)', () => {
     }
   });
 
+  test('U+0000, which PostgreSQL text cannot hold, is stored as U+FFFD in names and inputs; the output keeps it', async () => {
+    const h = await setup();
+    await writeAudit(h.db, { ...row(h.store.id, 0), agent_name: 'a\0b', input: { text: 'c\0d' }, output: JSON.stringify({ echo: 'e\0f' }) }, wait);
+    const [e] = (await h.call('GET', '/tool-executions?tool=batch_probe')).body.executions;
+    expect([e.agent_name, e.input.text, e.output.echo]).toEqual(['a\ufffdb', 'c\ufffdd', 'e\0f']);
+  });
+
   test('a record that cannot be stored fails alone; the others written with it are kept', async () => {
     const h = await setup();
     const bad = { ...row(h.store.id, 1), created_at: 'not a time' }; // the database refuses it
-    const results = await Promise.allSettled([writeAudit(h.db, row(h.store.id, 2)), writeAudit(h.db, bad), writeAudit(h.db, row(h.store.id, 3))]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // Two reads' records wait for company; the bad one, waited for, goes out with them in one batch.
+    const results = await Promise.allSettled([
+      writeAudit(h.db, row(h.store.id, 2), { wait: false }),
+      writeAudit(h.db, row(h.store.id, 3), { wait: false }),
+      writeAudit(h.db, bad, wait),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(2);
   });
 
-  test('records handed over without waiting are all stored once flushAudits resolves (the shutdown awaits it before closing the database)', async () => {
+  test("reads' records, answered before they are stored, are in the list read right after", async () => {
     const h = await setup();
-    for (let n = 0; n < 400; n++) void writeAudit(h.db, row(h.store.id, n));
-    await flushAudits();
+    for (let n = 0; n < 5; n++) await writeAudit(h.db, row(h.store.id, n), { wait: false });
+    expect((await h.call('GET', '/tool-executions?tool=batch_probe')).body.total).toBe(5);
+  });
+
+  test('records handed over without waiting are all stored by the shutdown, before the database closes', async () => {
+    const h = await setup();
+    for (let n = 0; n < 400; n++) void writeAudit(h.db, row(h.store.id, n), { wait: false });
+    await drainWriteBehinds(h.db);
     const [{ count }] = await h.db.query(`SELECT count(*)::int AS count FROM tool_executions WHERE tool = 'batch_probe' AND store_id = $1`, [
       h.store.id,
     ]);

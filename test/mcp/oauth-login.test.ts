@@ -46,6 +46,11 @@ test('browser sign-in: the printed URL, consent, the loopback redirect, tokens k
   expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
   expect(auth.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
   expect(session).toMatchObject({ scope: 'products:read', store_id: h.store.id });
+  // Found through the MCP endpoint's protected resource metadata (RFC 9728), which names the server.
+  expect(session.discovery).toMatchObject({
+    resourceMetadata: { resource: 'http://svc.test/agent/mcp', authorization_servers: ['http://svc.test'] },
+    authorizationServerUrl: 'http://svc.test',
+  });
   expect((await h.call('GET', '/products', undefined, { authorization: `Bearer ${session.access_token}`, 'x-api-key': '' })).status).toBe(200);
 
   const file = join(mkdtempSync(join(tmpdir(), 'svc-session-')), '.svc', 'session.json');

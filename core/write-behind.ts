@@ -93,6 +93,11 @@ export async function drainWriteBehinds(db: Db): Promise<void> {
   if (failed.length) throw new Error(failed.join('; '));
 }
 
+/** Batching again for `db` after drainWriteBehinds (tests that go on using the database). */
+export function resumeWriteBehinds(db: Db): void {
+  for (const wb of everyWriteBehind) wb.resume(db);
+}
+
 /** One database's lanes. */
 class Lanes<T extends object> {
   private readonly lanes: Lane<T>[];

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../kit/setup';
 import { writeAudit, type AuditRow } from '../../core/tools/audit-batch';
-import { drainWriteBehinds } from '../../core/write-behind';
+import { drainWriteBehinds, resumeWriteBehinds } from '../../core/write-behind';
 
 const wait = { wait: true };
 
@@ -77,6 +77,7 @@ describe('audit records written together in batches', () => {
     const h = await setup();
     for (let n = 0; n < 400; n++) void writeAudit(h.db, row(h.store.id, n), { wait: false });
     await drainWriteBehinds(h.db);
+    resumeWriteBehinds(h.db); // the database is shared by the files after this one
     const [{ count }] = await h.db.query(`SELECT count(*)::int AS count FROM tool_executions WHERE tool = 'batch_probe' AND store_id = $1`, [
       h.store.id,
     ]);

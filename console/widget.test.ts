@@ -118,13 +118,17 @@ browserTest(
   120_000,
 );
 
-test('an agent without the webchat channel refuses the widget; a publishable key is no API key', async () => {
+test('an agent without the webchat channel refuses the widget, an unknown one is 404; a publishable key is no API key', async () => {
   const w = await webchatWorld([], { channels: ['api'] });
   const key = await publishable(w, ['https://shop.example.com']);
   const r = await post(w.base, 'https://shop.example.com', { key: key.key, agent_id: w.agent.id, visitor_id: visitor(), message: 'Hi' });
   expect(r.status).toBe(403);
   expect(r.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
   expect((await r.json()).error.code).toBe('channel_not_enabled');
+  const unknownId = crypto.randomUUID();
+  const unknown = await post(w.base, 'https://shop.example.com', { key: key.key, agent_id: unknownId, visitor_id: visitor(), message: 'Hi' });
+  expect(unknown.status).toBe(404);
+  expect((await unknown.json()).error).toMatchObject({ code: 'resource_missing', param: 'agent_id', message: `No such agent: '${unknownId}'.` });
   const asApiKey = await w.h.call('GET', '/products', undefined, { 'x-api-key': key.key });
   expect(asApiKey.status).toBe(401);
   const listed = (await w.h.call('GET', '/api-keys')).body.data.find((k: any) => k.id === key.id);

@@ -8,7 +8,7 @@
 // The registry as a whole, and who is calling.
 export { isTool } from './plugins/contract';
 export type { Registry } from './plugins/registry';
-export type { Authenticated, Authenticator } from './http/auth';
+export type { Authenticator } from './http/auth';
 
 // Events and webhooks.
 export { writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, errors, fail, SvcError, type Ctx, type Principal, type Row } from '../../core/sdk';
+import { action, errors, fail, rowOr404, SvcError, type Ctx, type Principal } from '../../core/sdk';
 import { resolvePublishableKey } from '../../core/platform';
 import { chat } from './chat';
 import type { AgentDeps } from './store';
@@ -105,8 +105,7 @@ export const webchatActions = (deps: (ctx: Ctx) => AgentDeps) => ({
           throw errors.validation('message must be text of 1 to 4000 characters.', 'message');
         if (body.conversation_id !== undefined && (typeof body.conversation_id !== 'string' || !UUID.test(body.conversation_id)))
           throw errors.validation('conversation_id must be a conversation id.', 'conversation_id');
-        const [agent] = await ctx.db.query<Row>('SELECT * FROM agents WHERE store_id = $1 AND id = $2', [key.store.id, body.agent_id]);
-        if (!agent) throw errors.notFound(`agent: '${body.agent_id}'`, 'agent_id');
+        const agent = await rowOr404(ctx.db, { table: 'agents', storeId: key.store.id, id: body.agent_id, noun: 'agent', param: 'agent_id' });
         if (!agent.channels.includes('webchat'))
           throw fail('channel_not_enabled', `Agent '${agent.id}' does not have the webchat channel; add 'webchat' to its channels.`, 'agent_id');
         await countMessage(

@@ -9,6 +9,7 @@ import { action, definePlugin } from '../../core/plugins/contract';
 import { errors } from '../../core/errors';
 import { Input, Uuid } from '../../core/plugins/schema';
 import { setup } from '../kit/setup';
+import type { Ctx } from '../../core/sdk';
 
 const Out = Type.Object({ id: Type.String(), via: Type.String() });
 const target = definePlugin({
@@ -75,3 +76,15 @@ test("notFoundParam: the callee's 404 names the caller's field", async () => {
   expect(missing.body.error).toMatchObject({ code: 'resource_missing', param: 'thing_id' });
   expect(missing.body.error.message).toContain('No such thing');
 });
+
+/**
+ * Checked by the type checker (CI's tsc), never run: ctx.call answers the callee's declared output
+ * type (CallableActions), not `any`. Were it `any`, the expect-error below would be unused and tsc
+ * would fail on it.
+ */
+export async function typedCallForTsc(ctx: Ctx) {
+  const product = await ctx.call('products.get_product', { id: NIL }, { notFoundParam: 'product_id' });
+  const name: string = product.name;
+  // @ts-expect-error a product has no such field: the answer is products' Product
+  return [name, product.no_such_field];
+}

@@ -54,6 +54,15 @@ const crates = definePlugin({
       rest: { method: 'GET', path: '/crates/:id/items/:item_id' },
       handler: read,
     }),
+    rename_crate: action({
+      kind: 'write',
+      description: 'Relabels a crate.',
+      input: Input({ id: Uuid(), label: Type.String() }),
+      output: Thing,
+      rest: { method: 'POST', path: '/crates/:id/label' },
+      example: { label: 'Pears' },
+      handler: made(),
+    }),
     get_orphan: action({
       kind: 'read',
       description: 'Nothing makes these.',
@@ -87,6 +96,17 @@ describe('examples for the sweeps', () => {
     const madeItem = w.made.find((m: any) => m.id === item.item_id) as any;
     expect(madeItem.crate_id).toBe(item.id);
     expect(await w.make('crates.create_crate', { label: 'Pears' })).toMatchObject({ label: 'Pears' });
+  });
+
+  test('a plain-object example gives the fields it names; the path id it leaves out is still derived', async () => {
+    const h = await setup({ plugins: [crates] });
+    const w = await freshWorld(h);
+    const input = await w.example(ref('rename_crate'));
+    expect(input).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), label: 'Pears' });
+    // The id is a crate POST /crates made with its own example.
+    expect(w.made).toContainEqual({ id: input.id, label: 'Apples' });
+    const given = crypto.randomUUID();
+    expect(await w.example(ref('rename_crate'), { id: given })).toEqual({ id: given, label: 'Pears' });
   });
 
   test('an id route nothing can make is a failure; one declared noExample is exempt, with its reason', async () => {

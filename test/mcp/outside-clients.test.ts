@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { product, setup, type Harness } from '../kit/setup';
-import { keyProxy } from './key-proxy';
+import { keyProxy } from '../kit/key-proxy';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);

@@ -4,83 +4,18 @@
  * tabs, approve and reject, a viewer, products, API keys; axe-core on every page at 390 px and
  * at desktop width; screenshots in /tmp/console-shots for a person to look at.
  */
-import { afterAll, beforeAll, expect } from 'bun:test';
-import { mkdirSync, readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createApp } from '../core/http/app';
-import { browserTest, CHROMIUM } from '../test/kit/browser';
-import { createCall, useWorlds, world } from '../test/kit/approvals';
-import { openai } from '../test/kit/fake-models';
-import { addUser, PASSWORD } from '../test/kit/users';
-import { consoleRoutes, CONSOLE_CSP } from './serve';
+import { expect } from 'bun:test';
+import type { BrowserContext } from 'playwright-core';
+import { axe, browserTest, DESKTOP, overflowX, PHONE, shot } from '../test/kit/browser';
+import { useWorlds } from '../test/kit/approvals';
+import { card, consoleWorld, signedIn, useBrowser } from '../test/kit/console';
+import { addUser } from '../test/kit/users';
+import { CONSOLE_CSP } from './serve';
 import { createStore } from '../core/keys';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
 
 useWorlds();
 
-const SHOTS = process.env.SVC_CONSOLE_SHOTS ?? '/tmp/console-shots';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
-
-let browser: Browser;
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }).catch(() => undefined as unknown as Browser);
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function consoleWorld() {
-  const first = createCall({ name: 'Gated Lamp' });
-  const second = createCall({ name: 'Second Lamp' });
-  const w = await world([openai.tools(first), openai.text('Created the lamp.'), openai.tools(second), openai.text('Understood.')]);
-  w.h.clock.set(new Date()); // the page counts down against the browser's clock
-  const listening = createApp(w.h.svc, consoleRoutes()).listen({ port: 0, hostname: '127.0.0.1' });
-  const base = `http://127.0.0.1:${listening.server!.port}`;
-  const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });
-  return { ...w, base, agent, stop: () => listening.stop(true) };
-}
-
-/** A signed-in browser context (its own cookies), with CSP violations and page errors collected. */
-async function signedIn(base: string, email: string, viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport });
-  const problems: string[] = [];
-  const watch = (page: Page) => {
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('dialog', (d) => void d.accept());
-  };
-  context.on('page', watch);
-  const page = await context.newPage();
-  await page.goto(`${base}/console#/approvals`);
-  await page.waitForURL(/\/auth\/login/);
-  await page.fill('#email', email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console/);
-  await page.waitForSelector('#page-title');
-  problems.length = 0; // the session probe before signing in answered 401, as it should
-  return { context, page, problems };
-}
-
-/** axe-core in the page (evaluated through the DevTools protocol: the page's CSP allows no inline script). */
-async function axe(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations
-    .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-}
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-}
-
-const card = (page: Page, text: string) => page.locator('.card', { hasText: text });
+const browser = useBrowser();
 
 browserTest(
   'sign in; a held call appears live in two tabs; approving in one removes it from both and the chat goes on; reject with a reason',
@@ -89,7 +24,7 @@ browserTest(
     const owner = await addUser(w.h, 'owner');
     let ctx: BrowserContext | undefined;
     try {
-      const { context, page, problems } = await signedIn(w.base, owner.email);
+      const { context, page, problems } = await signedIn(browser(), w.base, owner.email);
       ctx = context;
       const other = await context.newPage();
       await other.goto(`${w.base}/console#/products`);
@@ -135,6 +70,10 @@ browserTest(
       await page.waitForSelector('h2:has-text("Approval")');
       await shot(page, 'execution-detail');
       expect(await axe(page)).toEqual([]);
+      await page.setViewportSize(PHONE); // long JSON lines on a phone: readable and reachable by keyboard
+      expect(await overflowX(page)).toBe(0);
+      expect(await axe(page)).toEqual([]);
+      await page.setViewportSize(DESKTOP);
       expect(problems).toEqual([]);
       // The access token lives in the page's memory only: not in storage, cookies it can read, or the page source.
       const kept = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
@@ -174,7 +113,7 @@ browserTest(
     const viewer = await addUser(w.h, 'viewer');
     let ctx: BrowserContext | undefined;
     try {
-      const { context, page, problems } = await signedIn(w.base, viewer.email, PHONE);
+      const { context, page, problems } = await signedIn(browser(), w.base, viewer.email, PHONE);
       ctx = context;
       const held = await (await w.chat(w.agent.id, 'Add a lamp')).held();
       await card(page, 'products.create_product').waitFor();
@@ -235,7 +174,7 @@ browserTest(
     const owner = await addUser(w.h, 'owner');
     let ctx: BrowserContext | undefined;
     try {
-      const { context, page, problems } = await signedIn(w.base, owner.email, PHONE);
+      const { context, page, problems } = await signedIn(browser(), w.base, owner.email, PHONE);
       ctx = context;
       // The phone layout: navigation behind the Menu button.
       await page.getByRole('button', { name: 'Menu' }).click();
@@ -277,6 +216,7 @@ browserTest(
       const secret = await page.locator('.secret input').inputValue();
       expect(secret).toMatch(/^svc_test_/);
       expect(secret).not.toBe(old);
+      expect(await overflowX(page)).toBe(0);
       await shot(page, 'api-keys-rolled-phone');
       expect(await axe(page)).toEqual([]);
       const products = (key: string) => w.h.call('GET', '/products', undefined, { 'x-api-key': key });
@@ -301,6 +241,7 @@ browserTest(
         await page.goto(`${w.base}/console#/${p}`);
         await page.waitForSelector(selector);
         await shot(page, `${p}-phone`);
+        expect(await overflowX(page)).toBe(0);
         expect(await axe(page)).toEqual([]);
       }
       expect(problems).toEqual([]);
@@ -326,7 +267,7 @@ browserTest(
     await w.h.call('POST', '/customers', { email: 'ada@example.com', first_name: 'Ada' });
     let ctx: BrowserContext | undefined;
     try {
-      const { context, page, problems } = await signedIn(w.base, owner.email);
+      const { context, page, problems } = await signedIn(browser(), w.base, owner.email);
       ctx = context;
       await page.goto(`${w.base}/console#/agents/${w.agent.id}`);
       await page.waitForSelector('text=Playground');
@@ -341,6 +282,10 @@ browserTest(
       await page.locator('.msg.event', { hasText: 'approval_required products' }).waitFor();
       await shot(page, 'agent-playground');
       expect(await axe(page)).toEqual([]);
+      // On a phone the call's JSON wraps inside the log instead of running out of it.
+      await page.setViewportSize(PHONE);
+      expect(await page.locator('.chat-log').evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+      await page.setViewportSize(DESKTOP);
       // Decided in another tab's inbox; the playground's chat goes on (the worker runs the call).
       const inbox = await context.newPage();
       await inbox.goto(`${w.base}/console#/approvals`);
@@ -371,6 +316,13 @@ browserTest(
       await page.getByRole('button', { name: 'Cancel order' }).click();
       await page.waitForSelector('.facts .status:has-text("cancelled")');
       expect((await w.h.call('GET', `/orders/${order.body.id}`)).body).toMatchObject({ status: 'cancelled', cancel_reason: 'Customer asked' });
+
+      // The log with the calls made above: one page of them, so no pager.
+      await page.goto(`${w.base}/console#/executions`);
+      await page.locator('tbody tr', { hasText: 'products.create_product' }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Older' }).isVisible()).toBe(false);
+      await shot(page, 'executions');
+      expect(await axe(page)).toEqual([]);
 
       const loaded = {
         agents: 'tbody tr',
@@ -412,7 +364,7 @@ browserTest(
 
       expect((await fetch(`${w.base}/auth/console/session`)).status).toBe(401);
       const owner = await addUser(w.h, 'owner');
-      const { context } = await signedIn(w.base, owner.email);
+      const { context } = await signedIn(browser(), w.base, owner.email);
       const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
       await context.close();
       const exchange = (headers: Record<string, string>) =>
@@ -430,143 +382,6 @@ browserTest(
       expect(ok.headers.get('cache-control')).toContain('no-store');
       expect((await ok.json()).role).toBe('owner');
     } finally {
-      w.stop();
-    }
-  },
-  120_000,
-);
-
-/** The QR code a data: URL image shows, decoded with jsQR. */
-const decodeQr = (dataUrl: string) => {
-  const png = PNG.sync.read(Buffer.from(dataUrl.split(',')[1], 'base64'));
-  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
-};
-
-browserTest(
-  'QR codes: create one in the console, see its image and download it, edit a landing page with its preview, see analytics after scans; a viewer has no create button',
-  async () => {
-    const w = await consoleWorld();
-    const owner = await addUser(w.h, 'owner');
-    const viewer = await addUser(w.h, 'viewer');
-    let ctx: BrowserContext | undefined;
-    let viewerCtx: BrowserContext | undefined;
-    try {
-      const { context, page, problems } = await signedIn(w.base, owner.email);
-      ctx = context;
-      await page.goto(`${w.base}/console#/qr-codes`);
-      await page.waitForSelector('text=No QR codes.');
-      await page.getByRole('link', { name: 'New QR code' }).click();
-      await page.getByLabel('Code', { exact: true }).fill('spring-1');
-      await page.getByLabel('Destination URL').fill('https://shop.example.com/spring');
-      await page.getByLabel('Campaign').fill('spring');
-      await page.getByLabel('Brand color').fill('#1a4d2e');
-      // The live preview follows the form: drawn in the brand color before anything is saved.
-      await page.waitForSelector('svg.qr-image path[fill="#1a4d2e"]');
-      const drawn = PNG.sync.read(await page.locator('svg.qr-image').screenshot());
-      expect(jsQR(new Uint8ClampedArray(drawn.data), drawn.width, drawn.height)?.data).toBe(`${w.base}/s/spring-1`);
-      await shot(page, 'qr-new');
-      expect(await axe(page)).toEqual([]);
-      await page.getByRole('button', { name: 'Create QR code' }).click();
-      await page.waitForSelector('h1:has-text("QR code spring-1")');
-      const saved = (await w.h.call('GET', '/qr-codes/spring-1')).body;
-      expect(saved).toMatchObject({ campaign_name: 'spring', brand_color: '#1a4d2e', destination_url: 'https://shop.example.com/spring' });
-      // The saved image came from the API with the token in a header, as a data: URL, and encodes scan_url.
-      const img = page.locator('img.qr-image');
-      await img.waitFor();
-      const src = (await img.getAttribute('src'))!;
-      expect(src.startsWith('data:image/png;base64,')).toBe(true);
-      expect(decodeQr(src)).toBe(`${w.base}/s/spring-1`); // scan_url as the browser's request named the host
-      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download spring-1 as SVG' }).click()]);
-      expect(file.suggestedFilename()).toBe('qr-spring-1.svg');
-      expect(readFileSync((await file.path())!, 'utf8')).toContain('<svg');
-      await shot(page, 'qr-edit');
-      expect(await axe(page)).toEqual([]);
-
-      // Deactivate, then reactivate.
-      await page.getByRole('button', { name: 'Deactivate' }).click();
-      await page.waitForSelector('.facts .status:has-text("deactivated")');
-      expect((await w.h.call('GET', '/qr-codes/spring-1')).body.status).toBe('deactivated');
-      await page.getByRole('button', { name: 'Reactivate' }).click();
-      await page.waitForSelector('.facts .status:has-text("active")');
-      expect((await w.h.call('GET', '/qr-codes/spring-1')).body.status).toBe('active');
-
-      // Edit: a new cap is saved through PATCH.
-      await page.getByLabel('Max scans').fill('50');
-      await page.getByRole('button', { name: 'Save' }).click();
-      await page.waitForSelector('text=Saved.');
-      expect((await w.h.call('GET', '/qr-codes/spring-1')).body.max_scans).toBe(50);
-
-      // A landing page: the preview shows the form's text as text, in the page's colors.
-      await page.goto(`${w.base}/console#/qr-codes/new`);
-      await page.getByLabel('Type').selectOption('landing_page');
-      await page.getByLabel('Code', { exact: true }).fill('spring-page');
-      await page.getByLabel('Campaign').fill('spring');
-      await page.getByLabel('Title').fill('Spring <b>sale</b>');
-      await page.getByLabel('Description').fill('Everything 20% off.');
-      await page.getByLabel('Button text').fill('Shop now');
-      await page.getByLabel('Button URL').fill('https://shop.example.com/sale');
-      await page.getByLabel('Background color').fill('#10243e');
-      await page.getByLabel('Text color').fill('#ffffff');
-      await page.getByLabel('Button color').fill('#b3261e');
-      // A fresh form: nothing of the code edited before.
-      expect(await page.locator('h2', { hasText: 'Saved image' }).count()).toBe(0);
-      const preview = page.locator('.landing-preview');
-      await preview.locator('text=Spring <b>sale</b>').waitFor();
-      expect(await preview.locator('b').count()).toBe(0);
-      expect(await preview.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(16, 36, 62)');
-      await shot(page, 'qr-landing-new');
-      expect(await axe(page)).toEqual([]);
-      await page.getByRole('button', { name: 'Create QR code' }).click();
-      await page.waitForSelector('h1:has-text("QR code spring-page")');
-      await page.locator('img.qr-image').waitFor();
-      await shot(page, 'qr-landing-saved');
-      expect((await w.h.call('GET', '/qr-codes/spring-page')).body.landing_page).toMatchObject({ title: 'Spring <b>sale</b>', cta_text: 'Shop now' });
-
-      // Scans through /s/{code} from a phone and a desktop; the analytics page charts them.
-      const scanAs = (code: string, ua: string) => fetch(`${w.base}/s/${code}`, { redirect: 'manual', headers: { 'user-agent': ua } });
-      const iphone =
-        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
-      const desktop = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-      for (const ua of [iphone, iphone, desktop]) expect((await scanAs('spring-1', ua)).status).toBe(302);
-      expect((await scanAs('spring-page', iphone)).status).toBe(200);
-      await page.goto(`${w.base}/console#/qr-codes`);
-      await page.locator('tr', { hasText: 'spring-1' }).locator('img.qr-image').waitFor();
-      await shot(page, 'qr-list');
-      expect(await axe(page)).toEqual([]);
-      await page.getByRole('link', { name: 'Analytics of spring-1: 3 scans' }).click();
-      await page.waitForSelector('[data-testid=total-scans]:has-text("3")');
-      const devices = page.locator('figure', { hasText: 'Scans by device' });
-      expect(await devices.locator('svg[role=img]').getAttribute('aria-label')).toMatch(/iOS 2.*Desktop 1/);
-      expect(await page.locator('figure', { hasText: 'Scans by day' }).locator('rect').count()).toBe(30);
-      await shot(page, 'qr-analytics-code');
-      expect(await axe(page)).toEqual([]);
-      await page.goto(`${w.base}/console#/qr-analytics/campaign/spring`);
-      await page.waitForSelector('[data-testid=total-scans]:has-text("4")');
-      await shot(page, 'qr-analytics-campaign');
-      expect(await axe(page)).toEqual([]);
-      expect(problems).toEqual([]);
-
-      // A viewer (on a phone) sees the codes and their analytics, but no create, save or archive.
-      const v = await signedIn(w.base, viewer.email, PHONE);
-      viewerCtx = v.context;
-      await v.page.goto(`${w.base}/console#/qr-codes`);
-      await v.page.locator('tr', { hasText: 'spring-1' }).waitFor();
-      expect(await v.page.getByRole('link', { name: 'New QR code' }).count()).toBe(0);
-      await shot(v.page, 'qr-list-viewer-phone');
-      expect(await axe(v.page)).toEqual([]);
-      await v.page.goto(`${w.base}/console#/qr-codes/spring-1`);
-      await v.page.locator('img.qr-image').waitFor();
-      for (const name of ['Save', 'Archive', 'Deactivate']) expect(await v.page.getByRole('button', { name }).count()).toBe(0);
-      await shot(v.page, 'qr-edit-viewer-phone');
-      expect(await axe(v.page)).toEqual([]);
-      await v.page.goto(`${w.base}/console#/qr-analytics/code/spring-1`);
-      await v.page.waitForSelector('[data-testid=total-scans]:has-text("3")');
-      await shot(v.page, 'qr-analytics-phone');
-      expect(await axe(v.page)).toEqual([]);
-      expect(v.problems).toEqual([]);
-    } finally {
-      await viewerCtx?.close();
-      await ctx?.close();
       w.stop();
     }
   },

@@ -6,10 +6,10 @@
  * sees none of the buttons; axe-core on every page; screenshots in /tmp/console-shots.
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createApp } from '../core/http/app';
-import { browserTest, CHROMIUM } from '../test/kit/browser';
+import { browserTest, CHROMIUM, DESKTOP, PHONE, axe, shot, SHOTS } from '../test/kit/browser';
 import { setup } from '../test/kit/setup';
 import { addUser, PASSWORD } from '../test/kit/users';
 import { freePort, runJobs, startRelay, startResolver } from '../test/kit/email';
@@ -18,10 +18,6 @@ import { closeTransports } from '../plugins/email/delivery';
 import { inboundSignature } from '../plugins/inbox/http-inbound';
 import { consoleRoutes } from './serve';
 
-const SHOTS = process.env.SVC_CONSOLE_SHOTS ?? '/tmp/console-shots';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const ZONE = 'dns.svc.test';
 const INBOUND = 'in.svc.test';
 const SECRET = 'inbound-secret-for-console-tests';
@@ -114,14 +110,6 @@ async function signedIn(url: string, email: string, viewport = DESKTOP) {
 }
 
 /** axe-core through the DevTools protocol (the page's CSP allows no inline script): serious and critical findings. */
-async function axe(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations
-    .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-}
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 const open = async (page: Page, url: string, hash: string, title: string) => {
   await page.goto(`${url}/console#/${hash}`);
   await page.waitForSelector(`h1:has-text("${title}")`);

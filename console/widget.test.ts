@@ -6,9 +6,10 @@
  * tools run with the scopes they need and no more.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { createApp } from '../core/http/app';
-import { browserTest, CHROMIUM } from '../test/kit/browser';
+import { axe, browserTest, CHROMIUM, PHONE, shot, SHOTS } from '../test/kit/browser';
 import { createCall, stops, useWorlds, world } from '../test/kit/approvals';
 import { openai } from '../test/kit/fake-models';
 import { consoleRoutes } from './serve';
@@ -17,6 +18,7 @@ useWorlds();
 
 let browser: Browser;
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }).catch(() => undefined as unknown as Browser);
 }, 60_000);
@@ -86,7 +88,16 @@ browserTest(
       await page.getByLabel('Your message').fill('Hi, any lamps?');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.locator('.msg.agent', { hasText: 'Hello from the shop.' }).waitFor();
-      await page.screenshot({ path: '/tmp/console-shots/widget.png' });
+      await shot(page, 'widget');
+      // On a phone the open panel stays inside the screen, and axe finds nothing serious in the shop's page with it.
+      const desktop = page.viewportSize()!;
+      await page.setViewportSize(PHONE);
+      const box = (await page.getByRole('dialog', { name: 'Chat with us' }).boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      expect(await axe(page)).toEqual([]);
+      await shot(page, 'widget-phone');
+      await page.setViewportSize(desktop);
 
       await page.reload();
       await page.getByRole('button', { name: 'Chat with us' }).click();

@@ -14,7 +14,7 @@ export type { Authenticator } from './http/auth';
 export { writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
 export { invalidateSubscriptions } from './events/subscriptions';
 export { ALL_EVENTS, TEST_EVENT } from './events/types';
-export { API_VERSIONS, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
+export { API_VERSIONS, bodyForVersion, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
 export { generateSecret } from './webhooks/sign';
 export { toolsChanged } from './signals';
 

@@ -142,12 +142,16 @@ describe('api_version', () => {
     await run(h, id);
     expect(rx.received[0].raw).toBe(rx.received[1].raw);
     expect(rx.received[0].body.data).toHaveProperty('number');
+    // The delivery log shows the request body: the bytes the receiver got, in the endpoint's shape.
+    const logged = async () => (await h.call('GET', `/webhooks/${ep.id}/deliveries`)).body.data[0];
+    expect((await logged()).request_body).toBe(rx.received[0].raw);
     expect((await h.call('PATCH', `/webhooks/${ep.id}`, { api_version: 'v2026-03-07' })).body.api_version).toBe('v2026-03-07');
     h.clock.advance(120_000);
     expect((await run(h, id)).outcome).toBe('succeeded');
     expect(rx.received[2].body.data).toHaveProperty('order_number');
     expect(rx.received[2].body.data).not.toHaveProperty('number');
     expect(verifySpec(rx.received[2], ep.signing_secret)).toBe(true);
+    expect((await logged()).request_body).toBe(rx.received[2].raw);
   });
 
   test("an endpoint on a version that has since been retired keeps receiving that version's shape", async () => {

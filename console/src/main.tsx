@@ -107,6 +107,7 @@ function Shell({ session }: { session: Session }) {
 
   // A new page: move focus to its heading, so keyboard and screen-reader users start there.
   const first = useRef(true);
+  const opened = useRef({ arg: route.arg, n: 0 });
   useEffect(() => {
     setMenuOpen(false);
     if (first.current) return void (first.current = false);
@@ -131,6 +132,12 @@ function Shell({ session }: { session: Session }) {
     );
   if (!ctx || !page) return <p class="loading">Loading…</p>;
   const Page = page.component;
+  // Another resource or a blank form (#/x/<id> to #/x/new or #/x/<other>) is a new page, its state
+  // fresh; a form saved at #/x/new going on to #/x/<its id> stays the same page, its notice kept.
+  if (opened.current.arg !== route.arg) {
+    if (opened.current.arg !== 'new') opened.current.n++;
+    opened.current.arg = route.arg;
+  }
   const badge = list.length;
   const navLink = (p: (typeof pages)[number]) => (
     <li key={p.id}>
@@ -182,7 +189,7 @@ function Shell({ session }: { session: Session }) {
           <ul>{visible.filter((p) => p.group === 'Settings').map(navLink)}</ul>
         </nav>
         <main id="main">
-          <Page key={`${storeId}:${page.id}`} />
+          <Page key={`${storeId}:${page.id}:${opened.current.n}`} />
         </main>
       </div>
     </Ctx.Provider>

@@ -110,7 +110,12 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
-export const Json = ({ value }: { value: unknown }) => <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+/** A JSON value, indented; focusable, so a keyboard can scroll a long one. */
+export const Json = ({ value }: { value: unknown }) => (
+  <pre class="json" tabIndex={0}>
+    {JSON.stringify(value, null, 2)}
+  </pre>
+);
 
 export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
   return (

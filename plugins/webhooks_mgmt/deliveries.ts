@@ -1,13 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isoOrNull, listPage, type Ctx, type Db, type Row } from '../../core/sdk';
 import { enqueue } from '../../core/sdk';
-import { deliveryJob, TEST_EVENT, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
+import { bodyForVersion, deliveryJob, TEST_EVENT, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
 import { endpointRow, toEndpoint } from './store';
 import type { Delivery, DeliveryQuery } from './schemas';
 
 const int = (n: unknown) => (n == null ? null : Number(n));
 
-function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
+function toDelivery(r: Row, attempts: Row[], requestBody: string | null): Static<typeof Delivery> {
   return {
     object: 'webhook_delivery',
     id: r.id,
@@ -23,6 +23,7 @@ function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
     next_retry_at: isoOrNull(r.next_retry_at),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
+    request_body: requestBody,
     attempts: attempts.map((a) => ({
       object: 'webhook_delivery_attempt' as const,
       attempt: Number(a.attempt),
@@ -36,16 +37,25 @@ function toDelivery(r: Row, attempts: Row[]): Static<typeof Delivery> {
   };
 }
 
-/** Deliveries with their attempt log, oldest attempt first. */
-async function withAttempts(db: Db, rows: Row[]) {
+/**
+ * Deliveries with their attempt log, oldest attempt first, and the body every attempt sends: the
+ * stored event rendered for the endpoint's api_version, as the worker renders it.
+ */
+async function withAttempts(db: Db, endpoint: Row, rows: Row[]) {
   if (!rows.length) return [];
   const attempts = await db.query('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, attempt', [
     rows.map((r) => r.id),
   ]);
+  const events = await db.query<{ id: string; body: string }>('SELECT id, body FROM events WHERE store_id = $1 AND id = ANY($2::text[])', [
+    endpoint.store_id,
+    [...new Set(rows.map((r) => r.event_id))],
+  ]);
+  const bodies = new Map(events.map((e) => [e.id, bodyForVersion(e.body, endpoint.api_version)]));
   return rows.map((r) =>
     toDelivery(
       r,
       attempts.filter((a) => a.delivery_id === r.id),
+      bodies.get(r.event_id) ?? null,
     ),
   );
 }
@@ -70,7 +80,7 @@ function requireActive(endpoint: Row) {
 }
 
 export async function listDeliveries(ctx: Ctx, input: Static<typeof DeliveryQuery>) {
-  await endpointRow(ctx, input.id);
+  const endpoint = await endpointRow(ctx, input.id);
   return listPage(
     ctx,
     {
@@ -79,7 +89,7 @@ export async function listDeliveries(ctx: Ctx, input: Static<typeof DeliveryQuer
       input,
       filters: { 'endpoint_id = $': input.id, 'status = $': input.status || undefined },
     },
-    (rows) => withAttempts(ctx.db, rows),
+    (rows) => withAttempts(ctx.db, endpoint, rows),
   );
 }
 
@@ -95,7 +105,7 @@ export async function sendTest(ctx: Ctx, id: string) {
       endpointId: endpoint.id,
     },
   );
-  return (await withAttempts(ctx.db, [await deliveryRow(ctx, id, deliveryId)]))[0];
+  return (await withAttempts(ctx.db, endpoint, [await deliveryRow(ctx, id, deliveryId)]))[0];
 }
 
 /**
@@ -103,7 +113,8 @@ export async function sendTest(ctx: Ctx, id: string) {
  * attempt is in flight, so two attempts never race on one delivery.
  */
 export async function resendDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
-  requireActive(await endpointRow(ctx, endpointId, true));
+  const endpoint = await endpointRow(ctx, endpointId, true);
+  requireActive(endpoint);
   const cur = await deliveryRow(ctx, endpointId, deliveryId, true);
   const now = ctx.clock.now();
   if (cur.lease_until && new Date(cur.lease_until) > now)
@@ -115,7 +126,7 @@ export async function resendDelivery(ctx: Ctx, endpointId: string, deliveryId: s
   );
   // The job names the current attempt count, so a retry still queued for the old schedule is void.
   await enqueue(ctx.db, WEBHOOK_QUEUE, [deliveryJob(row.id, Number(row.attempts))]);
-  return (await withAttempts(ctx.db, [row]))[0];
+  return (await withAttempts(ctx.db, endpoint, [row]))[0];
 }
 
 /** Resends every failed delivery of the endpoint (e.g. after fixing and re-enabling it). */

@@ -107,6 +107,11 @@ export const Delivery = Type.Object({
   next_retry_at: Nullable(Timestamp()),
   created_at: Timestamp(),
   updated_at: Timestamp(),
+  request_body: Nullable(
+    Type.String({
+      description: "The JSON body of the POST, the same bytes on every attempt (rendered for the endpoint's api_version).",
+    }),
+  ),
   attempts: Type.Array(DeliveryAttempt),
 });
 

@@ -52,7 +52,7 @@ function List() {
         empty="No products."
         columns={[
           { title: 'Name', cell: (p) => <a href={`#/products/${p.id}`}>{p.name}</a> },
-          { title: 'SKU', cell: (p) => p.sku ?? '—' },
+          { title: 'SKU', class: 'mono', cell: (p) => p.sku ?? '—' },
           { title: 'Status', cell: (p) => <Status status={p.status} /> },
           { title: 'Price', num: true, cell: (p) => p.pricing_data?.retail?.toFixed(2) },
           { title: 'Stock', num: true, cell: (p) => p.stock_quantity },

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ErrorLine, Field, Json, Notice, PageHeader, ResourceTable, useAction, useConsole, useResource, when } from '../../../console/src/kit';
+import { api, ErrorLine, Field, Notice, PageHeader, ResourceTable, useAction, useConsole, useResource, when } from '../../../console/src/kit';
 
 interface Endpoint {
   id: string;
@@ -18,6 +18,7 @@ interface Delivery {
   attempt: number;
   status_code: number | null;
   created_at: string;
+  request_body: string | null;
   attempts: {
     attempt: number;
     succeeded: boolean;
@@ -104,8 +105,18 @@ function Endpoints() {
   );
 }
 
+/** The body as sent, indented when it is JSON (it always is; a stored body is shown as it is otherwise). */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 function Deliveries({ id }: { id: string }) {
   const c = useConsole();
+  const endpoint = useResource<Endpoint>(`/webhooks/${encodeURIComponent(id)}`).data;
   const listed = useResource<{ data: Delivery[] }>(`/webhooks/${encodeURIComponent(id)}/deliveries`);
   const list = listed.data?.data;
   const load = listed.reload;
@@ -124,6 +135,7 @@ function Deliveries({ id }: { id: string }) {
       <PageHeader title="Deliveries">
         <a href="#/webhooks">Back to webhooks</a>
       </PageHeader>
+      {endpoint && <p class="mono wrap">{endpoint.url}</p>}
       {note && <Notice>{note}</Notice>}
       <ErrorLine error={act.error ?? listed.error} />
       {writable && (
@@ -137,10 +149,10 @@ function Deliveries({ id }: { id: string }) {
         </div>
       )}
       {list && list.length === 0 && <p class="empty">No deliveries yet.</p>}
-      <ul class="cards">
+      <ul class="cards" aria-label="Deliveries">
         {list?.map((d) => (
-          <li class="card" key={d.id}>
-            <h2>
+          <li class="card" key={d.id} aria-labelledby={`delivery-${d.id}`}>
+            <h2 id={`delivery-${d.id}`}>
               {d.event_type}{' '}
               <span class={`status s-${d.status === 'succeeded' ? 'success' : d.status === 'failed' ? 'error' : 'pending_approval'}`}>
                 {d.status}
@@ -150,9 +162,29 @@ function Deliveries({ id }: { id: string }) {
               {when(d.created_at)} · {d.attempt} attempt{d.attempt === 1 ? '' : 's'}
             </p>
             <details>
-              <summary>Attempts</summary>
-              <Json value={d.attempts} />
+              <summary>Request (the same body on every attempt)</summary>
+              <p class="mono wrap">POST {endpoint?.url ?? ''}</p>
+              <pre class="json" tabIndex={0}>
+                {d.request_body == null ? '(no longer kept)' : pretty(d.request_body)}
+              </pre>
             </details>
+            {d.attempts.length > 0 && (
+              <details open={d.status === 'failed'}>
+                <summary>Attempts and responses</summary>
+                <ResourceTable
+                  label={`Attempts of ${d.event_type} ${d.id.slice(0, 8)}`}
+                  rows={d.attempts}
+                  rowKey={(a) => String(a.attempt)}
+                  columns={[
+                    { title: '#', num: true, cell: (a) => a.attempt },
+                    { title: 'Status', cell: (a) => (a.status_code == null ? '—' : a.status_code) },
+                    { title: 'Response', class: 'wrap response', cell: (a) => a.response ?? a.error ?? '' },
+                    { title: 'Time', num: true, cell: (a) => `${a.duration_ms} ms` },
+                    { title: 'When', cell: (a) => when(a.created_at) },
+                  ]}
+                />
+              </details>
+            )}
             {writable && (
               <button disabled={act.busy} onClick={() => post(`/webhooks/${id}/deliveries/${d.id}/resend`, 'Delivery sent again.')}>
                 Resend

@@ -7,6 +7,7 @@
  *   bun bench/mcp.ts            # prints both medians and the ratio
  */
 import { closeSharedDb } from '../test/kit/db';
+import { flushAudits } from '../core/tools/audit-batch';
 import { setup } from '../test/kit/setup';
 
 const N = Number(process.env.BENCH_N ?? 2000);
@@ -82,5 +83,6 @@ for (const k of ['wall', 'cpu'] as const) {
     `${k === 'wall' ? 'wall time' : 'server CPU'}, median of ${ROUNDS} rounds of ${N}: REST GET ${r.toFixed(1)} µs/req, MCP tools/call ${m.toFixed(1)} µs/req; MCP / REST throughput ${((r / m) * 100).toFixed(1)}% (target ≥ 70%)`,
   );
 }
+await flushAudits(); // the reads' records written behind, before the database closes
 await closeSharedDb();
 process.exit(0);

@@ -32,6 +32,8 @@ export const requestTooLarge = (limitText: string) => new SvcError('request_too_
  * SPEC 4: every response carries X-Request-Id, X-API-Version and X-API-Latest-Version, including
  * the routes outside the REST pipeline (health, docs, OpenAPI, MCP). Adds those a response lacks.
  */
+export const conventionHeaders = () => ({ 'X-Request-Id': newRequestId(), 'X-API-Version': LATEST.id, 'X-API-Latest-Version': LATEST.id });
+
 export function withConventionHeaders(response: Response): Response {
   const h = response.headers;
   try {

@@ -11,7 +11,7 @@ import { callTool } from '../kit/sweep';
 import { mcpClient } from '../kit/mcp';
 import { authorize, discover, exchange, register } from '../kit/oauth';
 import { ADMIN_TOKEN, product, setup, type Harness } from '../kit/setup';
-import { addUser, browser } from '../kit/users';
+import { addUser, browser, uniqueIp } from '../kit/users';
 
 const tee = () => ({
   name: 'Tee',
@@ -49,7 +49,8 @@ const ownerToken = () =>
   (token ??= (async () => {
     const { as } = await discover(h);
     const client = await register(h, as);
-    const a = await authorize(h, as, client, browser(h), owner.email, { scope: 'platform', storeId: h.store.id });
+    // From an address of its own: sign-in throttling counts per address in the shared test database.
+    const a = await authorize(h, as, client, browser(h, { ip: uniqueIp() }), owner.email, { scope: 'platform', storeId: h.store.id });
     return (await exchange(h, as, client, a.callback!, a.verifier, a.state)).access_token;
   })());
 

@@ -38,13 +38,18 @@ const unescape = (s: string) =>
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 
-/** A browser: keeps cookies, never follows redirects (tests look at each hop). */
+/**
+ * A browser: keeps cookies, never follows redirects (tests look at each hop). It comes from an
+ * address of its own unless given one: sign-in throttling counts per address, and the test
+ * database is shared by the files of a shard.
+ */
 export function browser(h: Harness, opts: { ip?: string; origin?: string } = {}) {
+  const ip = opts.ip ?? uniqueIp();
   const jar = new Map<string, string>();
   async function go(method: string, url: string, form?: Record<string, string>) {
     const headers: Record<string, string> = {};
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (opts.ip) headers['x-forwarded-for'] = opts.ip;
+    headers['x-forwarded-for'] = ip;
     const init: RequestInit = { method, headers, redirect: 'manual' };
     if (form) {
       init.body = new URLSearchParams(form).toString();

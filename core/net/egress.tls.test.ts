@@ -67,6 +67,14 @@ describe('HTTPS: connect to the checked IP, verify the certificate against the n
     expect(e.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
   });
 
+  test('a kept-alive connection verified for one name never carries a request for another name on that address', async () => {
+    // Connections are reused (no checkServerIdentity callback), so reuse must stay per name.
+    const ok = await egressFetch(receiver(), { ca, resolver: fixed('127.0.0.1'), allow: LOCAL });
+    expect(ok.status).toBe(200);
+    const e = await refusal(egressFetch(`https://other.test:${tlsPort}/`, { ca, resolver: fixed('127.0.0.1'), allow: LOCAL }));
+    expect(e.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+  });
+
   test('httpsOnly refuses a redirect from https down to http', async () => {
     const e = await refusal(
       egressFetch(`${receiver()}to-http`, { ca, resolver: fixed('127.0.0.1'), allow: LOCAL, httpsOnly: true, purpose: 'webhook' }),

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createApp } from '../../core/http/app';
 import { consoleRoutes } from '../../console/serve';
 import { CHROMIUM, DESKTOP, SHOTS } from './browser';
-import { createCall, world } from './approvals';
+import { createCall, stops, world } from './approvals';
 import { openai } from './fake-models';
 import { PASSWORD } from './users';
 
@@ -29,7 +29,8 @@ export function useBrowser(): () => Browser {
 
 /**
  * A store (useWorlds' world) whose agent "Clerk" has products with create_product held for
- * approval, a fake model scripted for two held calls, and the console listening on 127.0.0.1.
+ * approval, a fake model scripted for two held calls, and the console listening on 127.0.0.1 until
+ * the test ends.
  */
 export async function consoleWorld() {
   const first = createCall({ name: 'Gated Lamp' });
@@ -39,12 +40,14 @@ export async function consoleWorld() {
   const listening = createApp(w.h.svc, consoleRoutes()).listen({ port: 0, hostname: '127.0.0.1' });
   const base = `http://127.0.0.1:${listening.server!.port}`;
   const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });
-  return { ...w, base, agent, stop: () => listening.stop(true) };
+  stops.push(async () => void (await listening.stop(true))); // after the test (useWorlds), passed or failed
+  return { ...w, base, agent };
 }
 
-/** A signed-in browser context (its own cookies), with CSP violations and page errors collected. */
+/** A signed-in browser context (its own cookies, closed when the test ends), with CSP violations and page errors collected. */
 export async function signedIn(browser: Browser, base: string, email: string, viewport = DESKTOP) {
   const context = await browser.newContext({ viewport });
+  stops.push(() => context.close()); // after the test (useWorlds), passed or failed
   const problems: string[] = [];
   const watch = (page: Page) => {
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));

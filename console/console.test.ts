@@ -205,6 +205,22 @@ browserTest(
     expect((await products(secret)).status).toBe(200);
     expect((await products(old)).status).toBe(200);
 
+    // Create a key: its secret is shown once and works; revoking it stops it at once.
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByLabel('Scopes').fill('orders:read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = await page.locator('.secret input').inputValue();
+    const orders = (key: string) => w.h.call('GET', '/orders', undefined, { 'x-api-key': key });
+    expect((await orders(created)).status).toBe(200);
+    expect((await products(created)).status).toBe(403); // only the scope it was made with
+    const newRow = page.locator('tr').filter({ has: page.locator('td.scopes', { hasText: /^orders:read$/ }) });
+    expect(created.startsWith((await newRow.locator('td.mono').textContent())!.replace('…', ''))).toBe(true);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(created); // never shown again
+    await newRow.getByRole('button', { name: /^Revoke/ }).click(); // the confirm dialog is accepted
+    await newRow.waitFor({ state: 'detached' });
+    expect((await orders(created)).status).toBe(401);
+
     // Members: invite (the link is shown once), change a role, remove someone.
     const clerk = await addUser(w.h, 'staff');
     await page.goto(`${w.base}/console#/members`);
@@ -291,6 +307,28 @@ browserTest(
     await page.getByRole('button', { name: 'Cancel order' }).click();
     await page.waitForSelector('.facts .status:has-text("cancelled")');
     expect((await w.h.call('GET', `/orders/${order.body.id}`)).body).toMatchObject({ status: 'cancelled', cancel_reason: 'Customer asked' });
+    // Another: paid, then fulfilled; the list filtered by status shows it and not the cancelled one.
+    const second = await w.h.call('POST', '/orders', { line_items: [{ product_id: item.body.id, quantity: 1 }] });
+    await page.goto(`${w.base}/console#/orders/${second.body.id}`);
+    await page.getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByRole('button', { name: 'Mark fulfilled' }).click();
+    await page.waitForSelector('.facts .status:has-text("fulfilled")');
+    expect((await w.h.call('GET', `/orders/${second.body.id}`)).body.status).toBe('fulfilled');
+    await page.goto(`${w.base}/console#/orders`);
+    await page.getByLabel('Status').selectOption('fulfilled');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('a', { hasText: `#${order.body.order_number}` }).waitFor({ state: 'detached' });
+    expect(await page.locator('a', { hasText: `#${second.body.order_number}` }).count()).toBe(1);
+
+    // A customer found by search and edited.
+    await page.goto(`${w.base}/console#/customers`);
+    await page.getByLabel('Search').fill('ada@');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('td a', { hasText: 'Ada' }).click();
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForSelector('td a:has-text("Ada Lovelace")'); // saved: back on the list
+    expect((await w.h.call('GET', '/customers?q=ada@')).body.data[0]).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace' });
 
     // The log with the calls made above: one page of them, so no pager.
     await page.goto(`${w.base}/console#/executions`);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import * as oauth from 'oauth4webapi';
 import { setup, type Harness } from '../../test/kit/setup';
-import { addUser, PASSWORD } from '../../test/kit/users';
+import { addUser, PASSWORD, uniqueIp } from '../../test/kit/users';
 
 /**
  * The same flow with a real browser: headless Chromium signs in and consents on the server-rendered
@@ -18,7 +18,7 @@ let callback: ReturnType<typeof Bun.serve>;
 let landed: URL | undefined;
 beforeAll(async () => {
   if (!available) return;
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } }); // the browser signs in from an address of its own
   const listening = h.app.listen({ port: 0, hostname: '127.0.0.1' });
   server = { port: listening.server!.port!, stop: () => listening.stop() };
   callback = Bun.serve({
@@ -80,7 +80,9 @@ test.skipIf(!available)(
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
-      const page = await browser.newPage();
+      // From an address of its own (trusted proxy header): sign-in throttling counts per address in
+      // the shared test database, and other files sign in from 127.0.0.1.
+      const page = await browser.newPage({ extraHTTPHeaders: { 'x-forwarded-for': uniqueIp() } });
       await page.goto(url.toString());
       await page.fill('#email', owner.email);
       await page.fill('#password', PASSWORD);

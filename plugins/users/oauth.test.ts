@@ -14,7 +14,7 @@ import { addUser, browser } from '../../test/kit/users';
 let h: Harness;
 let owner: { id: string; email: string };
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ env: { SVC_TRUST_PROXY: 'true' } }); // each browser() signs in from an address of its own
   owner = await addUser(h, 'owner');
 }, 120_000);
 

@@ -40,8 +40,9 @@ const unescape = (s: string) =>
 
 /**
  * A browser: keeps cookies, never follows redirects (tests look at each hop). It comes from an
- * address of its own unless given one: sign-in throttling counts per address, and the test
- * database is shared by the files of a shard.
+ * address of its own unless given one (X-Forwarded-For, counted with SVC_TRUST_PROXY, which the
+ * files that sign in set): sign-in throttling counts per address, and the test database is shared
+ * by the files of a shard.
  */
 export function browser(h: Harness, opts: { ip?: string; origin?: string } = {}) {
   const ip = opts.ip ?? uniqueIp();

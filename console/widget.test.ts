@@ -5,26 +5,17 @@
  * refused; an agent without the webchat channel refuses; a visitor is rate-limited; the agent's
  * tools run with the scopes they need and no more.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdirSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { expect, test } from 'bun:test';
 import { createApp } from '../core/http/app';
-import { axe, browserTest, CHROMIUM, PHONE, shot, SHOTS } from '../test/kit/browser';
+import { axe, browserTest, PHONE, shot } from '../test/kit/browser';
+import { useBrowser } from '../test/kit/console';
 import { createCall, stops, useWorlds, world } from '../test/kit/approvals';
 import { openai } from '../test/kit/fake-models';
 import { consoleRoutes } from './serve';
 
 useWorlds();
 
-let browser: Browser;
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }).catch(() => undefined as unknown as Browser);
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 /** A shop: a page embedding the widget, served on its own port (its own origin). */
 function shop(svcBase: string, storeId: string, agentId: string, key: () => string) {
@@ -79,7 +70,7 @@ browserTest(
     const allowedUrl = shop(w.base, w.h.store.id, w.agent.id, () => pub);
     const key = await publishable(w, [allowedUrl]);
     pub = key.key;
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     try {

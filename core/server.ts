@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import { createApp } from './http/app';
-import { MAX_REQUEST_BODY_BYTES } from './http/limits';
+import { SERVER_BODY_CAP } from './http/limits';
 import { startWorkers } from './jobs/run';
 import { makeServices } from './http/services';
 import { adminToken, openMigrated, type Composition } from './runtime';
@@ -45,7 +45,7 @@ export async function serve(
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | undefined;
   if (config.role !== 'worker') {
     const hostname = process.env.SVC_HOST ?? '0.0.0.0';
-    server = createApp(svc, app.pages?.()).listen({ port: config.port, hostname, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+    server = createApp(svc, app.pages?.()).listen({ port: config.port, hostname, maxRequestBodySize: SERVER_BODY_CAP });
     // What it binds, as it binds it; on all interfaces, also the address to use from this machine.
     const at = addressOf(hostname, server.server!.port!);
     const where = at.wildcard ? `${at.bound} (all interfaces; from this machine ${at.localUrl})` : at.localUrl;

@@ -18,10 +18,13 @@ export const BODY_LIMITS = {
 } as const;
 
 /**
- * Bun's own cap (`maxRequestBodySize`), the largest limit above: a body over every limit is refused
- * by the server before any route sees it (a bare 413; every smaller one gets the error envelope).
+ * Bun's own cap (`maxRequestBodySize`), lifted: Bun answers a body over it with a bare 413 before
+ * any route sees it, so every oversized body, however large, gets its route's answer (the error
+ * envelope, or MCP's JSON-RPC error) instead. Nothing is read unbounded: every route reads its body
+ * through readLimited (Elysia's parser is off, core/http/app.ts), a declared length over the limit
+ * is refused unread and a streamed body is cut off there.
  */
-export const MAX_REQUEST_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
+export const SERVER_BODY_CAP = Number.MAX_SAFE_INTEGER;
 
 /** "1 MiB", "4 MiB" (every limit is whole MiB or KiB). */
 export const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${Math.ceil(bytes / 1024)} KiB`);

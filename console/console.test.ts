@@ -221,6 +221,31 @@ browserTest(
     await newRow.waitFor({ state: 'detached' });
     expect((await orders(created)).status).toBe(401);
 
+    // A widget key: made for the shop's origin, shown once with the tag to embed, never rolled.
+    await page.getByLabel('Allowed origins').fill('https://shop.example.com');
+    await page.getByRole('button', { name: 'Create widget key' }).click();
+    const widgetKey = await page.locator('.secret input').inputValue();
+    expect(widgetKey).toMatch(/^svc_pub_/);
+    const tag = await page.locator('.secret textarea').inputValue();
+    expect(tag).toContain(`data-key="${widgetKey}"`);
+    expect(tag).toContain(`data-store="${w.h.store.id}"`);
+    expect(tag).toContain(`src="${w.base}/widget.js"`);
+    const widgetRow = page.locator('tr', { hasText: 'widget: https://shop.example.com' });
+    expect(await widgetRow.getByRole('button', { name: /^Roll/ }).count()).toBe(0);
+    await shot(page, 'api-keys-widget-phone');
+    expect(await overflowX(page)).toBe(0);
+    expect(await axe(page)).toEqual([]);
+    // The key opens chats from its origin alone: from there, only the unknown agent is refused.
+    const chat = (origin: string) =>
+      fetch(`${w.base}/v1/webchat/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', origin },
+        body: JSON.stringify({ key: widgetKey, agent_id: crypto.randomUUID(), visitor_id: 'v'.repeat(32), message: 'Hi' }),
+      }).then(async (r) => ({ status: r.status, error: ((await r.json()) as any).error }));
+    expect(await chat('https://shop.example.com')).toMatchObject({ status: 404, error: { param: 'agent_id' } });
+    expect(await chat('https://elsewhere.example.com')).toMatchObject({ status: 403, error: { code: 'origin_not_allowed' } });
+    await page.getByRole('button', { name: 'Done' }).click();
+
     // Members: invite (the link is shown once), change a role, remove someone.
     const clerk = await addUser(w.h, 'staff');
     await page.goto(`${w.base}/console#/members`);

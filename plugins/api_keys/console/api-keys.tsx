@@ -7,6 +7,8 @@ interface Key {
   key_prefix: string;
   scopes: string[];
   livemode: boolean;
+  kind?: 'secret' | 'publishable';
+  allowed_origins?: string[] | null;
   expires_at: string | null;
   created_at: string;
   rolled?: { id: string; expires_at: string };
@@ -30,16 +32,28 @@ const ROLL_WINDOWS: [string, string][] = [
   ['0', 'now'],
 ];
 
+/** What a key may do: its scopes, or for a widget's publishable key the origins it chats from. */
+function Rights({ k }: { k: Key }) {
+  if (k.kind === 'publishable') return <>widget: {(k.allowed_origins ?? []).join(' ')}</>;
+  return <Scopes list={k.scopes} />;
+}
+
+/** The tag a shop adds to its pages, with the agent's id left for the owner to fill in. */
+const embedTag = (storeId: string, key: string) =>
+  `<script src="${location.origin}/widget.js" data-store="${storeId}" data-agent="AGENT_ID" data-key="${key}" async></script>`;
+
 /**
  * Settings → API keys: create (the secret is shown once, here, and never again), roll (a new
- * secret; the old one keeps working for the window chosen), revoke.
+ * secret; the old one keeps working for the window chosen), revoke; and the webchat widget's
+ * publishable keys, made for the shop's origins (README, "Webchat widget").
  */
 export function ApiKeysPage() {
   const c = useConsole();
   const listed = useResource<{ data: Key[] }>('/api-keys');
   const keys = listed.data?.data;
   const load = listed.reload;
-  const [fresh, setFresh] = useState<{ key: string; note: string } | null>(null);
+  const [fresh, setFresh] = useState<{ key: string; note: string; embed?: string } | null>(null);
+  const [origins, setOrigins] = useState('');
   const [scopes, setScopes] = useState('');
   const [live, setLive] = useState('false');
   const [window, setWindow] = useState('86400');
@@ -52,6 +66,17 @@ export function ApiKeysPage() {
       if (!r.ok) return act.setError(r.error);
       setFresh({ key: r.body.key!, note: 'New key created.' });
       setScopes('');
+      await load();
+    });
+  };
+  const createPublishable = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const list = origins.split(/[\s,]+/).filter(Boolean);
+      const r = await api<Key>('POST', '/api-keys/publishable', { allowed_origins: list });
+      if (!r.ok) return act.setError(r.error);
+      setFresh({ key: r.body.key!, note: 'New widget key created.', embed: embedTag(c.store.id, r.body.key!) });
+      setOrigins('');
       await load();
     });
   };
@@ -80,6 +105,12 @@ export function ApiKeysPage() {
             <span class="visually-hidden">New secret</span>
             <input readOnly value={fresh.key} class="mono" onFocus={(e) => (e.target as HTMLInputElement).select()} />
           </label>
+          {fresh.embed && (
+            <label>
+              <span>Add this tag to the shop's pages, with the id of an agent that has the webchat channel:</span>
+              <textarea readOnly rows={3} class="mono" value={fresh.embed} />
+            </label>
+          )}
           <button onClick={() => setFresh(null)}>Done</button>
         </div>
       )}
@@ -90,16 +121,18 @@ export function ApiKeysPage() {
           rows={keys}
           columns={[
             { title: 'Key', class: 'mono', cell: (k) => `${k.key_prefix}…` },
-            { title: 'Scopes', class: 'scopes', cell: (k) => <Scopes list={k.scopes} /> },
+            { title: 'Scopes', class: 'scopes', cell: (k) => <Rights k={k} /> },
             { title: 'Expires', cell: (k) => (k.expires_at ? when(k.expires_at) : 'never') },
             {
               title: 'Actions',
               class: 'row-actions',
               cell: (k) => (
                 <>
-                  <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>
-                    Roll
-                  </button>
+                  {k.kind !== 'publishable' && (
+                    <button onClick={() => roll(k)} disabled={act.busy} aria-label={`Roll ${k.key_prefix}`}>
+                      Roll
+                    </button>
+                  )}
                   <button class="danger" onClick={() => revoke(k)} disabled={act.busy} aria-label={`Revoke ${k.key_prefix}`}>
                     Revoke
                   </button>
@@ -129,6 +162,19 @@ export function ApiKeysPage() {
         />
         <button class="primary" type="submit" disabled={act.busy}>
           Create key
+        </button>
+      </form>
+      <h2>New widget key</h2>
+      <form class="form" onSubmit={createPublishable}>
+        <Field
+          label="Allowed origins"
+          value={origins}
+          onValue={setOrigins}
+          required
+          hint="The shop's origins, space-separated, e.g. https://shop.example.com. The key is public: it only opens chats with webchat agents, from these origins."
+        />
+        <button class="primary" type="submit" disabled={act.busy}>
+          Create widget key
         </button>
       </form>
     </>

@@ -80,14 +80,30 @@ browserTest(
     await page.getByLabel('webchat').check();
     await page.getByLabel('inventory', { exact: true }).check();
     await page.getByLabel('order_stock (custom)').check();
-    await page.getByLabel('Approval overrides (tool_overrides, JSON)').fill('{"order_stock": {"requires_approval": true}}');
+    // Approval per chosen tool: every call of the custom tool, and one action of inventory.
+    await page.getByLabel('order_stock: needs approval').selectOption({ label: 'every action' });
+    await page.getByLabel('inventory: needs approval').selectOption({ label: 'the actions ticked' });
+    await page.getByLabel('transfer_stock').check();
+    // The rules are written in the overrides' JSON, where the other settings go.
+    expect(JSON.parse(await page.getByLabel('Approval overrides (tool_overrides, JSON)').inputValue())).toEqual({
+      order_stock: { requires_approval: true },
+      inventory: { requires_approval: ['transfer_stock'] },
+    });
+    await shot(page, 'agent-approval-rules');
+    expect(await axe(page)).toEqual([]);
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.waitForSelector('h1:has-text("Agent: Buyer")');
     await page.waitForSelector('text=Saved.');
     const made = (await w.h.call('GET', '/agents')).body.data.find((a: any) => a.name === 'Buyer');
     expect(made).toMatchObject({ system_prompt: 'Keep the shelves full.', channels: ['api', 'webchat'] });
     expect([...made.tools].sort()).toEqual(['inventory', 'order_stock']);
-    expect((await w.h.call('GET', `/agents/${made.id}/tool-config`)).body.tool_overrides).toEqual({ order_stock: { requires_approval: true } });
+    expect((await w.h.call('GET', `/agents/${made.id}/tool-config`)).body.tool_overrides).toEqual({
+      order_stock: { requires_approval: true },
+      inventory: { requires_approval: ['transfer_stock'] },
+    });
+    // The rules read back as saved.
+    expect(await page.getByLabel('inventory: needs approval').inputValue()).toBe('some');
+    expect(await page.getByLabel('transfer_stock').isChecked()).toBe(true);
     // Edited: a new name, one tool fewer.
     await page.getByLabel('Name', { exact: true }).fill('Stock buyer');
     await page.getByLabel('inventory', { exact: true }).uncheck();

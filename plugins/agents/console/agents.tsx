@@ -7,6 +7,7 @@ import {
   PageHeader,
   postStream,
   ResourceList,
+  Select,
   TextArea,
   toggled,
   useAction,
@@ -30,6 +31,80 @@ interface Choices {
   custom: { name: string; description: string; requires_approval: boolean }[];
 }
 const CHANNELS = ['api', 'webchat'];
+
+/** tool_overrides (SPEC 4.5): per tool name, its approval settings. */
+type Overrides = Record<string, Record<string, unknown>>;
+
+function parseOverrides(text: string): Overrides | null {
+  try {
+    const v = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The choices of requires_approval: unset (the tool's own setting), true, a list of actions, false. */
+const GATES: [string, string][] = [
+  ['', 'as the tool is set'],
+  ['all', 'every action'],
+  ['some', 'the actions ticked'],
+  ['none', 'never'],
+];
+const gateOf = (o: Record<string, unknown> | undefined) => {
+  const r = o?.requires_approval;
+  return r === true ? 'all' : r === false ? 'none' : Array.isArray(r) ? 'some' : '';
+};
+
+/** `overrides` with `tool`'s requires_approval set, or removed (undefined); a tool left with no setting is dropped. */
+function withGate(overrides: Overrides, tool: string, gate: unknown): Overrides {
+  const { requires_approval: _, ...rest } = overrides[tool] ?? {};
+  const next = gate === undefined ? rest : { ...rest, requires_approval: gate };
+  const { [tool]: __, ...others } = overrides;
+  return Object.keys(next).length ? { ...others, [tool]: next } : others;
+}
+
+/**
+ * Which calls of each chosen tool wait for an approver. It edits requires_approval inside the
+ * overrides' JSON, which stays the one source: the other settings (auto_approve, conditions,
+ * timeouts) are written there.
+ */
+function ApprovalRules(props: { tools: string[]; actionsOf: (tool: string) => string[]; text: string; onText: (t: string) => void }) {
+  const overrides = parseOverrides(props.text);
+  if (!props.tools.length) return null;
+  if (!overrides) return <p class="hint">Approval rules show again once the overrides below are valid JSON.</p>;
+  const write = (tool: string, gate: unknown) => props.onText(JSON.stringify(withGate(overrides, tool, gate), null, 2));
+  return (
+    <fieldset class="rules">
+      <legend>Approval</legend>
+      {props.tools.map((tool) => {
+        const gate = gateOf(overrides[tool]);
+        const actions = props.actionsOf(tool);
+        const ticked = gate === 'some' ? (overrides[tool].requires_approval as string[]) : [];
+        return (
+          <div key={tool} class="rule">
+            <Select
+              label={`${tool}: needs approval`}
+              value={gate}
+              onValue={(g) => write(tool, g === 'all' ? true : g === 'none' ? false : g === 'some' ? [] : undefined)}
+              options={GATES.filter(([g]) => g !== 'some' || actions.length)}
+            />
+            {gate === 'some' && (
+              <fieldset class="checks">
+                <legend>Actions of {tool} that need approval</legend>
+                {actions.map((a) => (
+                  <label key={a}>
+                    <input type="checkbox" checked={ticked.includes(a)} onChange={() => write(tool, toggled(ticked, a))} /> {a}
+                  </label>
+                ))}
+              </fieldset>
+            )}
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}
 
 /** Agents (SPEC 2.4, 4.2): list, create and edit (tool picker, approval overrides), and a chat playground. */
 export function AgentsPage() {
@@ -84,12 +159,9 @@ function Editor({ id }: { id?: string }) {
   const toggle = (key: 'tools' | 'channels', item: string) => set(key)(toggled(form[key], item));
   const save = async (e: Event) => {
     e.preventDefault();
-    let parsedOverrides: unknown;
-    try {
-      parsedOverrides = JSON.parse(overrides || '{}');
-    } catch {
-      return ed.setError('Approval overrides must be JSON, e.g. {"products": {"requires_approval": ["create_product"]}}.');
-    }
+    const parsedOverrides = parseOverrides(overrides);
+    if (!parsedOverrides)
+      return ed.setError('Approval overrides must be a JSON object, e.g. {"products": {"requires_approval": ["create_product"]}}.');
     const agent = await ed.save(form);
     if (!agent) return;
     await ed.run(async () => {
@@ -138,6 +210,12 @@ function Editor({ id }: { id?: string }) {
               </label>
             ))}
           </fieldset>
+          <ApprovalRules
+            tools={form.tools}
+            actionsOf={(tool) => choices?.builtin.find((t) => t.name === tool)?.actions ?? []}
+            text={overrides}
+            onText={setOverrides}
+          />
           <TextArea
             label="Approval overrides (tool_overrides, JSON)"
             value={overrides}

@@ -107,10 +107,15 @@ browserTest(
     // Edited: a new name, one tool fewer.
     await page.getByLabel('Name', { exact: true }).fill('Stock buyer');
     await page.getByLabel('inventory', { exact: true }).uncheck();
+    // And the custom tool's rule taken back: the tool's own setting applies again.
+    await page.getByLabel('order_stock: needs approval').selectOption({ label: 'as the tool is set' });
     await page.getByRole('button', { name: 'Save agent' }).click();
     await page.waitForSelector('h1:has-text("Agent: Stock buyer")');
     for (let i = 0; i < 50 && (await w.h.call('GET', `/agents/${made.id}`)).body.tools.length !== 1; i++) await Bun.sleep(50);
     expect((await w.h.call('GET', `/agents/${made.id}`)).body).toMatchObject({ name: 'Stock buyer', tools: ['order_stock'] });
+    const overridesNow = async () => (await w.h.call('GET', `/agents/${made.id}/tool-config`)).body.tool_overrides;
+    for (let i = 0; i < 50 && (await overridesNow()).order_stock; i++) await Bun.sleep(50);
+    expect(await overridesNow()).toEqual({ inventory: { requires_approval: ['transfer_stock'] } });
     expect(problems).toEqual([]);
   },
   120_000,

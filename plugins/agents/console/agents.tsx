@@ -148,13 +148,17 @@ function Editor({ id }: { id?: string }) {
   const ed = useEditor({ path: '/agents', id, blank: BLANK, formOf });
   const { form, set } = ed;
   const [overrides, setOverrides] = useState('{}');
+  // What the server holds: a tool taken out of the JSON is sent as null, since PATCH merges per tool.
+  const [stored, setStored] = useState<Overrides>({});
   const choices = useResource<Choices>('/agent-tools').data;
   const [saved, setSaved] = useState<string | null>(null);
+  const loaded = (o: Overrides | undefined) => {
+    setStored(o ?? {});
+    setOverrides(JSON.stringify(o ?? {}, null, 2));
+  };
   useEffect(() => {
     if (!id) return;
-    api('GET', `/agents/${encodeURIComponent(id)}/tool-config`).then(
-      (r) => r.ok && setOverrides(JSON.stringify(r.body.tool_overrides ?? {}, null, 2)),
-    );
+    api<{ tool_overrides?: Overrides }>('GET', `/agents/${encodeURIComponent(id)}/tool-config`).then((r) => r.ok && loaded(r.body.tool_overrides));
   }, [id]);
   const toggle = (key: 'tools' | 'channels', item: string) => set(key)(toggled(form[key], item));
   const save = async (e: Event) => {
@@ -165,8 +169,11 @@ function Editor({ id }: { id?: string }) {
     const agent = await ed.save(form);
     if (!agent) return;
     await ed.run(async () => {
-      const t = await api('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: parsedOverrides });
+      const removed = Object.keys(stored).filter((tool) => !(tool in parsedOverrides));
+      const patch = { ...parsedOverrides, ...Object.fromEntries(removed.map((tool) => [tool, null])) };
+      const t = await api<{ tool_overrides?: Overrides }>('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: patch });
       if (!t.ok) return ed.setError(t.error);
+      loaded(t.body.tool_overrides);
       setSaved('Saved.');
       if (!id) c.go(`agents/${agent.id}`);
     });

@@ -55,11 +55,16 @@ describe('decisions racing, and the run job', () => {
       );
 
   /**
-   * Per execution, the human and the timeout job start together, the job with a head start of
-   * 0 to 2 ms (it reads the row before deciding): the humans' answers. Pairs run a few at a time,
-   * so both sides reach the row together rather than queueing for a pooled connection.
+   * The approval window closes; per execution, a human approving just before it and the timeout
+   * job start together, the job with a head start of 0 to 2 ms (it reads the row before deciding):
+   * the humans' answers. Pairs run a few at a time, so both sides reach the row together rather
+   * than queueing for a pooled connection.
    */
-  async function races(ids: string[], human: (id: string) => Promise<string>, job: (id: string) => Promise<void>) {
+  async function humanVersusTimeout(w: Awaited<ReturnType<typeof world>>, ids: string[]) {
+    w.h.clock.advance(MIN);
+    const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
+    const human = (id: string) => humanApprove(w, justBefore, id);
+    const job = (id: string) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]);
     const answers: string[] = [];
     for (let i = 0; i < ids.length; i += 3)
       answers.push(
@@ -72,13 +77,7 @@ describe('decisions racing, and the run job', () => {
 
   test('30 executions, each approved concurrently with its reject-on-timeout job at expiry: exactly one decision each', async () => {
     const { w, ids } = await pendingCreates(30, { requires_approval: ['create_product'], approval_timeout_minutes: 1 });
-    w.h.clock.advance(MIN);
-    const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
-    const human = await races(
-      ids,
-      (id) => humanApprove(w, justBefore, id),
-      (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]),
-    );
+    const human = await humanVersusTimeout(w, ids);
     for (const id of ids) await w.runJobs(id, 'run');
     let approved = 0;
     for (const [i, id] of ids.entries()) {
@@ -98,13 +97,7 @@ describe('decisions racing, and the run job', () => {
 
   test('30 executions, human approve racing approve-on-timeout, run jobs retried: every call runs exactly once', async () => {
     const { w, ids } = await pendingCreates(30, { requires_approval: true, timeout_action: 'approve', approval_timeout_minutes: 1 });
-    w.h.clock.advance(MIN);
-    const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
-    const results = await races(
-      ids,
-      (id) => humanApprove(w, justBefore, id),
-      (id) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]),
-    );
+    const results = await humanVersusTimeout(w, ids);
     expect(results.every((r) => r === 'approved' || r === 'already_decided')).toBe(true);
     if (process.env.RACE_LOG) console.log('race 2: human won', results.filter((r) => r === 'approved').length, 'of', ids.length);
     // The run jobs (only for the human wins), each run twice as a retried job would be.

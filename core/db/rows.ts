@@ -38,12 +38,26 @@ export async function rowOr404(
     lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR SHARE';
   },
 ): Promise<Row> {
-  const [found] = await db.query(
-    `SELECT * FROM ${q.table} WHERE store_id = $1 AND id = $2${q.where ? ` AND ${q.where}` : ''}${q.lock ? ` ${q.lock}` : ''}`,
-    [q.storeId, q.id],
-  );
+  const [found] = await db.query(rowStatement(q.table, q.where, q.lock), [q.storeId, q.id]);
   if (!found) throw errors.notFound(`${q.noun}: '${q.id}'`, q.param ?? 'id');
   return found;
+}
+
+/**
+ * The statement of a row look-up, made once per shape: a string built per call is a new string
+ * the driver must flatten, hash and scan again before finding its prepared statement (measured
+ * on the product GET). The parts are code, never input, so the cache stays small.
+ */
+const rowStatements = new Map<string, Map<string | undefined, Map<string | undefined, string>>>();
+function rowStatement(table: string, where?: string, lock?: string): string {
+  // Keyed by the parts themselves (literals in the stores' code): a joined key would be a new string too.
+  let byWhere = rowStatements.get(table);
+  if (!byWhere) rowStatements.set(table, (byWhere = new Map()));
+  let byLock = byWhere.get(where);
+  if (!byLock) byWhere.set(where, (byLock = new Map()));
+  let text = byLock.get(lock);
+  if (!text) byLock.set(lock, (text = `SELECT * FROM ${table} WHERE store_id = $1 AND id = $2${where ? ` AND ${where}` : ''}${lock ? ` ${lock}` : ''}`));
+  return text;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -39,14 +39,18 @@ const pointerToParam = (path: string) =>
 // PostgreSQL text and jsonb cannot hold U+0000, and a lone UTF-16 surrogate is not text at all.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The path of the first string (value or key) the database cannot store, if any. */
-function unstorable(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined;
+/**
+ * The path of the first string (value or key) the database cannot store, if any. Every input is
+ * walked, so the walk allocates nothing until it finds one: the path is built on the way back.
+ */
+function unstorable(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? [] : undefined;
   if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (UNSTORABLE.test(k)) return path; // name the object: the key itself cannot be shown
-      const found = unstorable(v, [...path, k]);
-      if (found) return found;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      if (UNSTORABLE.test(k)) return []; // name the object: the key itself cannot be shown
+      const found = unstorable((value as Record<string, unknown>)[k]);
+      if (found) return [k, ...found];
     }
   }
   return undefined;

@@ -56,7 +56,8 @@ function rowStatement(table: string, where?: string, lock?: string): string {
   let byLock = byWhere.get(where);
   if (!byLock) byWhere.set(where, (byLock = new Map()));
   let text = byLock.get(lock);
-  if (!text) byLock.set(lock, (text = `SELECT * FROM ${table} WHERE store_id = $1 AND id = $2${where ? ` AND ${where}` : ''}${lock ? ` ${lock}` : ''}`));
+  if (!text)
+    byLock.set(lock, (text = `SELECT * FROM ${table} WHERE store_id = $1 AND id = $2${where ? ` AND ${where}` : ''}${lock ? ` ${lock}` : ''}`));
   return text;
 }
 

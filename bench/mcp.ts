@@ -7,7 +7,7 @@
  *   bun bench/mcp.ts            # prints both medians and the ratio
  */
 import { closeSharedDb } from '../test/kit/db';
-import { flushAudits } from '../core/tools/audit-batch';
+import { flushAudits } from '../core/tools/executions';
 import { setup } from '../test/kit/setup';
 
 const N = Number(process.env.BENCH_N ?? 2000);

@@ -14,7 +14,7 @@ import { HIGH_LIMITS } from './child';
 import { createBenchDb } from './seed';
 import { requireWrk, runWrk } from './wrk';
 import { mcpSession } from './mcp-session';
-import { flushAudits } from '../core/tools/audit-batch';
+import { flushAudits } from '../core/tools/executions';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 const wrk = requireWrk();

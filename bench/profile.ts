@@ -15,7 +15,7 @@ import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
 import { createBenchDb } from './seed';
 import { HIGH_LIMITS } from './child';
-import { flushAudits } from '../core/tools/audit-batch';
+import { flushAudits } from '../core/tools/executions';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 const N = Number(process.env.PROFILE_REQUESTS ?? 20_000);

@@ -1,6 +1,6 @@
 import type { Db } from './db/types';
 import type { Registry } from './plugins/contract';
-import { auditsOfStoreWritten } from './tools/audit-batch';
+import { auditsOfStoreWritten } from './tools/executions';
 
 /**
  * Erasure of a person's data from the copies the core keeps (GDPR art. 17, CCPA): stored webhook
@@ -62,6 +62,8 @@ const CORE_TARGETS: Target[] = [
   ...['input', 'approval'].map((column) => ({ table: 'tool_executions', column, kind: 'jsonb' as const, key: ['id'], scope: byStore })),
   // The output is kept as JSON text (migration core/013).
   { table: 'tool_executions', column: 'output', kind: 'text', key: ['id'], scope: byStore },
+  // Successful reads' records, a page of them per row (core/tools/audit-pages.ts): one JSON text.
+  { table: 'tool_execution_pages', column: 'body', kind: 'text', key: ['id'], scope: byStore },
   ...(['response_text', 'response_body'] as const).map((column) => ({
     table: 'idempotency_keys',
     column,

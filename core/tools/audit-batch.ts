@@ -39,10 +39,11 @@ export interface AuditRow {
  * escape is matched whole, so an escaped backslash before "u0000" is left alone.
  */
 export function storableJson(value: unknown): string {
-  return storable(JSON.stringify(value));
+  return storableText(JSON.stringify(value));
 }
 
-function storable(text: string): string {
+/** JSON text made storable as above. */
+export function storableText(text: string): string {
   if (!/\\u(0000|d[89a-f])/i.test(text)) return text;
   return text.replace(/\\(u0000|ud[89a-f][0-9a-f]{2}|[^u]|u[0-9a-f]{4})/gi, (m, g: string) => (/^u(0000|d[89a-f])/i.test(g) ? '\\ufffd' : m));
 }
@@ -184,7 +185,6 @@ export async function writeAudit(db: Db, row: AuditRow, opts: { wait: boolean; l
 }
 
 /** Before a read of a store's audit log: its records still pending are written. */
-export const auditsOfStoreWritten = (storeId: string) => records.flush(undefined, (r) => r.store_id === storeId);
+export const rowsOfStoreWritten = (storeId: string) => records.flush(undefined, (r) => r.store_id === storeId);
 
-/** Resolves once every record handed over so far is written (benchmarks and tests; the shutdown drains every write-behind). */
-export const flushAudits = () => records.flush();
+export const flushRows = () => records.flush();

@@ -136,8 +136,8 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
     run = { status: 'error', error: toSvcError(err) };
   }
   // A read changed nothing, so its record leaves the critical path: the answer goes out while
-  // the group-committed writer stores it a moment later (a crash in that moment loses the record
-  // of a read, never of a change). Custom tools act outside svc, and failed calls matter to
+  // its store's page of read records (core/tools/audit-pages.ts) is written a moment later (a
+  // crash in that moment loses the record of a read, never of a change). Custom tools act outside svc, and failed calls matter to
   // auditors: those records are durable before the answer.
   const isRead = target.kind === 'builtin' && run.status === 'success';
   await insertExecution(record, run, Math.round(performance.now() - started), { id: executionId, wait: !isRead });

@@ -1,11 +1,20 @@
 import type { JobInsert } from 'pg-boss';
 import type { Db } from '../db/types';
-import { rowOr404 } from '../db/rows';
 import { iso, isoOrNull } from '../clock';
-import type { SvcError } from '../errors';
+import { errors, type SvcError } from '../errors';
 import { enqueue } from '../jobs/send';
 import { recordEvents } from '../events/outbox';
-import { auditsOfStoreWritten, storableJson, writeAudit, type AuditRow } from './audit-batch';
+import { flushRows, rowsOfStoreWritten, storableJson, writeAudit, type AuditRow } from './audit-batch';
+import {
+  addReadRecord,
+  countPageRecords,
+  flushPages,
+  MAX_RECORD_AGE_MS,
+  newestFirst,
+  newestPageRecords,
+  pageRecord,
+  pagesOfStoreWritten,
+} from './audit-pages';
 import { jsonText } from '../json-text';
 import { credentialId, type Principal } from '../plugins/contract';
 import type { RunResult, ToolCaller, ToolTarget } from './types';
@@ -99,10 +108,14 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
   };
 }
 
+/** The time in a UUIDv7 (ms since 1970). */
+const uuidTime = (id: string) => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+
 /**
- * Writes a finished call's record in a batch (core/tools/audit-batch.ts). `wait: false` returns at
- * once (reads: see callTool for what a crash may lose); otherwise the caller waits until it is
- * stored.
+ * Writes a finished call's record. `wait: false` (a successful built-in read) returns at once: the
+ * record goes onto its store's page (core/tools/audit-pages.ts; see callTool for what a crash may
+ * lose), or, for a call that started long ago, into a row batch. Otherwise it is a row, written in
+ * a batch (core/tools/audit-batch.ts), and the caller waits until it is stored.
  */
 export async function insertExecution(
   r: ExecutionRecord,
@@ -111,16 +124,46 @@ export async function insertExecution(
   opts: { wait?: boolean; id?: string } = {},
 ): Promise<string> {
   const id = opts.id ?? Bun.randomUUIDv7();
-  await writeAudit(r.caller.db, auditRowOf(r, id, run, durationMs), { wait: opts.wait !== false, log: r.caller.log });
+  const wait = opts.wait !== false;
+  const { caller, target } = r;
+  if (!wait && run.status === 'success' && target.kind === 'builtin' && Date.now() - uuidTime(id) < MAX_RECORD_AGE_MS) {
+    const backpressure = addReadRecord(
+      caller.db,
+      {
+        id,
+        store_id: caller.store.id,
+        tool: r.tool,
+        action: r.action,
+        agent_id: caller.agent?.id ?? null,
+        agent_name: caller.agent?.name ?? null,
+        source: caller.source,
+        duration_ms: durationMs,
+        input: withoutSecrets(target.input ?? {}),
+        output: jsonText(withoutSecrets(run.result ?? null)),
+        created_at: caller.clock.now().toISOString(),
+      },
+      caller.log,
+    );
+    if (backpressure) await backpressure;
+    return id;
+  }
+  await writeAudit(caller.db, auditRowOf(r, id, run, durationMs), { wait, log: caller.log });
   return id;
 }
+
+/** Before a read of a store's audit log: its records still pending (rows and pages) are written. */
+export const auditsOfStoreWritten = async (storeId: string) => void (await Promise.all([rowsOfStoreWritten(storeId), pagesOfStoreWritten(storeId)]));
+
+/** Resolves once every record handed over so far is written (benchmarks and tests; the shutdown drains every write-behind). */
+export const flushAudits = async () => void (await Promise.all([flushRows(), flushPages()]));
 
 /**
  * A gated call: the pending record, its timeout job (due when the approval window closes) and the
  * `tool_execution.pending_approval` event for approvers, all in one transaction.
  */
 export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<string> {
-  const id = crypto.randomUUID();
+  // UUIDv7 like every record's: the log's ties (same created_at) are ordered by id.
+  const id = Bun.randomUUIDv7();
   const at = r.caller.clock.now();
   const expiresAt = new Date(at.getTime() + gate.timeout_minutes * 60_000);
   const approval = { ...gate, group: 'default', escalated: false, decision: null, decided_at: null, decided_by: null, comment: null, reason: null };
@@ -190,7 +233,15 @@ function callerOf(p: unknown): { type: 'api_key' | 'user'; id: string } | null {
   return null;
 }
 
-export const executionRow = (db: Db, storeId: string, id: string) => rowOr404(db, { table: 'tool_executions', storeId, id, noun: 'tool execution' });
+/** One record of the store's log, a row or a page's, or 404. */
+export async function executionRow(db: Db, storeId: string, id: string): Promise<Record<string, any>> {
+  const [row] = await db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
+  if (row) return row;
+  await pagesOfStoreWritten(storeId);
+  const found = await pageRecord(db, storeId, id);
+  if (!found) throw errors.notFound(`tool execution: '${id}'`, 'id');
+  return found;
+}
 
 export interface ExecutionQuery {
   tool?: string;
@@ -202,7 +253,10 @@ export interface ExecutionQuery {
   offset?: number;
 }
 
-/** GET /tool-executions: newest first, filtered, with limit/offset and the total (SPEC 4.5). */
+/**
+ * GET /tool-executions: newest first (ties by id), filtered, with limit/offset and the total (SPEC
+ * 4.5), over both rows and pages. Page records are all successes of built-in reads.
+ */
 export async function queryExecutions(db: Db, storeId: string, q: ExecutionQuery) {
   const where = ['store_id = $1'];
   const values: unknown[] = [storeId];
@@ -210,19 +264,27 @@ export async function queryExecutions(db: Db, storeId: string, q: ExecutionQuery
     values.push(v);
     where.push(sql.replace('?', `$${values.length}`));
   };
+  const from = q.from ? new Date(q.from) : undefined;
+  const to = q.to ? new Date(q.to) : undefined;
   if (q.tool) add('tool = ?', q.tool);
   if (q.agent_id) add('agent_id = ?', q.agent_id);
   if (q.status) add('status = ?', q.status);
-  if (q.from) add('created_at >= ?', new Date(q.from));
-  if (q.to) add('created_at <= ?', new Date(q.to));
+  if (from) add('created_at >= ?', from);
+  if (to) add('created_at <= ?', to);
   const limit = q.limit ?? 20;
   const offset = q.offset ?? 0;
   const filter = where.join(' AND ');
   await auditsOfStoreWritten(storeId);
-  const [{ total }] = await db.query<{ total: string }>(`SELECT count(*) AS total FROM tool_executions WHERE ${filter}`, values);
-  const rows = await db.query(
-    `SELECT * FROM tool_executions WHERE ${filter} ORDER BY created_at DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`,
-    values,
-  );
-  return { executions: rows.map(toExecution), total: Number(total), limit, offset };
+  const pagesToo = !q.status || q.status === 'success';
+  const pageFilter = { tool: q.tool, agent_id: q.agent_id, from, to };
+  // The first offset + limit of each: the page of the whole log is among them.
+  const need = offset + limit;
+  const [[{ total }], rows, pageTotal, pageRows] = await Promise.all([
+    db.query<{ total: string }>(`SELECT count(*) AS total FROM tool_executions WHERE ${filter}`, values),
+    need ? db.query(`SELECT * FROM tool_executions WHERE ${filter} ORDER BY created_at DESC, id DESC LIMIT ${need}`, values) : [],
+    pagesToo ? countPageRecords(db, storeId, pageFilter) : 0,
+    pagesToo && need ? newestPageRecords(db, storeId, pageFilter, need) : [],
+  ]);
+  const executions = [...rows, ...pageRows].sort(newestFirst).slice(offset, need).map(toExecution);
+  return { executions, total: Number(total) + pageTotal, limit, offset };
 }

@@ -153,7 +153,7 @@ describe('the MCP tool api_keys', () => {
     expect(key.key).toStartWith('svc_test_');
     // The secret is the caller's alone: the audit trail of tool calls keeps only a placeholder.
     const [audit] = await h.db.query(
-      "SELECT output FROM tool_executions WHERE store_id = $1 AND tool = 'api_keys' AND action = 'create_key' ORDER BY created_at DESC LIMIT 1",
+      "SELECT output FROM tool_execution_log() WHERE store_id = $1 AND tool = 'api_keys' AND action = 'create_key' ORDER BY created_at DESC LIMIT 1",
       [h.store.id],
     );
     expect(JSON.stringify(audit?.output)).toContain('[redacted]');

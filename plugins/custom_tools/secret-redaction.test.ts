@@ -87,7 +87,7 @@ describe('secret values never come back out', () => {
         expect(row.secrets).toMatch(/^v1:/);
         expect(JSON.stringify(row)).not.toContain(MARK);
       }
-      const rows = await h.db.query('SELECT * FROM tool_executions WHERE store_id = $1', [h.store.id]);
+      const rows = await h.db.query('SELECT * FROM tool_execution_log() WHERE store_id = $1', [h.store.id]);
       expect(rows).toHaveLength(3);
       expect(JSON.stringify(rows)).not.toContain(MARK);
     } finally {

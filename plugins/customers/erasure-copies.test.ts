@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mcpClient } from '../../test/kit/mcp';
+import { flushAudits } from '../../core/tools/executions';
 import type { Harness } from '../../test/kit/setup';
 import { deliverPending, deliveryIds, hooked, prepareWebhookTests, run, verifySpec, type Receiver } from '../../test/kit/webhooks';
 
@@ -29,6 +30,7 @@ const person = (email: string) => ({
 
 /** Every copy the store's rows hold, by table, as text (JSON scanned as text). */
 async function copies(h: Harness, storeId = h.store.id) {
+  await flushAudits(); // reads' records are written a moment after their answers
   const texts = async (sql: string) => (await h.db.query<{ t: string | null }>(sql, [storeId])).map((r) => r.t ?? '').join('\n');
   return {
     events: await texts('SELECT body AS t FROM events WHERE store_id = $1'),
@@ -37,7 +39,7 @@ async function copies(h: Harness, storeId = h.store.id) {
       'SELECT a.response AS t FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.store_id = $1',
     ),
     tool_executions: await texts(
-      "SELECT input::text || ' ' || coalesce(output::text, '') || ' ' || coalesce(approval::text, '') AS t FROM tool_executions WHERE store_id = $1",
+      "SELECT input::text || ' ' || coalesce(output::text, '') || ' ' || coalesce(approval::text, '') AS t FROM tool_execution_log() WHERE store_id = $1",
     ),
     idempotency: await texts(
       `SELECT coalesce(response_text, '') || coalesce(response_body::text, '') AS t FROM idempotency_keys

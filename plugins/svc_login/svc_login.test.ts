@@ -4,6 +4,7 @@ import { mcpClient } from '../../test/kit/mcp';
 import { setup, type Harness } from '../../test/kit/setup';
 import { clientOptions, discover, register, tokenRequest } from '../../test/kit/oauth';
 import { addUser, browser, formFields, uniqueIp } from '../../test/kit/users';
+import { flushAudits } from '../../core/tools/executions';
 
 /** Issue 11, "CLI and agent login": the device authorization grant (RFC 8628) and the tool svc_login. */
 let h: Harness;
@@ -110,11 +111,12 @@ describe('the MCP tool svc_login', () => {
     expect(done).toMatchObject({ status: 'approved', token_type: 'Bearer', scope: 'products:read orders:read', store_id: h.store.id });
     expect((await h.call('GET', '/orders', undefined, bearer(done.access_token))).status).toBe(200);
     // The tokens are the caller's: the audit trail has placeholders.
-    const audit = await h.db.query("SELECT output FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
+    await flushAudits();
+    const audit = await h.db.query("SELECT output FROM tool_execution_log() WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
     expect(JSON.stringify(audit)).not.toContain(done.refresh_token);
     expect(JSON.stringify(audit)).not.toContain(started.device_code);
     // Inputs too: a pending device_code read from the audit trail would let a reader take the tokens.
-    const inputs = await h.db.query("SELECT input FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
+    const inputs = await h.db.query("SELECT input FROM tool_execution_log() WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id]);
     expect(JSON.stringify(inputs)).not.toContain(started.device_code);
 
     const next = await tool({ action: 'refresh_token', refresh_token: done.refresh_token });
@@ -123,8 +125,9 @@ describe('the MCP tool svc_login', () => {
     // Replaying the spent refresh token revokes the whole session.
     expect((await tool({ action: 'refresh_token', refresh_token: done.refresh_token })).status).toBe('invalid_grant');
     expect((await h.call('GET', '/orders', undefined, bearer(next.access_token))).status).toBe(401);
+    await flushAudits();
     expect(
-      JSON.stringify(await h.db.query("SELECT input FROM tool_executions WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id])),
+      JSON.stringify(await h.db.query("SELECT input FROM tool_execution_log() WHERE store_id = $1 AND tool = 'svc_login'", [h.store.id])),
     ).not.toContain(done.refresh_token);
 
     // A new session, then logout with its refresh token.

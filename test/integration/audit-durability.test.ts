@@ -9,7 +9,7 @@ async function caller() {
   const { principal, store } = await h.svc.keys.resolve(h.key);
   const c: ToolCaller = { db: h.db, clock: h.clock, registry: h.registry, principal, store, source: 'mcp' };
   const call = async (name: string, args: Record<string, unknown>) => callTool(c, (await resolveTarget(h.db, h.registry, store.id, name, args))!);
-  const record = async (id: string) => (await h.db.query('SELECT status, tool, action FROM tool_executions WHERE id = $1', [id]))[0];
+  const record = async (id: string) => (await h.db.query('SELECT status, tool, action FROM tool_execution_log() WHERE id = $1', [id]))[0];
   return { h, call, record };
 }
 

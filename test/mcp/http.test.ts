@@ -239,7 +239,7 @@ describe.each(MCP_PATHS)('MCP Streamable HTTP at /agent/mcp (%s path)', (path) =
       expect(JSON.parse(text(r)).error.code).toBe('validation_failed');
     }
     await client.close();
-    const rows = await h.db.query(`SELECT input->>'id' AS id FROM tool_executions WHERE store_id = $1 AND tool = 'orders' ORDER BY created_at`, [
+    const rows = await h.db.query(`SELECT input->>'id' AS id FROM tool_execution_log() WHERE store_id = $1 AND tool = 'orders' ORDER BY created_at`, [
       h.store.id,
     ]);
     // Both calls are audited; records written in the same instant have no order between them.

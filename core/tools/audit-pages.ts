@@ -54,13 +54,18 @@ const READ_DELAY_MS = 2;
 const encoder = new TextEncoder();
 const ESCAPE_TEXT_CANNOT_HOLD = /\\u(0000|d[89a-f])/i;
 
-/** The record as JSON. The body is read with json_to_recordset, which refuses \u0000 anywhere: an output holding one is kept as text. */
-function recordJson(r: ReadRecord): string {
-  const head = storableText(
+/**
+ * The record as JSON, in pieces written one after the other (joining them would copy the output):
+ * the head, then the output. The body is read with json_to_recordset, which refuses \u0000 and
+ * lone surrogates anywhere: the head is made storable, and an output holding one is kept as text.
+ */
+function recordHead(r: ReadRecord): string {
+  return storableText(
     `{"id":"${r.id}","tool":${JSON.stringify(r.tool)},"action":${JSON.stringify(r.action)},"agent_id":${r.agent_id === null ? 'null' : JSON.stringify(r.agent_id)},"agent_name":${JSON.stringify(r.agent_name)},"source":${JSON.stringify(r.source)},"status":"success","duration_ms":${r.duration_ms},"created_at":"${r.created_at}","input":${JSON.stringify(r.input ?? {})}`,
   );
-  return ESCAPE_TEXT_CANNOT_HOLD.test(r.output) ? `${head},"output_text":${JSON.stringify(r.output)}}` : `${head},"output":${r.output}}`;
 }
+const outputPiece = (output: string) =>
+  output.includes('\\u') && ESCAPE_TEXT_CANNOT_HOLD.test(output) ? [',"output_text":', JSON.stringify(output)] : [',"output":', output];
 
 class Page {
   readonly id = Bun.randomUUIDv7();
@@ -82,20 +87,25 @@ class Page {
     this.bytes[0] = 0x5b; // [
   }
 
-  takes(json: string): boolean {
-    return !this.sealed && performance.now() - this.opened < MAX_OPEN_MS && this.count < MAX_RECORDS && this.length + json.length * 3 <= MAX_BYTES;
+  /** Whether a record of about `size` UTF-16 units may be added. */
+  takes(size: number): boolean {
+    return !this.sealed && performance.now() - this.opened < MAX_OPEN_MS && this.count < MAX_RECORDS && this.length + size * 3 <= MAX_BYTES;
   }
 
-  append(json: string, r: ReadRecord) {
-    // At most 3 UTF-8 bytes per UTF-16 unit, a comma and the closing bracket.
-    const need = this.length + json.length * 3 + 2;
+  append(head: string, output: string, r: ReadRecord) {
+    const [key, value] = outputPiece(output);
+    // At most 3 UTF-8 bytes per UTF-16 unit, a comma, the closing brace and bracket.
+    const need = this.length + (head.length + key.length + value.length) * 3 + 3;
     if (need > this.bytes.length) {
       const bigger = new Uint8Array(Math.max(need, this.bytes.length * 2));
       bigger.set(this.bytes.subarray(0, this.length));
       this.bytes = bigger;
     }
     if (this.count++) this.bytes[this.length++] = 0x2c; // ,
-    this.length += encoder.encodeInto(json, this.bytes.subarray(this.length)).written;
+    this.length += encoder.encodeInto(head, this.bytes.subarray(this.length)).written;
+    this.length += encoder.encodeInto(key, this.bytes.subarray(this.length)).written;
+    this.length += encoder.encodeInto(value, this.bytes.subarray(this.length)).written;
+    this.bytes[this.length++] = 0x7d; // }
     if (!this.firstAt || r.created_at < this.firstAt) this.firstAt = r.created_at;
     if (r.created_at > this.lastAt) this.lastAt = r.created_at;
     if (!this.firstId || r.id < this.firstId) this.firstId = r.id;
@@ -170,12 +180,12 @@ const pages = writeBehind<Page>({
 export function addReadRecord(db: Db, r: ReadRecord, log: Logger = defaultLog): Promise<boolean> | undefined {
   let open = openPages.get(db);
   if (!open) openPages.set(db, (open = new Map()));
-  const json = recordJson(r);
+  const head = recordHead(r);
   const page = open.get(r.store_id);
-  if (page?.takes(json)) return void page.append(json, r);
+  if (page?.takes(head.length + r.output.length)) return void page.append(head, r.output, r);
   if (page) page.sealed = true; // full or old: it waits for its write as it is
   const fresh = new Page(r.store_id);
-  fresh.append(json, r);
+  fresh.append(head, r.output, r);
   open.set(r.store_id, fresh);
   return pages.add(db, fresh, log);
 }

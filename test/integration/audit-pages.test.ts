@@ -3,6 +3,7 @@ import { callTool, resolveTarget } from '../../core/tools/call';
 import { flushAudits } from '../../core/tools/executions';
 import { addReadRecord, type ReadRecord } from '../../core/tools/audit-pages';
 import { writeAudit } from '../../core/tools/audit-batch';
+import { drainWriteBehinds, resumeWriteBehinds } from '../../core/write-behind';
 import type { ToolCaller } from '../../core/tools/types';
 import { product, setup, type Harness } from '../kit/setup';
 
@@ -153,6 +154,17 @@ describe('reads recorded as pages', () => {
     const other = await setup();
     expect((await other.call('GET', `/tool-executions/${id}`)).status).toBe(404);
     expect((await other.call('GET', '/tool-executions?tool=page_probe')).body.total).toBe(0);
+  });
+
+  test('records on pages not yet written are all stored by the shutdown, before the database closes', async () => {
+    const h = await setup();
+    for (let n = 0; n < 400; n++) void addReadRecord(h.db, read(h, n));
+    await drainWriteBehinds(h.db);
+    resumeWriteBehinds(h.db); // the database is shared by the files after this one
+    const [{ count }] = await h.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM tool_execution_log() WHERE store_id = $1`, [
+      h.store.id,
+    ]);
+    expect(count).toBe(400);
   });
 
   test('the records of an agent chat tool read and of an MCP read are in the log the agent and console read', async () => {

@@ -156,6 +156,18 @@ describe('reads recorded as pages', () => {
     expect((await other.call('GET', '/tool-executions?tool=page_probe')).body.total).toBe(0);
   });
 
+  test('a page the database refuses is dropped alone: the pages written with it are kept, and later pages are written', async () => {
+    const h = await setup();
+    const other = await setup();
+    // Year 10000: a time JavaScript can write and PostgreSQL cannot read.
+    void addReadRecord(h.db, read(h, 1, { created_at: new Date(Date.UTC(10000, 0, 1)).toISOString() }));
+    void addReadRecord(other.db, read(other, 2));
+    expect((await other.call('GET', '/tool-executions?tool=page_probe')).body.total).toBe(1);
+    expect((await h.call('GET', '/tool-executions?tool=page_probe')).body.total).toBe(0);
+    void addReadRecord(h.db, read(h, 3));
+    expect((await h.call('GET', '/tool-executions?tool=page_probe')).body.executions.map((e: any) => e.input.n)).toEqual([3]);
+  });
+
   test('records on pages not yet written are all stored by the shutdown, before the database closes', async () => {
     const h = await setup();
     for (let n = 0; n < 400; n++) void addReadRecord(h.db, read(h, n));

@@ -34,7 +34,20 @@ export const requestTooLarge = (limitText: string) => new SvcError('request_too_
  */
 export const conventionHeaders = () => ({ 'X-Request-Id': newRequestId(), 'X-API-Version': LATEST.id, 'X-API-Latest-Version': LATEST.id });
 
+/** Responses made with conventionHeaders() in their init: nothing to add (reading `headers` alone costs). */
+const complete = new WeakSet<Response>();
+
+/** A response carrying SPEC 4's headers from the start (the MCP fast path: setting them after costs more). `init.headers` gets them. */
+export function conventionResponse(body: string, init: { status: number; headers: Record<string, string> }): Response {
+  init.headers['X-Request-Id'] = newRequestId();
+  init.headers['X-API-Version'] = init.headers['X-API-Latest-Version'] = LATEST.id;
+  const response = new Response(body, init);
+  complete.add(response);
+  return response;
+}
+
 export function withConventionHeaders(response: Response): Response {
+  if (complete.has(response)) return response;
   const h = response.headers;
   try {
     if (!h.has('x-request-id')) h.set('X-Request-Id', newRequestId());

@@ -1,6 +1,6 @@
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { jsonText } from '../json-text';
-import { conventionHeaders } from '../http/routes-table';
+import { conventionResponse } from '../http/routes-table';
 import type { McpSession } from './sessions';
 import type { toolCallHandler } from './server';
 
@@ -45,8 +45,7 @@ export async function fastToolCall(
     const error = { code: Number.isSafeInteger(err?.code) ? err.code : ErrorCode.InternalError, message: err?.message ?? 'Internal error' };
     answer = JSON.stringify({ jsonrpc: '2.0', id, error: err?.data === undefined ? error : { ...error, data: err.data } });
   }
-  // With SPEC 4's headers made here: setting them on a made Response (withConventionHeaders) costs more.
-  return new Response(answer, { status: 200, headers: { 'Content-Type': 'application/json', 'Mcp-Session-Id': session.id, ...conventionHeaders() } });
+  return conventionResponse(answer, { status: 200, headers: { 'Content-Type': 'application/json', 'Mcp-Session-Id': session.id } });
 }
 
 /** A result whose text mirror is its structuredContent's JSON (core/mcp/server.ts textResult) reuses that text. */

@@ -61,7 +61,6 @@ const READ_DELAY_MS = 10;
 const MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024;
 let unwrittenBytes = 0;
 
-const encoder = new TextEncoder();
 const ESCAPE_TEXT_CANNOT_HOLD = /\\u(0000|d[89a-f])/i;
 
 /**
@@ -74,13 +73,11 @@ function recordHead(r: ReadRecord): string {
     `{"id":"${r.id}","tool":${JSON.stringify(r.tool)},"action":${JSON.stringify(r.action)},"agent_id":${r.agent_id === null ? 'null' : JSON.stringify(r.agent_id)},"agent_name":${JSON.stringify(r.agent_name)},"source":${JSON.stringify(r.source)},"status":"success","duration_ms":${r.duration_ms},"created_at":"${r.created_at}","input":${JSON.stringify(r.input ?? {})}`,
   );
 }
-const outputPiece = (output: string) =>
-  output.includes('\\u') && ESCAPE_TEXT_CANNOT_HOLD.test(output) ? [',"output_text":', JSON.stringify(output)] : [',"output":', output];
 
 class Page {
   readonly id = Bun.randomUUIDv7();
   readonly opened = performance.now();
-  private bytes = new Uint8Array(FIRST_BYTES);
+  private bytes = Buffer.allocUnsafe(FIRST_BYTES);
   /** Bytes used: the records, the opening bracket and their commas. */
   length = 1;
   count = 0;
@@ -104,19 +101,21 @@ class Page {
   }
 
   append(head: string, output: string, r: ReadRecord) {
-    const [key, value] = outputPiece(output);
-    // At most 3 UTF-8 bytes per UTF-16 unit, a comma, the closing brace and bracket.
-    const need = this.length + (head.length + key.length + value.length) * 3 + 3;
+    const asText = output.includes('\\u') && ESCAPE_TEXT_CANNOT_HOLD.test(output);
+    const value = asText ? JSON.stringify(output) : output;
+    // At most 3 UTF-8 bytes per UTF-16 unit, the key, a comma, the closing brace and bracket.
+    const need = this.length + (head.length + value.length) * 3 + 32;
     if (need > this.bytes.length) {
-      const bigger = new Uint8Array(Math.max(need, this.bytes.length * 2));
-      bigger.set(this.bytes.subarray(0, this.length));
+      const bigger = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
+      this.bytes.copy(bigger, 0, 0, this.length);
       this.bytes = bigger;
     }
     const start = this.length;
+    // Buffer.write at an offset: no view made per piece.
     if (this.count++) this.bytes[this.length++] = 0x2c; // ,
-    this.length += encoder.encodeInto(head, this.bytes.subarray(this.length)).written;
-    this.length += encoder.encodeInto(key, this.bytes.subarray(this.length)).written;
-    this.length += encoder.encodeInto(value, this.bytes.subarray(this.length)).written;
+    this.length += this.bytes.write(head, this.length);
+    this.length += this.bytes.write(asText ? ',"output_text":' : ',"output":', this.length);
+    this.length += this.bytes.write(value, this.length);
     this.bytes[this.length++] = 0x7d; // }
     unwrittenBytes += this.length - start;
     if (!this.firstAt || r.created_at < this.firstAt) this.firstAt = r.created_at;

@@ -62,7 +62,10 @@ function withoutSecrets(value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const o = value as Record<string, unknown>;
   const secret = (k: string) => SECRET_FIELDS.has(k) || (k === 'key' && o.object === 'api_key');
-  if (!Object.keys(o).some(secret)) return value;
+  // A loop, not Object.keys().some: this runs on every call's input and output.
+  let any = false;
+  for (const k in o) if ((any = secret(k))) break;
+  if (!any) return value;
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, secret(k) && typeof v === 'string' ? '[redacted]' : v]));
 }
 

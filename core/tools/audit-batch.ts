@@ -42,10 +42,12 @@ export function storableJson(value: unknown): string {
   return storableText(JSON.stringify(value));
 }
 
+/** Whether JSON text holds an escape PostgreSQL text cannot (\u0000, a lone surrogate). includes() first: it is much cheaper than the regex. */
+export const holdsUnstorable = (text: string) => text.includes('\\u') && /\\u(0000|d[89a-f])/i.test(text);
+
 /** JSON text made storable as above. */
 export function storableText(text: string): string {
-  // includes() first: most text has no \u escape at all, and it is much cheaper than the regex.
-  if (!text.includes('\\u') || !/\\u(0000|d[89a-f])/i.test(text)) return text;
+  if (!holdsUnstorable(text)) return text;
   return text.replace(/\\(u0000|ud[89a-f][0-9a-f]{2}|[^u]|u[0-9a-f]{4})/gi, (m, g: string) => (/^u(0000|d[89a-f])/i.test(g) ? '\\ufffd' : m));
 }
 

@@ -2,7 +2,7 @@ import type { Db } from '../db/types';
 import { isDatabaseUnavailable } from '../db/pg-errors';
 import { createLogger, errorFields, type Logger } from '../log';
 import { writeBehind } from '../write-behind';
-import { storableText } from './audit-batch';
+import { holdsUnstorable, storableText } from './audit-batch';
 
 /**
  * The audit records of successful built-in reads (SPEC 2.6), kept as pages (migration
@@ -61,8 +61,6 @@ const READ_DELAY_MS = 10;
 const MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024;
 let unwrittenBytes = 0;
 
-const ESCAPE_TEXT_CANNOT_HOLD = /\\u(0000|d[89a-f])/i;
-
 /**
  * The record as JSON, in pieces written one after the other (joining them would copy the output):
  * the head, then the output. The body is read with json_to_recordset, which refuses \u0000 and
@@ -101,7 +99,7 @@ class Page {
   }
 
   append(head: string, output: string, r: ReadRecord) {
-    const asText = output.includes('\\u') && ESCAPE_TEXT_CANNOT_HOLD.test(output);
+    const asText = holdsUnstorable(output);
     const value = asText ? JSON.stringify(output) : output;
     // At most 3 UTF-8 bytes per UTF-16 unit, the key, a comma, the closing brace and bracket.
     const need = this.length + (head.length + value.length) * 3 + 32;

@@ -107,7 +107,7 @@ export function auditRowOf(r: ExecutionRecord, id: string, run: RunResult, durat
     duration_ms: durationMs,
     input: withoutSecrets(target.input ?? {}),
     output: jsonText(outputOf(run)),
-    created_at: caller.clock.now().toISOString(),
+    created_at: isoOf(caller.clock.now()),
   };
 }
 
@@ -137,30 +137,12 @@ export async function insertExecution(
 ): Promise<string> {
   const id = opts.id ?? Bun.randomUUIDv7();
   const wait = opts.wait !== false;
-  const { caller, target } = r;
+  const row = auditRowOf(r, id, run, durationMs);
   // The id was made when the call started, so its age is the call's duration.
-  if (!wait && run.status === 'success' && target.kind === 'builtin' && durationMs < MAX_RECORD_AGE_MS) {
-    const backpressure = addReadRecord(
-      caller.db,
-      {
-        id,
-        store_id: caller.store.id,
-        tool: r.tool,
-        action: r.action,
-        agent_id: caller.agent?.id ?? null,
-        agent_name: caller.agent?.name ?? null,
-        source: caller.source,
-        duration_ms: durationMs,
-        input: withoutSecrets(target.input ?? {}),
-        output: jsonText(withoutSecrets(run.result ?? null)),
-        created_at: isoOf(caller.clock.now()),
-      },
-      caller.log,
-    );
+  if (!wait && run.status === 'success' && r.target.kind === 'builtin' && durationMs < MAX_RECORD_AGE_MS) {
+    const backpressure = addReadRecord(r.caller.db, row, r.caller.log);
     if (backpressure) await backpressure;
-    return id;
-  }
-  await writeAudit(caller.db, auditRowOf(r, id, run, durationMs), { wait, log: caller.log });
+  } else await writeAudit(r.caller.db, row, { wait, log: r.caller.log });
   return id;
 }
 
@@ -248,10 +230,13 @@ function callerOf(p: unknown): { type: 'api_key' | 'user'; id: string } | null {
 
 /** One record of the store's log, a row or a page's, or 404. */
 export async function executionRow(db: Db, storeId: string, id: string): Promise<Record<string, any>> {
-  const [row] = await db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
-  if (row) return row;
-  await pagesOfStoreWritten(storeId);
-  const found = await pageRecord(db, storeId, id);
+  const row = () => db.query('SELECT * FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]).then(([r]) => r);
+  // Most look-ups find a row; a read's record may still be waiting for its write.
+  let found = await row();
+  if (!found) {
+    await auditsOfStoreWritten(storeId);
+    found = (await pageRecord(db, storeId, id)) ?? (await row());
+  }
   if (!found) throw errors.notFound(`tool execution: '${id}'`, 'id');
   return found;
 }

@@ -151,32 +151,44 @@ describe('runInSandbox (worker pool)', () => {
     expect(growthMiB).toBeLessThan(100);
   }, 30_000);
 
-  test('a call queued at a worker behind a runaway is taken back and runs elsewhere at once', async () => {
+  // Both tests below assert the order things end in, not wall time: a loaded machine slows every
+  // call alike, so a bound in milliseconds fails there without any change to the pool (bench/
+  // keeps the timings).
+  test('a call queued at a worker behind a runaway is taken back and runs elsewhere: every short call ends before any runaway', async () => {
     const { size } = sandboxPoolStats();
+    const ended: string[] = [];
     // Every worker but one busy with a runaway, then many short calls: some are queued behind
     // runaways (pipelining) and must not wait for them.
-    const runaways = Array.from({ length: Math.max(1, size - 1) }, () => runInSandbox('while (true) {}', {}, { timeoutMs: 1500 }));
-    const started = performance.now();
-    const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => runInSandbox('return input * 2', { input: i })));
+    const runaways = Array.from({ length: Math.max(1, size - 1) }, () =>
+      runInSandbox('while (true) {}', {}, { timeoutMs: 3000 }).then((r) => (ended.push('runaway'), r)),
+    );
+    const quick = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runInSandbox('return input * 2', { input: i }).then((r) => (ended.push('quick'), r))),
+    );
     expect(quick.map((r) => (r.ok ? r.result : r.message))).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
-    if (size > 1) expect(performance.now() - started).toBeLessThan(1000);
     for (const r of await Promise.all(runaways)) expect(r).toMatchObject({ ok: false, status: 'timeout' });
+    // With one worker, the short calls have nowhere else to go: they wait for the runaway's limit.
+    if (size > 1) expect(ended.indexOf('runaway')).toBe(20);
   });
 
   test("stores share the pool: one store's flood of slow calls does not make another wait behind all of it", async () => {
     const { size } = sandboxPoolStats();
+    const ended: string[] = [];
     // Store A: many calls of ~150 ms each, far more than the workers can take at once.
     const flood = Array.from({ length: size * 8 }, () =>
-      runInSandbox('const end = Date.now() + 150; while (Date.now() < end) {} return "a"', {}, { tenant: 'store-a' }),
+      runInSandbox('const end = Date.now() + 150; while (Date.now() < end) {} return "a"', {}, { tenant: 'store-a' }).then(
+        (r) => (ended.push('a'), r),
+      ),
     );
     await Bun.sleep(20);
-    const started = performance.now();
     const b = await runInSandbox('return "b"', {}, { tenant: 'store-b' });
-    const waitedB = performance.now() - started;
+    ended.push('b');
     expect(b).toMatchObject({ ok: true, result: 'b' });
-    // Behind all of A's calls it would wait ~8 x 150 ms; served in turn, about one call's time.
-    expect(waitedB).toBeLessThan(700);
     for (const r of await Promise.all(flood)) expect(r).toMatchObject({ ok: true, result: 'a' });
+    // Behind all of A's calls, B would end last (8 x size calls before it); served in turn, it
+    // waits only for the calls already running or queued at a worker.
+    console.log(`fair share: store B ended after ${ended.indexOf('b')} of store A's ${flood.length} calls (${size} workers)`);
+    expect(ended.indexOf('b')).toBeLessThanOrEqual(size * 2);
   });
 
   test('when too many calls are waiting, new ones are refused at once as busy', async () => {

@@ -59,22 +59,25 @@ describe('HTTP tool test runs against a real receiver', () => {
   test('timeout_ms bounds a slow receiver: status timeout', async () => {
     const h = await setup();
     const made = await create(h, '/custom-tools', webhookA({ handler: { type: 'webhook', url: `${recv}/slow`, timeout_ms: 300 } }));
-    const started = performance.now();
     const r = await h.call('POST', `/custom-tools/${made.id}/test`, { input: { n: 1 } });
-    expect(performance.now() - started).toBeLessThan(1200);
+    // The receiver answers after 1,500 ms: a timeout reported before that is the limit at work
+    // (no wall-clock bound on the whole request, which a loaded machine could pass).
     expect(r.body).toMatchObject({ success: false, error: { status: 'timeout' } });
     expect(r.body.execution_time_ms).toBeGreaterThanOrEqual(250);
+    expect(r.body.execution_time_ms).toBeLessThan(1500);
   });
 
   test('a slow test run, even with an Idempotency-Key, never holds the database: other requests answer meanwhile', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/slow`, timeout_ms: 5000 } }));
     const run = h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } }, { 'Idempotency-Key': uniq('test_run') });
+    let settled = false;
+    void run.then(() => (settled = true));
     await Bun.sleep(200);
-    const started = performance.now();
     expect((await h.call('GET', '/products')).status).toBe(200);
     expect((await h.call('POST', '/products', product())).status).toBe(201);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Answered while the test run still waits for its receiver (1,500 ms): not queued behind it.
+    expect(settled).toBe(false);
     expect((await run).body).toMatchObject({ success: true, result: { late: true } });
   });
 
@@ -167,11 +170,14 @@ describe('JavaScript tool test runs', () => {
       const started = performance.now();
       // One runaway per sandbox worker: the pool is full until they time out.
       const runs = Array.from({ length: sandboxPoolSize() }, () => h.call('POST', `/tools/${loop.id}/test`, { parameters: {} }));
+      let runawaysEnded = false;
+      void Promise.all(runs).then(() => (runawaysEnded = true));
       await Bun.sleep(300);
+      // Prompt: answered while the runaways still hold every worker (an order, not a time in ms,
+      // so a loaded machine cannot fail it).
       const prompt = async <T>(what: Promise<T>) => {
-        const t = performance.now();
         const out = await what;
-        expect(performance.now() - t).toBeLessThan(1000);
+        expect(runawaysEnded).toBe(false);
         return out;
       };
       expect((await prompt(h.call('GET', '/products'))).body.data.map((p: any) => p.name)).toEqual(['Lamp']);

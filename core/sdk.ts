@@ -37,6 +37,8 @@ export { PLANS, type Plan } from './plans';
 export type { Db } from './db/types';
 export { isUniqueViolation, sqlState } from './db/pg-errors';
 export { existingIds, jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
+// A lock on (store, key) until the transaction ends, for a row that may not exist yet.
+export { lockKey } from './db/lock-key';
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';

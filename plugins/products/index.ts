@@ -47,6 +47,8 @@ const products = definePlugin({
     { id: 'products/005_search_pending_list', sql: migration005 },
   ],
   requires: ['inventory'],
+  // list_products' collection_id filter asks collections for the members (it requires products).
+  calls: ['collections'],
   actions: {
     list_products: action({
       kind: 'read',

@@ -243,8 +243,6 @@ const KNOWN_CROSSINGS: Record<string, string[]> = {
   'plugins/inventory/store.ts': ['products', 'locations'],
   'plugins/inventory/location-stock.ts': ['products', 'locations'],
   'plugins/inventory/returns.ts': ['products', 'product_variants'],
-  // list_products' collection_id filter: collections requires products, so products cannot ask it.
-  'plugins/products/store.ts': ['collection_products'],
 };
 
 test("no plugin's SQL names another plugin's table (FROM, JOIN, UPDATE, INTO), and the core names none", () => {

@@ -192,9 +192,10 @@ describe('runInSandbox (worker pool)', () => {
     expect(b).toMatchObject({ ok: true, result: 'b' });
     for (const r of await Promise.all(flood)) expect(r).toMatchObject({ ok: true, result: 'a' });
     // Behind all of A's calls, B would end last (8 x size calls before it); served in turn, it
-    // waits only for the calls already running or queued at a worker.
+    // waits only for the calls already running or queued at a worker (about 2 x size end first,
+    // a few more on the other workers meanwhile): well under half of the flood either way.
     console.log(`fair share: store B ended after ${ended.indexOf('b')} of store A's ${flood.length} calls (${size} workers)`);
-    expect(ended.indexOf('b')).toBeLessThanOrEqual(size * 2);
+    expect(ended.indexOf('b')).toBeLessThan(flood.length / 2);
   });
 
   test('when too many calls are waiting, new ones are refused at once as busy', async () => {

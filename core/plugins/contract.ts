@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
+import type { Site } from '../net/site';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -58,10 +59,19 @@ export interface Ctx {
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
   afterCommit(fn: () => void | Promise<void>): void;
   /**
-   * The HTTP request of a REST call (cookies, headers for pages and OAuth endpoints), with the
-   * client's address when the server knows it; undefined for tools, agents and jobs.
+   * This server's public origin (`https://svc.example.com`, no trailing slash), for links, issuers
+   * and audiences: SVC_PUBLIC_URL, else the address the REST or MCP request came to. Outside any
+   * request (a job, stdio) without SVC_PUBLIC_URL, reading it throws `provider_not_configured`
+   * naming SVC_PUBLIC_URL.
    */
-  http?: { request: Request; ip?: string };
+  readonly origin: string;
+  /**
+   * The HTTP request of a REST call (cookies, headers for pages and OAuth endpoints); undefined for
+   * tools, agents and jobs. `origin`: as ctx.origin. `clientIp`: the client's address (the peer,
+   * or behind trusted proxies the rightmost X-Forwarded-For entry that is not one; see
+   * core/net/site.ts), undefined when the server does not know it.
+   */
+  http?: { request: Request; readonly origin: string; readonly clientIp?: string };
 }
 
 export interface CallOptions {
@@ -85,8 +95,10 @@ export type ActionsOf<N extends string, P extends { actions: Record<string, Acti
 };
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
-export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown'> & {
+export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
   log?: Logger;
+  /** The origin of a request that is not REST's (an MCP connection's, an agent chat's): ctx.origin's second choice. */
+  origin?: string;
   shutdown?: AbortSignal;
   /** Set by invoke for nested calls: after-commit work joins the outermost call's list. */
   afterCommitQueue?: (() => void | Promise<void>)[];
@@ -362,6 +374,8 @@ export interface Registry {
   noun(plugin: PluginDef): string;
   /** A plugin's configuration, read and checked at build (`config` in its declaration). */
   configOf(name: string): Record<string, any>;
+  /** The server's own settings every plugin shares: public origin, trusted proxies (core/net/site.ts). */
+  site: Site;
 }
 
 /** A plugin's column holding copies of data that may be personal (declared in `personalData`). */

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { errorDef, registerErrors } from '../errors';
 import { CORE_EVENTS } from '../events/types';
+import { readSite } from '../net/site';
 import type { ActionDef, ActionRef, PluginDef, Registry } from './contract';
 import { readPluginConfig } from './config';
 
@@ -132,5 +133,6 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     catalog: defs.filter((p) => p.catalog).map((p) => p.name),
     noun: (p) => p.resource ?? p.name,
     configOf: (name) => configs.get(name) ?? {},
+    site: readSite(opts.env ?? {}),
   };
 }

@@ -70,7 +70,7 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
 export async function runTarget(
-  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store },
+  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store; origin?: string },
   target: ToolTarget,
   withChange?: CallerCtx['withChange'],
 ): Promise<RunResult> {
@@ -82,7 +82,12 @@ export async function runTarget(
       return { status: out.status, error: fail(code, `${target.tool.name}: ${out.message}`) };
     }
     const action = builtinAction(target.plugin, target.actionName);
-    const result = await invoke(target.plugin, action, callerCtx(deps, deps.principal, deps.store, { withChange }), target.input);
+    const result = await invoke(
+      target.plugin,
+      action,
+      callerCtx(deps, deps.principal, deps.store, { withChange, origin: deps.origin }),
+      target.input,
+    );
     return { status: 'success', result };
   } catch (err) {
     const e = toSvcError(err);

@@ -74,17 +74,17 @@ export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>)
     ),
     { email_domains_store_domain: () => errors.conflict(`The domain '${domain}' is already added to this store.`, 'duplicate_domain', 'domain') },
   );
-  return toDomain(row, zone, ctx.config.public_url);
+  return toDomain(row, zone, ctx.registry.site.publicUrl);
 }
 
 export const domainRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'email_domains', storeId: ctx.store.id, id, noun: 'email domain' });
 
-export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.config.public_url);
+export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.registry.site.publicUrl);
 
 export const listDomains = (ctx: Ctx, input: Static<typeof DomainQuery>) => {
   const zone = zoneOf(ctx);
   return listPage(ctx, { table: 'email_domains', path: '/email/domains', input }, (rows) =>
-    rows.map((r) => toDomain(r, zone, ctx.config.public_url)),
+    rows.map((r) => toDomain(r, zone, ctx.registry.site.publicUrl)),
   );
 };
 

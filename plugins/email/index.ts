@@ -81,7 +81,6 @@ export default definePlugin({
       }),
     ),
     from: Type.Optional(Type.String({ env: 'SVC_EMAIL_FROM', description: 'The default sender, allowed for every store.' })),
-    public_url: Type.Optional(Type.String({ env: 'SVC_PUBLIC_URL', description: 'Public origin for tracking and unsubscribe links.' })),
   }),
   errors: {
     duplicate_slug: conflict('Another template of the store has this slug.'),
@@ -292,7 +291,7 @@ export default definePlugin({
       input: PreviewInput,
       output: Rendered,
       rest: { method: 'POST', path: '/email/templates/:id/preview' },
-      handler: (ctx, input) => previewTemplate(ctx, input, ctx.config.public_url),
+      handler: (ctx, input) => previewTemplate(ctx, input, ctx.registry.site.publicUrl),
     }),
     render_template: action({
       kind: 'read',
@@ -301,7 +300,7 @@ export default definePlugin({
       output: Rendered,
       rest: { method: 'POST', path: '/email/render' },
       example: async ({ make }) => ({ template_id: (await make('email.create_template')).id, variables: { customer: { name: 'Ada' } } }),
-      handler: (ctx, { template_id, ...rest }) => previewTemplate(ctx, { id: template_id, ...rest }, ctx.config.public_url),
+      handler: (ctx, { template_id, ...rest }) => previewTemplate(ctx, { id: template_id, ...rest }, ctx.registry.site.publicUrl),
     }),
   },
 });

@@ -78,7 +78,8 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
 
   const id = crypto.randomUUID();
   const token = randomBytes(16).toString('hex');
-  const publicUrl = config.public_url as string | undefined;
+  // Mail is read later, away from this request: only the configured public origin is a safe link.
+  const publicUrl = ctx.registry.site.publicUrl;
   let content: { subject: string; html: string | null; text: string | null };
   let category = input.category ?? 'transactional';
   let version: number | null = null;

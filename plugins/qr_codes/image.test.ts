@@ -187,8 +187,8 @@ describe('MCP', () => {
     expect(out.isError).toBeFalsy();
     const img = out.content.find((c: any) => c.type === 'image');
     expect(img.mimeType).toBe('image/png');
-    // An MCP call carries no HTTP request of ours: without SVC_PUBLIC_URL the origin is localhost:PORT.
-    expect(out.structuredContent).toMatchObject({ code: code.code, status: 'active', scan_url: `http://localhost:3000/s/${code.code}` });
+    // Without SVC_PUBLIC_URL the origin is the one the MCP client reached (the core's ctx.origin).
+    expect(out.structuredContent).toMatchObject({ code: code.code, status: 'active', scan_url: `http://svc.test/s/${code.code}` });
     expect(out.structuredContent.image).toBeUndefined();
     expect(decodePng(Buffer.from(img.data, 'base64')).text).toBe(out.structuredContent.scan_url);
   });

@@ -39,13 +39,6 @@ export default definePlugin({
   requires: ['orders'],
   tables: ['qr_codes', 'qr_scans', 'qr_scan_devices', 'qr_scan_days', 'qr_fingerprint_key'],
   config: Type.Object({
-    public_url: Type.Optional(
-      Type.String({
-        env: 'SVC_PUBLIC_URL',
-        description: "This server's public origin for scan_url and image_url. Default: the Host of each request.",
-      }),
-    ),
-    port: Type.Optional(Type.Integer({ env: 'PORT', description: 'The server port: the origin of scan_url for MCP calls without SVC_PUBLIC_URL.' })),
     geoip_db: Type.Optional(
       Type.String({
         env: 'SVC_GEOIP_DB',
@@ -58,14 +51,6 @@ export default definePlugin({
         minimum: 1,
         maximum: 60_000,
         description: `How long a scan of a code without max_scans may wait in memory for others to be written with (default ${FLUSH_MS} ms). Longer: fewer, larger writes, and more scans lost if the process is killed without a shutdown.`,
-      }),
-    ),
-    trusted_proxies: Type.Optional(
-      Type.String({
-        env: 'SVC_TRUSTED_PROXIES',
-        // Checked at boot: a typo must stop the server, not fail every scan.
-        pattern: '^\\s*[0-9a-fA-F:.]+(/\\d{1,3})?(\\s*,\\s*[0-9a-fA-F:.]+(/\\d{1,3})?)*\\s*$',
-        description: 'Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed for the scanning client.',
       }),
     ),
   }),

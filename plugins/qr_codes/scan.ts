@@ -1,5 +1,5 @@
 import type { Ctx, Db, Row } from '../../core/sdk';
-import { agentOf, cityOf, clientAddress, fingerprint } from './client';
+import { agentOf, cityOf, fingerprint } from './client';
 import { expiredPage, landingPage, notFoundPage } from './pages';
 import { recordScan, settleScan } from './scan-buffer';
 import { CODE_PATTERN } from './schemas';
@@ -112,7 +112,7 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
   const agent = agentOf(userAgent);
   if (request?.method === 'HEAD' || agent.crawler) return usable(row, now) ? answer(code, row, null) : refused();
   if (!usable(row, now)) return refused();
-  const ip = clientAddress(ctx);
+  const ip = ctx.http?.clientIp;
   const print = fingerprint(await fingerprintKey(ctx.db), ip, userAgent);
   if (row.max_scans !== null) {
     const [hit] = await ctx.db.query(CLAIM, [code, now, agent.device, cityOf(ctx, ip), print]);

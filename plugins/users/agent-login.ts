@@ -13,8 +13,8 @@ const asUsers = (ctx: Ctx): Ctx => ({ ...ctx, config: ctx.registry.configOf('use
 
 /** This server's public origin for links and token issuers: SVC_PUBLIC_URL, else the caller's own token issuer. */
 function publicBase(ctx: Ctx): string {
-  const configured = ctx.registry.configOf('users').public_url;
-  if (configured) return String(configured).replace(/\/$/, '');
+  const configured = ctx.registry.site.publicUrl;
+  if (configured) return configured;
   if (ctx.principal.kind === 'user' && ctx.principal.grant) return ctx.principal.grant.issuer;
   throw fail(
     'public_url_required',

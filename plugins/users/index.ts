@@ -27,17 +27,6 @@ export default definePlugin({
   tool: false,
   scopes: { read: ['platform', 'platform:read', 'users:read'], write: ['platform', 'platform:write', 'users:write'] },
   config: Type.Object({
-    public_url: Type.Optional(
-      Type.String({
-        env: 'SVC_PUBLIC_URL',
-        description: "This server's public origin (https://svc.example.com): the OAuth issuer and token audience. Default: the Host of each request.",
-      }),
-    ),
-    trust_proxy: Type.Boolean({
-      default: false,
-      env: 'SVC_TRUST_PROXY',
-      description: 'Take the client address from X-Forwarded-For (sign-in throttling); set behind a proxy.',
-    }),
     access_token_ttl_seconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
     refresh_token_ttl_seconds: Type.Integer({ minimum: 3600, default: 30 * 86_400 }),
     code_ttl_seconds: Type.Integer({ minimum: 10, maximum: 600, default: 60 }),

@@ -141,9 +141,16 @@ export interface RestMapping {
    * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
    * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
    * stream outlives one): it writes in its own short transactions and records events with
-   * `recordEvents`. It is never a tool for agents or MCP clients.
+   * `recordEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
    */
   response?: 'json' | 'raw';
+  /**
+   * How a raw answer reaches agents and MCP clients (plugins/README.md, "Raw answers over MCP"):
+   * `image` (image/png, image/jpeg, image/webp, image/svg+xml) as MCP image content; `link` (a
+   * read only: a PDF, a CSV, a ZIP) as a signed link `{url, expires_at}` that runs the action again
+   * without a credential until it expires. Without it a raw action (a stream, a page) is REST only.
+   */
+  asTool?: 'image' | 'link';
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
   /**
@@ -303,10 +310,14 @@ export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>)
 
 /**
  * Whether an action is offered to agents and MCP clients: a store credential's action (not the
- * operator's or the public's), not REST-only, not a raw answer.
+ * operator's or the public's), not REST-only, not a raw answer unless it says how (`asTool`).
  */
 export const isTool = (plugin: PluginDef, a: ActionDef) =>
-  plugin.tool !== false && !a.humanOnly && a.rest?.response !== 'raw' && (a.rest?.auth ?? 'api_key') !== 'admin' && a.rest?.auth !== 'public';
+  plugin.tool !== false &&
+  !a.humanOnly &&
+  (a.rest?.response !== 'raw' || !!a.rest.asTool) &&
+  (a.rest?.auth ?? 'api_key') !== 'admin' &&
+  a.rest?.auth !== 'public';
 
 /** The scopes that allow an action of this kind. */
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {

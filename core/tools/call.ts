@@ -7,6 +7,7 @@ import { createLogger, errorFields, type Logger } from '../log';
 const defaultLog = createLogger();
 import { isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { callerCtx, checkScope, hasScope, invoke } from '../plugins/invoke';
+import { toolAnswer } from './raw-answers';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput } from './custom';
 import { gateFor } from './gate';
@@ -88,7 +89,10 @@ export async function runTarget(
       callerCtx(deps, deps.principal, deps.store, { withChange, origin: deps.origin }),
       target.input,
     );
-    return { status: 'success', result };
+    if (action.rest?.response !== 'raw') return { status: 'success', result };
+    // A raw answer (a Response) becomes what a tool can carry: image content or a signed link.
+    const answer = await toolAnswer(`${target.plugin.name}.${target.actionName}`, action, target.input, result as Response, deps);
+    return { status: 'success', result: answer };
   } catch (err) {
     const e = toSvcError(err);
     if (e !== err) (deps.log ?? defaultLog).error('tool call failed', { tool: toolName(target), action: actionOf(target), ...errorFields(err) });

@@ -192,6 +192,25 @@ describe('MCP', () => {
     expect(out.structuredContent.image).toBeUndefined();
     expect(decodePng(Buffer.from(img.data, 'base64')).text).toBe(out.structuredContent.scan_url);
   });
+
+  test('get_qr_image (a raw REST answer) is a tool: MCP image content that decodes to the scan URL', async () => {
+    const { mcpClient } = await import('../../test/kit/mcp');
+    const code = await newCode();
+    const { client } = await mcpClient(h, { query: '?tools=flat' });
+    const listed = (await client.listTools()).tools.find((t) => t.name === 'qr_codes_get_qr_image');
+    expect(listed?.outputSchema?.properties).toHaveProperty('mime_type');
+    const out: any = await client.callTool({ name: 'qr_codes_get_qr_image', arguments: { code: code.code, size: 200 } });
+    expect(out.isError).toBeFalsy();
+    const img = out.content.find((c: any) => c.type === 'image');
+    expect(img.mimeType).toBe('image/png');
+    expect(decodePng(Buffer.from(img.data, 'base64'))).toMatchObject({ width: 200, text: code.scan_url });
+    expect(out.structuredContent).toEqual({ object: 'image', mime_type: 'image/png', bytes: Buffer.from(img.data, 'base64').length });
+    // An unknown code is the tool's error, as over REST.
+    const missing: any = await client.callTool({ name: 'qr_codes_get_qr_image', arguments: { code: 'no-such-code' } });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse(missing.content[0].text).error.code).toBe('resource_missing');
+    await client.close();
+  });
 });
 
 describe('SVG', () => {

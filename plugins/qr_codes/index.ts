@@ -137,7 +137,7 @@ export default definePlugin({
       description: 'The QR image encoding scan_url: PNG (default) or SVG, size 64 to 2048 pixels (default 300).',
       input: QrImageQuery,
       output: Page,
-      rest: { method: 'GET', path: '/qr-codes/:code/image', response: 'raw', contentType: 'image/png' },
+      rest: { method: 'GET', path: '/qr-codes/:code/image', response: 'raw', contentType: 'image/png', asTool: 'image' },
       errors: ['logo_unavailable'],
       example: withCode,
       handler: async (ctx, input) => imageResponse(ctx, await codeRow(ctx, input.code), input.size ?? 300, input.format ?? 'png'),

@@ -7,7 +7,7 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actorOf, definePlugin, noExample } from './plugins/contract';
+export { action, actionFor, actorOf, definePlugin, noExample } from './plugins/contract';
 export type {
   ActionDef,
   ActionExample,

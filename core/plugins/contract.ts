@@ -20,8 +20,12 @@ export interface EnqueueOptions {
   singletonKey?: string;
 }
 
-/** Everything a handler may use, passed explicitly. */
-export interface Ctx {
+/**
+ * Everything a handler may use, passed explicitly. `C` is the plugin's settings: a plugin with a
+ * `config` schema names its own context `Ctx<Static<typeof config>>` (users' `UsersCtx`), so its
+ * code reads `ctx.config.session_ttl_seconds` as a number, with no cast; plain `Ctx` leaves them untyped.
+ */
+export interface Ctx<C = any> {
   db: Db;
   /** The store of a store-scoped route; global routes (auth, admin, public pages) have none. */
   store: Store;
@@ -36,8 +40,8 @@ export interface Ctx {
   registry: Registry;
   /** Structured logger carrying the request id and the plugin's name. */
   log: Logger;
-  /** This plugin's configuration, validated at boot against its declared `config` schema. */
-  config: Record<string, any>;
+  /** This plugin's configuration, validated at boot against its declared `config` schema (defaults applied). */
+  config: C;
   /** Ends when the process shuts down: long-lived work (streams, waits) stops on it. */
   shutdown: AbortSignal;
   /**
@@ -166,7 +170,7 @@ export interface RestMapping {
   jsonOutput?: TSchema;
 }
 
-export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema, C = any> {
   kind: ActionKind;
   /** For the model and the docs: what it does and when to use it. */
   description: string;
@@ -199,7 +203,7 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * `noExample(reason)` says why none can be given; the sweeps print it instead of failing.
    */
   example?: ActionExample<Static<I>>;
-  handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
+  handler: (ctx: Ctx<C>, input: Static<I>) => Promise<Static<O>>;
 }
 
 /**
@@ -307,6 +311,14 @@ export interface PluginJob {
 
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
+/**
+ * `action` for a plugin with settings: `const action = actionFor(UsersConfig)` types its handlers'
+ * `ctx.config` as `Static<typeof UsersConfig>`.
+ */
+export const actionFor =
+  <S extends TObject>(_config: S) =>
+  <I extends TSchema, O extends TSchema>(a: ActionDef<I, O, Static<S>>): ActionDef<I, O, Static<S>> =>
+    a;
 
 /**
  * Whether an action is offered to agents and MCP clients: a store credential's action (not the

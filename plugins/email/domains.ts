@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isoOrNull, listPage, rowOr404, secretBox, unique, type Ctx, type Row } from '../../core/sdk';
+import type { EmailSettings } from './config';
 import type { DomainCreate, DomainQuery } from './domain-schemas';
 
 /** The DKIM selector every domain publishes (SPEC 3.2: the CNAME at `svc._domainkey`). */
@@ -47,8 +48,8 @@ export function toDomain(r: Row, zone: string, publicUrl?: string) {
 }
 
 /** SVC_EMAIL_DNS_ZONE, or 503 naming it: without a zone there is nowhere for the CNAMEs to point. */
-export function zoneOf(ctx: { config: Record<string, any> }): string {
-  const zone = ctx.config.dns_zone as string | undefined;
+export function zoneOf(ctx: { config: EmailSettings }): string {
+  const zone = ctx.config.dns_zone;
   if (!zone) {
     throw errors.unavailable(
       'provider_not_configured',

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import Bowser from 'bowser';
 import { Reader, type CityResponse } from 'maxmind';
 import type { Ctx } from '../../core/sdk';
+import type { QrCtx } from './config';
 
 /** Who scanned: device, city and a keyed fingerprint, from the request alone. Raw IPs are never kept. */
 
@@ -59,8 +60,8 @@ function geoReader(path: string, log: Ctx['log']): Reader<CityResponse> | null {
 }
 
 /** The city of an address, or `unknown` (no database, a private address, no city): never invented. */
-export function cityOf(ctx: Pick<Ctx, 'config' | 'log'>, ip: string | undefined): string {
-  const path = ctx.config.geoip_db as string | undefined;
+export function cityOf(ctx: Pick<QrCtx, 'config' | 'log'>, ip: string | undefined): string {
+  const path = ctx.config.geoip_db;
   if (!path || !ip || !isIP(ip)) return 'unknown';
   return geoReader(path, ctx.log)?.get(ip)?.city?.names?.en ?? 'unknown';
 }

@@ -1,9 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk';
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
 import { campaignAnalytics, codeAnalytics } from './analytics';
 import { followCta, scan } from './scan';
-import { FLUSH_MS, settleStore } from './scan-buffer';
+import { settleStore } from './scan-buffer';
+import { QrConfig } from './config';
 import {
   Analytics,
   CampaignAnalyticsQuery,
@@ -38,22 +38,7 @@ export default definePlugin({
   // orders/public.ts: the scans orders were attributed to (conversions).
   requires: ['orders'],
   tables: ['qr_codes', 'qr_scans', 'qr_scan_devices', 'qr_scan_days', 'qr_fingerprint_key'],
-  config: Type.Object({
-    geoip_db: Type.Optional(
-      Type.String({
-        env: 'SVC_GEOIP_DB',
-        description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.',
-      }),
-    ),
-    scan_flush_ms: Type.Optional(
-      Type.Integer({
-        env: 'SVC_QR_SCAN_FLUSH_MS',
-        minimum: 1,
-        maximum: 60_000,
-        description: `How long a scan of a code without max_scans may wait in memory for others to be written with (default ${FLUSH_MS} ms). Longer: fewer, larger writes, and more scans lost if the process is killed without a shutdown.`,
-      }),
-    ),
-  }),
+  config: QrConfig,
   events: { 'qr_code.created': QrCode, 'qr_code.updated': QrCode },
   errors: {
     duplicate_code: conflict('Another QR code on this server has this code (codes are unique across the instance).'),

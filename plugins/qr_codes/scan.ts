@@ -1,5 +1,6 @@
 import type { Ctx, Db, Row } from '../../core/sdk';
 import { agentOf, cityOf, fingerprint } from './client';
+import type { QrCtx } from './config';
 import { expiredPage, landingPage, notFoundPage } from './pages';
 import { recordScan, settleScan } from './scan-buffer';
 import { CODE_PATTERN } from './schemas';
@@ -100,7 +101,7 @@ const current = async (db: Db, code: string) => (await db.query(READ, [code]))[0
 const usable = (r: Row, now: Date) =>
   r.status === 'active' && (!r.expires_at || new Date(r.expires_at) > now) && (r.max_scans === null || r.total_scans < r.max_scans);
 
-export async function scan(ctx: Ctx, code: string): Promise<Response> {
+export async function scan(ctx: QrCtx, code: string): Promise<Response> {
   if (!CODE.test(code)) return notFoundPage();
   const request = ctx.http?.request;
   const userAgent = request?.headers.get('user-agent') ?? '';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { action, errors, fail, type Ctx } from '../../core/sdk';
+import { actionFor, errors, fail, type Ctx } from '../../core/sdk';
+import { UsersConfig } from './config';
 import { roleOf } from './accounts';
 import { revokeGrant } from './grants';
 import { roleScopes } from './roles';
@@ -7,6 +8,8 @@ import { signToken } from './signing';
 import { currentUser, endSession } from './session';
 import { storesOfUser } from './switch';
 import { jsonResponse } from './web';
+
+const action = actionFor(UsersConfig);
 
 /**
  * How the admin console (issue 27, console/) reaches the REST API: the browser session (an
@@ -93,7 +96,7 @@ export const consoleActions = {
       const role = /^[0-9a-f-]{36}$/i.test(input.store_id) ? await roleOf(ctx.db, input.store_id, user.userId) : undefined;
       if (!role) throw errors.notFound(`store: '${input.store_id}' (or you are not a member of it)`, 'store_id');
       const scopes = roleScopes(ctx.registry, role);
-      const ttl = ctx.config.access_token_ttl_seconds as number;
+      const ttl = ctx.config.access_token_ttl_seconds;
       const base = ctx.origin;
       const gid = await consoleGrant(ctx, user.userId, input.store_id);
       const access_token = await signToken(

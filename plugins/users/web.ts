@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { Ctx } from '../../core/sdk';
 
 /** Small pieces of HTTP the sign-in pages and the OAuth endpoints share. */
 

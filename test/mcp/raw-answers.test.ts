@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import notes from '../fixtures/notes';
+import { events, fakeServer, openai } from '../kit/fake-models';
 import { mcpClient } from '../kit/mcp';
 import { setup, type Harness } from '../kit/setup';
 
@@ -92,5 +93,45 @@ describe('a raw answer offered as a signed link', () => {
     await client.close();
     expect(out.structuredContent.url).toStartWith('https://svc.example.com/v1/signed/');
     expect(Date.parse(out.structuredContent.expires_at) - h.clock.now().getTime()).toBe(60_000);
+  });
+});
+
+describe('raw answers to agents', () => {
+  test("an image reaches the chat's client whole and the model as a description; a link reaches the model as a URL", async () => {
+    // QR codes are unique across the server (and the test database outlives a run): a fresh one.
+    const code = `agent-${crypto.randomUUID().slice(0, 8)}`;
+    const fake = fakeServer([
+      openai.tools({ name: 'qr_codes', input: { action: 'get_qr_image', code } }),
+      openai.tools({ name: 'notes', input: { action: 'export_notes' } }),
+      openai.text('Done.'),
+    ]);
+    try {
+      const a = await setup({ extra: [notes], env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test' } });
+      const made = await a.call('POST', '/qr-codes', { code, type: 'product', destination_url: 'https://shop.example.com/p/1' });
+      expect(made.status).toBe(201);
+      await a.call('POST', '/notes', { title: 'From the agent test' });
+      const agent = (
+        await a.call('POST', '/agents', { name: 'Helper', model: 'openai/gpt-test', system_prompt: 'Be brief.', tools: ['qr_codes', 'notes'] })
+      ).body;
+      const r = await a.call('POST', `/agents/${agent.id}/chat`, { message: 'The QR image and my notes, please.' });
+      const results = events(r.body).filter((e: any) => e.type === 'tool_result');
+      expect(results.map((e: any) => e.status)).toEqual(['success', 'success']);
+      const image = results[0].result.image;
+      expect(image).toMatchObject({ object: 'image', mime_type: 'image/png' });
+      expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      // The model reads text: what the image is, not kilobytes of base64.
+      const toModel = JSON.stringify(fake.requests[1].body.messages);
+      expect(toModel).toContain('image/png');
+      expect(toModel).not.toContain(image.data.slice(0, 40));
+      // The link names the origin the chat's client reached, and works without a credential.
+      const url = results[1].result.url as string;
+      expect(url).toStartWith('http://svc.test/v1/signed/');
+      expect(JSON.stringify(fake.requests[2].body.messages)).toContain(url);
+      const csv = await a.app.handle(new Request(url));
+      expect(csv.status).toBe(200);
+      expect(await csv.text()).toContain('From the agent test');
+    } finally {
+      fake.stop();
+    }
   });
 });

@@ -24,6 +24,9 @@ export async function serveSigned(svc: Services, request: Request, token: string
     const ref = resolveLinkTarget(svc, claims.t);
     const store = await getStore(svc.db, claims.s);
     if (!store) throw fail('signed_link_invalid', 'This link is not valid: its store no longer exists.');
+    // A link lives no longer than the key that made it: revoking a key ends its links too.
+    if (claims.p.k === 'api_key' && !(await keyLive(svc, claims.p.id, claims.s)))
+      throw fail('signed_link_invalid', 'This link is not valid: the API key that made it was revoked or expired.');
     const principal = linkPrincipal(claims, acceptedScopes(ref.plugin, ref.action.kind));
     const http = requestFacts(svc.registry.site, request, peer);
     const res = (await invoke(ref.plugin, ref.action, callerCtx(svc, principal, store, { requestId, http }), claims.i)) as Response;
@@ -36,6 +39,14 @@ export async function serveSigned(svc: Services, request: Request, token: string
   } catch (err) {
     return errorResponse(err, requestId, headers, svc.log);
   }
+}
+
+async function keyLive(svc: Services, keyId: string, storeId: string): Promise<boolean> {
+  const rows = await svc.db.query(
+    'SELECT 1 FROM api_keys WHERE id = $1 AND store_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)',
+    [keyId, storeId, svc.clock.now()],
+  );
+  return rows.length > 0;
 }
 
 /** The action a link names, still one that offers links (a later release may have changed it). */

@@ -86,6 +86,20 @@ describe('a raw answer offered as a signed link', () => {
     expect((await fetchLink((await exportLink()).url)).status).toBe(200);
   });
 
+  test('revoking the key that made a link ends the link', async () => {
+    const key = await h.newKey(['notes:read']);
+    const { client } = await mcpClient(h, { key, query: '?tools=flat' });
+    const out: any = await client.callTool({ name: 'notes_export_notes', arguments: {} });
+    await client.close();
+    const url = out.structuredContent.url as string;
+    expect((await fetchLink(url)).status).toBe(200);
+    const [{ id }] = await h.db.query('SELECT id FROM api_keys WHERE key_prefix = $1', [key.slice(0, 14)]);
+    expect((await h.call('DELETE', `/api-keys/${id}`)).status).toBe(200);
+    const refused = await fetchLink(url);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text).error.code).toBe('signed_link_invalid');
+  });
+
   test('SVC_SIGNED_URL_TTL_S sets the lifetime; SVC_PUBLIC_URL the origin', async () => {
     const other = h.elsewhere({ SVC_SIGNED_URL_TTL_S: '60', SVC_PUBLIC_URL: 'https://svc.example.com/' });
     const { client } = await mcpClient(h, { query: '?tools=flat', apps: [other.app] });

@@ -57,6 +57,8 @@ export const CORE_ERRORS = defineErrors({
   tool_error: def(502, 'api_error', 'A custom tool failed (its endpoint answered an error, or its code threw).'),
   tool_timeout: def(504, 'api_error', 'A custom tool did not finish in time.'),
   secret_key_missing: def(503, 'api_error', 'The server has no SVC_SECRET_KEY to seal secrets with.'),
+  signed_link_invalid: forbidden('The signed link was altered, or was not made by this server (SVC_SECRET_KEY).'),
+  signed_link_expired: forbidden('The signed link expired (SVC_SIGNED_URL_TTL_S after it was made): call the tool again for a new one.'),
   provider_not_configured: def(503, 'api_error', 'An outside provider this feature needs is not configured; the message names the setting.'),
   database_unavailable: def(503, 'api_error', 'The database cannot be reached right now; retry after Retry-After seconds.'),
 });

@@ -7,7 +7,7 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actorOf, definePlugin, noExample } from './plugins/contract';
+export { action, actionFor, actorOf, definePlugin, noExample } from './plugins/contract';
 export type {
   ActionDef,
   ActionExample,
@@ -54,6 +54,8 @@ export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
+// The server's public origin for a request outside invoke (an authenticator's), and outside any request.
+export { configuredOrigin, requestOrigin, type Site } from './net/site';
 
 // Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
 export { scrubPersonalData } from './personal-data';

@@ -8,6 +8,7 @@ import type { Clock } from '../clock';
 import { newRequestId } from '../ids';
 import type { Registry } from './registry';
 import type { Db } from '../db/types';
+import { configuredOrigin } from '../net/site';
 import { createLogger, errorFields, type Logger } from '../log';
 import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
@@ -173,7 +174,7 @@ export function callerCtx(
   deps: CallerDeps,
   principal: Principal,
   store: Store,
-  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange'> & { requestId?: string } = {},
+  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange' | 'origin'> & { requestId?: string } = {},
 ): CallerCtx {
   return {
     db: deps.db,
@@ -186,6 +187,7 @@ export function callerCtx(
     requestId: more.requestId ?? newRequestId(),
     storePath: `/v1/stores/${store.id}`,
     http: more.http,
+    origin: more.origin,
     apiVersion: more.apiVersion,
     withChange: more.withChange,
   };
@@ -237,6 +239,9 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         return (log ??= (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name }));
       },
       shutdown: caller.shutdown ?? never,
+      get origin() {
+        return caller.http?.origin ?? caller.origin ?? configuredOrigin(caller.registry.site);
+      },
       config: caller.registry.configOf(plugin.name),
       emit,
       afterCommit: (fn) => void queue.push(fn),
@@ -258,6 +263,10 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         }
       },
     };
+    // No origin is known (a job or stdio, without SVC_PUBLIC_URL): reading it still throws the clear
+    // error, but a copy (`{ ...ctx, db: tx }`) must not, so the getter is left out of spreads.
+    if (!caller.http && !caller.origin && !caller.registry.site.publicUrl)
+      Object.defineProperty(ctx, 'origin', { get: () => configuredOrigin(caller.registry.site), enumerable: false });
     return ctx;
   };
 }

@@ -19,8 +19,9 @@ test('an execution entering pending_approval mails the approvers once (tool, inp
   const { execution_id: id } = await chat.held();
 
   const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'approvers')!;
-  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
-  const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config }, []);
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test' };
+  const registry = { ...h.registry, site: { ...h.registry.site, publicUrl: 'https://svc.test' } };
+  const run = () => job.run({ db: h.db, clock: h.clock, registry, log: createLogger({ sink: () => {} }), config }, []);
   const mails = () =>
     h.db.query<{ to_addresses: string[]; subject: string; text: string; html: string }>(
       `SELECT to_addresses, subject, text, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]' ORDER BY seq`,
@@ -52,9 +53,10 @@ test('a held execution is mailed to its approvers within seconds, without waitin
   const { h } = w;
   const approver = await addUser(h, 'approver');
   const email = h.registry.plugins.find((p) => p.name === 'email')!;
-  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test' };
+  const registry = { ...h.registry, site: { ...h.registry.site, publicUrl: 'https://svc.test' } };
   const log = createLogger({ sink: () => {} });
-  const started = await email.start!({ db: h.db, clock: h.clock, registry: h.registry, log, config, role: 'all', print: () => {} });
+  const started = await email.start!({ db: h.db, clock: h.clock, registry, log, config, role: 'all', print: () => {} });
   try {
     const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });
     const chat = await w.chat(agent.id, 'Add a lamp');

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isoOrNull, listPage, rowOr404, secretBox, unique, type Ctx, type Row } from '../../core/sdk';
+import type { EmailSettings } from './config';
 import type { DomainCreate, DomainQuery } from './domain-schemas';
 
 /** The DKIM selector every domain publishes (SPEC 3.2: the CNAME at `svc._domainkey`). */
@@ -47,8 +48,8 @@ export function toDomain(r: Row, zone: string, publicUrl?: string) {
 }
 
 /** SVC_EMAIL_DNS_ZONE, or 503 naming it: without a zone there is nowhere for the CNAMEs to point. */
-export function zoneOf(ctx: { config: Record<string, any> }): string {
-  const zone = ctx.config.dns_zone as string | undefined;
+export function zoneOf(ctx: { config: EmailSettings }): string {
+  const zone = ctx.config.dns_zone;
   if (!zone) {
     throw errors.unavailable(
       'provider_not_configured',
@@ -74,17 +75,17 @@ export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>)
     ),
     { email_domains_store_domain: () => errors.conflict(`The domain '${domain}' is already added to this store.`, 'duplicate_domain', 'domain') },
   );
-  return toDomain(row, zone, ctx.config.public_url);
+  return toDomain(row, zone, ctx.registry.site.publicUrl);
 }
 
 export const domainRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'email_domains', storeId: ctx.store.id, id, noun: 'email domain' });
 
-export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.config.public_url);
+export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.registry.site.publicUrl);
 
 export const listDomains = (ctx: Ctx, input: Static<typeof DomainQuery>) => {
   const zone = zoneOf(ctx);
   return listPage(ctx, { table: 'email_domains', path: '/email/domains', input }, (rows) =>
-    rows.map((r) => toDomain(r, zone, ctx.config.public_url)),
+    rows.map((r) => toDomain(r, zone, ctx.registry.site.publicUrl)),
   );
 };
 

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_inbox.sql' with { type: 'text' };
 import { receiveAction } from './http-inbound';
 import { startSmtpListener } from './listener';
 import { AssignInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
-import { Message } from '../email/public';
+import { emailSettings, Message } from '../email/public';
+import { InboxConfig } from './config';
 import { createThread, getThread, listThreads, reply, updateThread } from './threads';
 
 /** A thread for the sweeps: no action makes one (mail does). */
@@ -30,26 +30,12 @@ export default definePlugin({
   resource: 'email thread',
   requires: ['email', 'customers', 'users'],
   scopes: { read: ['inbox', 'inbox:read', 'inbox:write'], write: ['inbox', 'inbox:write'] },
-  config: Type.Object({
-    inbound_secret: Type.Optional(
-      Type.String({ env: 'SVC_INBOUND_SECRET', description: 'Key of the HMAC a relay signs POST /v1/inbound/email with.' }),
-    ),
-    smtp_listen: Type.Optional(
-      Type.String({ env: 'SVC_SMTP_LISTEN', description: 'host:port of the built-in SMTP listener (the MX of SVC_EMAIL_INBOUND_DOMAIN).' }),
-    ),
-    smtp_tls_cert: Type.Optional(
-      Type.String({
-        env: 'SVC_SMTP_TLS_CERT',
-        description: "Path of the SMTP listener's certificate chain (PEM): with SVC_SMTP_TLS_KEY, it offers STARTTLS.",
-      }),
-    ),
-    smtp_tls_key: Type.Optional(Type.String({ env: 'SVC_SMTP_TLS_KEY', description: 'Path of the private key (PEM) of SVC_SMTP_TLS_CERT.' })),
-  }),
+  config: InboxConfig,
   tables: ['email_threads', 'email_thread_messages'],
   migrations: [{ id: 'inbox/001_inbox', sql: migration001 }],
   start: async ({ db, clock, log, config, registry, print }) => {
     if (!config.smtp_listen) return;
-    const domain = registry.configOf('email').inbound_domain as string | undefined;
+    const domain = emailSettings(registry).inbound_domain;
     if (!domain) return void print('inbox: SVC_SMTP_LISTEN is set but SVC_EMAIL_INBOUND_DOMAIN is not: the SMTP listener is off.');
     return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print, await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key));
   },

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, listPage, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
-import { messageIdHeader, sendEmail, threadAddress } from '../email/public';
+import { emailSettings, messageIdHeader, sendEmail, threadAddress } from '../email/public';
 import { isMember } from '../users/public';
 import type { ReplyInput, ThreadQuery, ThreadUpdate } from './schemas';
 
-const emailConfig = (ctx: { registry: Ctx['registry'] }) => ctx.registry.configOf('email');
+const emailConfig = (ctx: { registry: Ctx['registry'] }) => emailSettings(ctx.registry);
 
 export const toThread = (r: Row, inboundDomain?: string) => ({
   object: 'email_thread' as const,

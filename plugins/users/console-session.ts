@@ -1,12 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { action, errors, fail, type Ctx } from '../../core/sdk';
+import { actionFor, errors, fail, type Ctx } from '../../core/sdk';
+import { UsersConfig } from './config';
 import { roleOf } from './accounts';
 import { revokeGrant } from './grants';
 import { roleScopes } from './roles';
 import { signToken } from './signing';
 import { currentUser, endSession } from './session';
 import { storesOfUser } from './switch';
-import { baseUrl, jsonResponse, originOf } from './web';
+import { jsonResponse } from './web';
+
+const action = actionFor(UsersConfig);
 
 /**
  * How the admin console (issue 27, console/) reaches the REST API: the browser session (an
@@ -33,7 +36,7 @@ const Raw = Type.Object({}, { description: 'JSON (no-store).' });
 function fromOurPage(ctx: Ctx) {
   const request = ctx.http?.request;
   const origin = request?.headers.get('origin');
-  const ours = ctx.config.public_url ? new URL(String(ctx.config.public_url)).origin : originOf(request);
+  const ours = new URL(ctx.origin).origin;
   if (request?.headers.get(CONSOLE_HEADER) !== '1' || origin !== ours)
     throw fail('cross_site_request', 'This request did not come from the console page of this server.');
 }
@@ -59,7 +62,7 @@ async function consoleGrant(ctx: Ctx, userId: string, storeId: string): Promise<
   const [row] = await ctx.db.query(
     `INSERT INTO oauth_grants (id, client_id, user_id, store_id, scopes, resource, created_at)
      VALUES (gen_random_uuid(), $1, $2, $3, '{}', $4, $5) RETURNING id`,
-    [CONSOLE_CLIENT, userId, storeId, baseUrl(ctx), ctx.clock.now()],
+    [CONSOLE_CLIENT, userId, storeId, ctx.origin, ctx.clock.now()],
   );
   return row.id;
 }
@@ -93,8 +96,8 @@ export const consoleActions = {
       const role = /^[0-9a-f-]{36}$/i.test(input.store_id) ? await roleOf(ctx.db, input.store_id, user.userId) : undefined;
       if (!role) throw errors.notFound(`store: '${input.store_id}' (or you are not a member of it)`, 'store_id');
       const scopes = roleScopes(ctx.registry, role);
-      const ttl = ctx.config.access_token_ttl_seconds as number;
-      const base = baseUrl(ctx);
+      const ttl = ctx.config.access_token_ttl_seconds;
+      const base = ctx.origin;
       const gid = await consoleGrant(ctx, user.userId, input.store_id);
       const access_token = await signToken(
         ctx.db,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, errors, fail, Input, iso, Timestamp, Uuid } from '../../core/sdk';
 import { actingManager, addMember, changeMember, checkEmail, findOrCreateUser, getMember, listMembers } from './accounts';
 import { ROLES, type Role } from './roles';
-import { baseUrl, randomToken, sha256 } from './web';
+import { randomToken, sha256 } from './web';
 
 /** Store members and invitations (issue 11, "Users and roles"). */
 
@@ -116,7 +116,7 @@ export const memberActions = {
         id: row.id,
         email,
         role: input.role,
-        url: `${baseUrl(ctx)}/auth/invitation?token=${token}`,
+        url: `${ctx.origin}/auth/invitation?token=${token}`,
         expires_at: iso(row.expires_at),
         created_at: iso(row.created_at),
       };

@@ -124,3 +124,24 @@ test('two pages with one id are refused, naming the id', () => {
   expect(() => arrangePages([[page('orders', 1)], [page('orders', 2)]])).toThrow('"orders"');
   expect(arrangePages([[page('b', 2)], [page('a', 1)]]).map((p) => p.id)).toEqual(['a', 'b']);
 });
+
+test('no page declares a resource interface, or writes a scope or a role name', async () => {
+  const { readdirSync } = await import('node:fs');
+  const repo = join(import.meta.dir, '..');
+  const files = [
+    ...readdirSync(join(repo, 'console', 'src', 'pages')).map((f) => `console/src/pages/${f}`),
+    'console/src/main.tsx',
+    ...pluginPageEntries().flatMap((e) => readdirSync(join(e.file, '..')).map((f) => `plugins/${e.plugin}/console/${f}`)),
+  ].filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.test.ts'));
+  const found: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(repo, file), 'utf8');
+    // Shapes come from the generated API types (Resource<'/x/{id}'>, Item<'/x'>, Body<...>).
+    for (const m of text.matchAll(/^\s*(?:export\s+)?interface\s+(\w+)/gm)) found.push(`${file}: interface ${m[1]}`);
+    // What a user may do comes from the console token (c.may('plugin.action'), c.assignableRoles).
+    for (const m of text.matchAll(/['"`]([a-z_]+:(?:read|write))['"`]/g)) found.push(`${file}: scope ${m[1]}`);
+    for (const m of text.matchAll(/['"`](owner|admin|approver|staff|viewer)['"`]/g)) found.push(`${file}: role ${m[1]}`);
+  }
+  expect(files.length).toBeGreaterThan(20);
+  expect(found).toEqual([]);
+});

@@ -55,7 +55,8 @@ function Shell({ session }: { session: Session }) {
     setAccess(null);
     setPending(new Map());
     useStore(storeId).then(
-      (a) => setAccess({ ...a }),
+      // What the user may do, never the token itself (that stays in api.ts).
+      ({ role, scopes, operations, assignable_roles }) => setAccess({ role, scopes, operations, assignable_roles }),
       (e) => setFailure((e as Error).message),
     );
   }, [storeId]);
@@ -82,6 +83,7 @@ function Shell({ session }: { session: Session }) {
     return () => stop.abort();
   }, [access]);
 
+  const mayCall = useMemo(() => new Set(access?.operations), [access]);
   const list = useMemo(() => [...pending.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)), [pending]);
   const ctx: ConsoleCtx | null = access
     ? {
@@ -89,7 +91,7 @@ function Shell({ session }: { session: Session }) {
         store: store!,
         role: access.role,
         scopes: access.scopes,
-        may: (operation) => access.operations.includes(operation),
+        may: (operation) => mayCall.has(operation),
         assignableRoles: access.assignable_roles,
         pending: list,
         live,

@@ -3,7 +3,8 @@ import { actionFor, errors, fail, type Ctx } from '../../core/sdk';
 import { UsersConfig } from './config';
 import { roleOf } from './accounts';
 import { revokeGrant } from './grants';
-import { roleScopes } from './roles';
+import { userOperations, type Registry } from '../../core/platform';
+import { assignableRoles, roleScopes, type Role } from './roles';
 import { signToken } from './signing';
 import { currentUser, endSession } from './session';
 import { storesOfUser } from './switch';
@@ -67,6 +68,21 @@ async function consoleGrant(ctx: Ctx, userId: string, storeId: string): Promise<
   return row.id;
 }
 
+/**
+ * What the console may show a role: the operations its scopes allow (so a page asks
+ * `c.may('products.create_product')` and names no scope), and the roles it may give members (only
+ * an owner gives or takes the owner role). Once per registry and role, like roleScopes.
+ */
+const byRegistry = new WeakMap<Registry, Map<Role, { operations: string[]; assignable_roles: string[] }>>();
+function consoleAccess(registry: Registry, role: Role) {
+  let roles = byRegistry.get(registry);
+  if (!roles) byRegistry.set(registry, (roles = new Map()));
+  let access = roles.get(role);
+  if (!access)
+    roles.set(role, (access = { operations: userOperations(registry, roleScopes(registry, role)), assignable_roles: assignableRoles(role) }));
+  return access;
+}
+
 export const consoleActions = {
   console_session: action({
     kind: 'read',
@@ -105,7 +121,8 @@ export const consoleActions = {
         { iss: base, sub: user.userId, aud: base, store: input.store_id, scope: scopes.join(' '), client_id: CONSOLE_CLIENT, gid },
         ttl,
       );
-      return jsonResponse(200, { access_token, token_type: 'Bearer', expires_in: ttl, store_id: input.store_id, role, scopes });
+      const access = consoleAccess(ctx.registry, role);
+      return jsonResponse(200, { access_token, token_type: 'Bearer', expires_in: ttl, store_id: input.store_id, role, scopes, ...access });
     },
   }),
   console_logout: action({

@@ -165,6 +165,7 @@ describe('a fresh clone (issue 44)', () => {
       const exited = server.exited.then(async (code) => {
         throw new Error(`svc serve exited ${code}: ${await new Response(server.stderr).text()}`);
       });
+      exited.catch(() => {}); // once it is up, its exit at the end is expected
       await Promise.race([waitFor(`http://127.0.0.1:${port}/health`, 90_000), exited]);
       const page = await fetch(`http://127.0.0.1:${port}/console`);
       expect(page.status).toBe(200);

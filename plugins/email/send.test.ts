@@ -250,7 +250,7 @@ test('at start-up, a missing SMTP_URL is named in a warning', async () => {
   await started?.stop();
   expect(lines.join('\n')).toContain('SMTP_URL is not set');
   lines.length = 0;
-  const quiet = await email.start!({ ...deps, config: { smtp_url: 'smtp://127.0.0.1:25' } });
+  const quiet = await email.start!({ ...deps, config: { smtp_url: 'smtp://127.0.0.1:25', from: 'noreply@svc.test' } });
   await quiet?.stop();
   expect(lines).toEqual([]);
 });

@@ -133,7 +133,6 @@ export const roleErrors = {
     type: 'permission_error' as const,
     description: "The credential is not an OAuth access token (a user's session).",
   },
-  public_url_required: { status: 400, type: 'invalid_request_error' as const, description: 'The server needs SVC_PUBLIC_URL for this.' },
   not_a_member: {
     status: 403,
     type: 'permission_error' as const,

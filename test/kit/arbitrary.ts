@@ -175,17 +175,18 @@ function arrayInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
 
 /** Record-like parts of an object schema: patternProperties, and additionalProperties given as a schema. */
 function extraProps(s: Schema, opts: ArbOptions): Arbitrary<Record<string, unknown>> | undefined {
-  const maxKeys = Math.min(s.maxProperties ?? 4, 4);
+  const maxKeys = Math.max(Math.min(s.maxProperties ?? 4, 4), s.minProperties ?? 0);
+  const minKeys = s.minProperties ?? 0;
   const [pattern, valueSchema] = Object.entries<Schema>(s.patternProperties ?? {})[0] ?? [];
   if (pattern) {
     const key =
       pattern === '^(.*)$' || pattern === '^.*$'
         ? fc.string({ minLength: 1, maxLength: 12 })
         : stringValid({ type: 'string', pattern, maxLength: 40 }, opts);
-    return fc.dictionary(key, valid(valueSchema, opts), { maxKeys });
+    return fc.dictionary(key, valid(valueSchema, opts), { minKeys, maxKeys });
   }
   if (s.additionalProperties && typeof s.additionalProperties === 'object')
-    return fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/), valid(s.additionalProperties, opts), { maxKeys });
+    return fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/), valid(s.additionalProperties, opts), { minKeys, maxKeys });
   return undefined;
 }
 
@@ -282,3 +283,46 @@ export function invalid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknow
 /** Mostly valid values, a good share invalid: the fuzz sweep's input for one call. */
 export const mixed = (schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown> =>
   fc.oneof({ weight: 3, arbitrary: valid(schema, opts) }, { weight: 2, arbitrary: invalid(schema, opts) });
+
+/**
+ * The smallest bodies a client generator builds from the schema alone: required fields only, at
+ * every level, and what an `if`/`then` asks for when its `if` holds (the schema's allOf). What
+ * the schema states is all that is used, so a body the server refuses is a rule the schema lacks.
+ */
+export function requiredOnly(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown> {
+  const s = schema ?? {};
+  if (s.const !== undefined || Array.isArray(s.enum)) return valid(s, opts);
+  if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((m: Schema) => requiredOnly(m, opts)));
+  if (Array.isArray(s.oneOf)) return fc.oneof(...s.oneOf.map((m: Schema) => requiredOnly(m, opts)));
+  if (s.type === 'array') {
+    const min = s.minItems ?? 0;
+    return fc.array(s.items ? requiredOnly(s.items, opts) : fc.jsonValue({ maxDepth: 1 }), { minLength: min, maxLength: Math.max(min, 1) });
+  }
+  if (s.type !== 'object' || !s.properties || !Object.keys(s.properties).length) return valid(s, opts);
+  const props: Record<string, Schema> = s.properties;
+  const pick = (names: string[]) => fc.record(Object.fromEntries(names.filter((k) => props[k]).map((k) => [k, requiredOnly(props[k], opts)])));
+  const conditions: Schema[] = (s.allOf ?? []).filter((m: Schema) => m.if && m.then);
+  return pick(s.required ?? []).chain((base) => {
+    // Each condition whose `if` holds adds its required fields (and their own required ones).
+    const extra = conditions
+      .filter((c) => holds(c.if, base))
+      .map((c) => {
+        // An anyOf of requirements is met by its first.
+        const names: string[] = [...(c.then.required ?? []), ...(c.then.anyOf?.[0]?.required ?? [])].filter((k: string) => !(k in base));
+        return fc.record(Object.fromEntries(names.map((k) => [k, requiredOnly({ ...props[k], ...(c.then.properties?.[k] ?? {}) }, opts)])));
+      });
+    return extra.length ? fc.tuple(...extra).map((parts) => Object.assign({ ...base }, ...parts)) : fc.constant({ ...base });
+  });
+}
+
+/** Whether an `if` of the form the schemas use (properties with enum/const, required) holds. */
+function holds(cond: Schema, value: Record<string, unknown>): boolean {
+  if (cond.not) return !holds(cond.not, value);
+  if ((cond.required ?? []).some((k: string) => !(k in value))) return false;
+  return Object.entries<Schema>(cond.properties ?? {}).every(([k, p]) => {
+    if (!(k in value)) return true;
+    if (p.const !== undefined) return value[k] === p.const;
+    if (Array.isArray(p.enum)) return p.enum.includes(value[k]);
+    return true;
+  });
+}

@@ -42,7 +42,16 @@ const param = (pointer: string, extra?: string) =>
 export function conditionalFailure(schema: TSchema, input: unknown): { message: string; param: string | null } | undefined {
   const check = conditionalCheck(schema);
   if (!check || check(input)) return undefined;
-  const e = (check.errors ?? []).find((x: ErrorObject) => x.keyword !== 'if') ?? check.errors?.[0];
+  const errs = check.errors ?? [];
+  // "one of these fields" (anyOf of requirements): said as a whole, naming the last of them.
+  const any = errs.find((x: ErrorObject) => x.keyword === 'anyOf');
+  if (any) {
+    const branches = (any.schema as { required?: string[] }[]) ?? [];
+    const p = param(any.instancePath, branches.at(-1)?.required?.[0]) || null;
+    const why = (any.parentSchema as { errorMessage?: string } | undefined)?.errorMessage ?? 'is missing';
+    return { message: `Missing ${branches.map((b) => b.required?.join(' and ')).join(' or ')}: ${why}.`, param: p };
+  }
+  const e = errs.find((x: ErrorObject) => x.keyword !== 'if') ?? errs[0];
   if (!e) return { message: 'Invalid request.', param: null };
   if (e.keyword === 'required') {
     const p = param(e.instancePath, String(e.params.missingProperty));

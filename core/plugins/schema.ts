@@ -42,7 +42,7 @@ export const WebUrl = (description: string, opts: { maxLength?: number; httpsOnl
     pattern: opts.httpsOnly ? '^[Hh][Tt][Tt][Pp][Ss]://' : '^[Hh][Tt][Tt][Pp][Ss]?://',
     minLength: 1,
     maxLength: opts.maxLength ?? 2048,
-    errorMessage: opts.httpsOnly ? 'must be an https URL' : 'must be an http or https URL',
+    errorMessage: opts.httpsOnly ? 'must use https (an absolute https URL)' : 'must be an absolute http or https URL',
     description,
   });
 

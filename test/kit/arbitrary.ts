@@ -195,8 +195,28 @@ function objectValid(s: Schema, opts: ArbOptions): Arbitrary<Record<string, unkn
   const record = fc.record(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, valid(p, opts)])), { requiredKeys: s.required ?? [] });
   const extra = extraProps(s, opts);
   // Plain objects: fc.record's have no prototype, which JSON does not care about but tests might.
-  if (!extra) return record.map((r) => ({ ...r }));
-  return fc.tuple(extra, record).map(([e, r]) => ({ ...e, ...r }));
+  const plain = extra ? fc.tuple(extra, record).map(([e, r]) => ({ ...e, ...r })) : record.map((r) => ({ ...r }));
+  return withConditions(s, plain, opts);
+}
+
+/**
+ * The object's if/then conditions met: when an `if` holds, the fields its `then` requires are
+ * added (the first of an anyOf of requirements) and the fields it forbids (`not: {}`) dropped.
+ */
+function withConditions(s: Schema, arb: Arbitrary<Record<string, unknown>>, opts: ArbOptions): Arbitrary<Record<string, unknown>> {
+  const conditions: Schema[] = (s.allOf ?? []).filter((m: Schema) => m.if && m.then);
+  if (!conditions.length) return arb;
+  const props: Record<string, Schema> = s.properties ?? {};
+  return arb.chain((value) => {
+    const met = conditions.filter((c) => holds(c.if, value));
+    const v = { ...value };
+    for (const c of met) for (const [k, p] of Object.entries<Schema>(c.then.properties ?? {})) if (p.not && !Object.keys(p.not).length) delete v[k];
+    const adds = met.map((c) => {
+      const names: string[] = [...(c.then.required ?? []), ...(c.then.anyOf?.[0]?.required ?? [])].filter((k: string) => !(k in v));
+      return fc.record(Object.fromEntries(names.map((k) => [k, valid({ ...props[k], ...(c.then.properties?.[k] ?? {}) }, opts)])));
+    });
+    return adds.length ? fc.tuple(...adds).map((parts) => Object.assign({ ...v }, ...parts)) : fc.constant(v);
+  });
 }
 
 function objectInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
@@ -229,7 +249,9 @@ export function valid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown>
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((m: Schema) => valid(m, opts)));
   if (Array.isArray(s.oneOf)) return fc.oneof(...s.oneOf.map((m: Schema) => valid(m, opts)));
-  if (Array.isArray(s.allOf)) return fc.tuple(...s.allOf.map((m: Schema) => valid(m, opts))).map((parts) => Object.assign({}, ...parts));
+  // An object's allOf holds its if/then conditions (objectValid meets them); elsewhere it is an intersection.
+  if (Array.isArray(s.allOf) && !s.properties)
+    return fc.tuple(...s.allOf.map((m: Schema) => valid(m, opts))).map((parts) => Object.assign({}, ...parts));
   switch (s.type) {
     case 'null':
       return fc.constant(null);
@@ -258,7 +280,7 @@ export function invalid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknow
       fc.string({ maxLength: 8 }).filter((v) => !s.enum.includes(v)),
       fc.integer(),
     );
-  const members: Schema[] | undefined = s.anyOf ?? s.oneOf ?? s.allOf;
+  const members: Schema[] | undefined = s.anyOf ?? s.oneOf ?? (s.properties ? undefined : s.allOf);
   if (members) return fc.oneof(...members.map((m) => invalid(m, opts)));
   switch (s.type) {
     case 'null':

@@ -154,19 +154,26 @@ describe('a fresh clone (issue 44)', () => {
     symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'));
     expect(existsSync(join(clone, 'console', 'dist'))).toBe(false);
 
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const server = Bun.spawn(['npx', 'svc', 'serve', '--port', String(port)], {
+    // Port 0: the system picks a free one, and the start-up line says which (a fixed guess could
+    // be taken by another process on a shared machine).
+    const server = Bun.spawn(['npx', 'svc', 'serve'], {
       cwd: clone,
-      env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: join(clone, 'data'), SVC_HOST: '127.0.0.1' },
+      env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: join(clone, 'data'), SVC_HOST: '127.0.0.1', PORT: '0' },
       stdout: 'pipe',
       stderr: 'pipe',
     });
+    let log = '';
+    for (const stream of [server.stdout, server.stderr])
+      void (async () => {
+        for await (const chunk of stream) log += new TextDecoder().decode(chunk);
+      })();
     try {
-      const exited = server.exited.then(async (code) => {
-        throw new Error(`svc serve exited ${code}: ${await new Response(server.stderr).text()}`);
-      });
-      exited.catch(() => {}); // once it is up, its exit at the end is expected
-      await Promise.race([waitFor(`http://127.0.0.1:${port}/health`, 90_000), exited]);
+      let port = '';
+      for (const until = Date.now() + 90_000; !port; await Bun.sleep(100)) {
+        port = /listening on http:\/\/[^\s:]+:(\d+)/.exec(log)?.[1] ?? '';
+        if (!port && (server.exitCode !== null || Date.now() > until)) throw new Error(`svc serve did not start:\n${log}`);
+      }
+      expect(log).toContain('building the console');
       const page = await fetch(`http://127.0.0.1:${port}/console`);
       expect(page.status).toBe(200);
       const html = await page.text();

@@ -26,7 +26,8 @@ export type {
   RestMapping,
   Store,
 } from './plugins/contract';
-export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
+export { Deleted, Email, Input, ListOf, ListParams, Origin, Timestamp, Uuid, WebUrl, When } from './plugins/schema';
+export { EMAIL_ADDRESS, isWebUrl, ORIGIN_PATTERN } from './plugins/formats';
 export { checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter, MetadataPatch } from './plugins/metadata';
 export { containing, DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError } from './errors';

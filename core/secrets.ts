@@ -115,7 +115,7 @@ function fileKey(dataDir: string): Buffer {
 
 /**
  * The box for an environment: SVC_SECRET_KEY if set, else the generated key file on the
- * embedded database, else (PostgreSQL without a key) a 503 secret_key_missing.
+ * embedded database, else (PostgreSQL without a key) a 400 provider_not_configured naming it.
  */
 export function loadSecretBox(env: Record<string, string | undefined>, dataDir: string): SecretBox {
   const raw = env.SVC_SECRET_KEY?.trim();
@@ -127,10 +127,7 @@ export function loadSecretBox(env: Record<string, string | undefined>, dataDir: 
   }
   // Same "empty means unset" rule as core/config.ts.
   if (env.DATABASE_URL) {
-    throw errors.unavailable(
-      'secret_key_missing',
-      'Tool secrets need SVC_SECRET_KEY (32 bytes, base64 or hex) when svc runs on PostgreSQL; every node must share it.',
-    );
+    throw errors.notConfigured('SVC_SECRET_KEY', 'secrets are sealed with it on PostgreSQL (32 bytes, base64 or hex, the same on every node)');
   }
   return new SecretBox(fileKey(dataDir));
 }

@@ -3,6 +3,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { errors, SvcError } from '../errors';
 import { explain } from './messages';
+import { conditionalFailure } from './conditional';
+import './formats';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef, type Principal, type Store } from './contract';
 import type { Clock } from '../clock';
 import { newRequestId } from '../ids';
@@ -103,6 +105,9 @@ export function validateInput(schema: TSchema, input: unknown): void {
   if (checker.Check(input)) {
     const bad = unstorable(input);
     if (bad) throw errors.validation(`Invalid ${bad.join('.')}: text may not contain NUL characters or unpaired surrogates.`, bad.join('.'));
+    // if/then rules (TypeBox does not evaluate them), checked from the same schema.
+    const unmet = conditionalFailure(schema, input);
+    if (unmet) throw errors.validation(unmet.message, unmet.param);
     return;
   }
   const first = firstInDocumentOrder(checker.Errors(input), input);

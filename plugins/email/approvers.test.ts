@@ -74,3 +74,27 @@ test('a held execution is mailed to its approvers within seconds, without waitin
     await started!.stop();
   }
 });
+
+test('without SVC_EMAIL_FROM approver email is off: said once at start, never by the minute sweep', async () => {
+  const w = await world([openai.tools(createCall()), openai.text('No answer.')]);
+  const { h } = w;
+  const email = h.registry.plugins.find((p) => p.name === 'email')!;
+  const logged: string[] = [];
+  const log = createLogger({ sink: (line) => void logged.push(line) });
+  const config = { ...h.registry.configOf('email'), from: undefined, smtp_url: 'smtp://127.0.0.1:25' };
+  const printed: string[] = [];
+  const started = await email.start!({
+    db: h.db,
+    clock: h.clock,
+    registry: h.registry,
+    log,
+    config,
+    role: 'api',
+    print: (l) => void printed.push(l),
+  });
+  await started?.stop();
+  expect(printed.filter((l) => l.includes('SVC_EMAIL_FROM'))).toHaveLength(1);
+  const job = email.jobs!.find((j) => j.name === 'approvers')!;
+  for (let minute = 0; minute < 3; minute++) await job.run({ db: h.db, clock: h.clock, registry: h.registry, log, config }, []);
+  expect(logged.filter((l) => l.includes('SVC_EMAIL_FROM') || l.includes('approver email'))).toEqual([]);
+});

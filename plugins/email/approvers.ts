@@ -36,7 +36,8 @@ function body(e: Row, link: string | null, escalated: boolean) {
 
 export async function notifyApprovers(deps: JobDeps) {
   const { db, clock, log, config, registry } = deps;
-  if (!config.from) return void log.warn('approver email off: SVC_EMAIL_FROM is not set');
+  // Without a sender there is no approver mail; the start said so once (index.ts), not every minute.
+  if (!config.from) return;
   const pending = await db.query(
     `SELECT e.id, e.store_id, e.tool, e.action, e.agent_name, e.source, e.input::text AS input, e.expires_at,
             coalesce(e.approval->>'group', 'default') AS grp, coalesce((e.approval->>'escalated')::boolean, false) AS escalated,

@@ -20,7 +20,8 @@ export const targets = (domainId: string, zone: string) => ({
 export const dkimTxt = (publicKey: string) => `v=DKIM1; k=rsa; p=${publicKey}`;
 export const DMARC_POLICY = 'v=DMARC1; p=none; adkim=r; aspf=r';
 
-export function dnsRecords(r: Row, zone: string, publicUrl?: string) {
+export function dnsRecords(r: Row, zone: string | undefined, publicUrl?: string) {
+  if (!zone) return [];
   const t = targets(r.id, zone);
   const trackingHost = publicUrl ? new URL(publicUrl).hostname : `track.${zone}`;
   return [
@@ -31,7 +32,7 @@ export function dnsRecords(r: Row, zone: string, publicUrl?: string) {
   ];
 }
 
-export function toDomain(r: Row, zone: string, publicUrl?: string) {
+export function toDomain(r: Row, zone: string | undefined, publicUrl?: string) {
   const f = r.findings ?? {};
   return {
     object: 'email_domain' as const,
@@ -47,16 +48,19 @@ export function toDomain(r: Row, zone: string, publicUrl?: string) {
   };
 }
 
-/** SVC_EMAIL_DNS_ZONE, or 503 naming it: without a zone there is nowhere for the CNAMEs to point. */
+/** SVC_EMAIL_DNS_ZONE, lower case without its final dot, if the operator set it (reads show no records without it). */
+export const zoneIfSet = (ctx: { config: EmailSettings }): string | undefined =>
+  ctx.config.dns_zone?.replace(/\.$/, '').toLowerCase() || undefined;
+
+/** SVC_EMAIL_DNS_ZONE, or 400 naming it: without a zone there is nowhere for the CNAMEs to point. */
 export function zoneOf(ctx: { config: EmailSettings }): string {
-  const zone = ctx.config.dns_zone;
-  if (!zone) {
-    throw errors.unavailable(
-      'provider_not_configured',
-      'Sending domains need SVC_EMAIL_DNS_ZONE: the DNS zone this instance serves (SVC_DNS_LISTEN) for DKIM and DMARC records.',
+  const zone = zoneIfSet(ctx);
+  if (!zone)
+    throw errors.notConfigured(
+      'SVC_EMAIL_DNS_ZONE',
+      'sending domains need the DNS zone this instance serves (SVC_DNS_LISTEN) for their DKIM and DMARC records',
     );
-  }
-  return zone.replace(/\.$/, '').toLowerCase();
+  return zone;
 }
 
 export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>) {
@@ -80,10 +84,10 @@ export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>)
 
 export const domainRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'email_domains', storeId: ctx.store.id, id, noun: 'email domain' });
 
-export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.registry.site.publicUrl);
+export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneIfSet(ctx), ctx.registry.site.publicUrl);
 
 export const listDomains = (ctx: Ctx, input: Static<typeof DomainQuery>) => {
-  const zone = zoneOf(ctx);
+  const zone = zoneIfSet(ctx);
   return listPage(ctx, { table: 'email_domains', path: '/email/domains', input }, (rows) =>
     rows.map((r) => toDomain(r, zone, ctx.registry.site.publicUrl)),
   );

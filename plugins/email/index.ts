@@ -69,7 +69,9 @@ export default definePlugin({
     { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
   ],
   start: async ({ db, clock, log, registry, config, role, print }) => {
+    // Missing optional settings are said once, here at start (never by a job every minute).
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
+    if (!config.from) print('email: SVC_EMAIL_FROM is not set: approver email is off, and every send must give its own from.');
     // (Opens waiting for their batch are written by the core at shutdown: opens.ts.)
     const stops: (() => unknown)[] = [closeTransports];
     // Approvers are mailed when an execution is held, where jobs run (the minute's sweep remains).

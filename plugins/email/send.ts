@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { errors, type Ctx, type Plan } from '../../core/sdk';
+import { EMAIL_ADDRESS, errors, type Ctx, type Plan } from '../../core/sdk';
 import type { EmailSettings } from './config';
 import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
@@ -11,11 +11,8 @@ import { trackedContent, unsubscribeUrl } from './links';
 /** Messages a store may send per hour, by plan (README, Email: limits). */
 export const HOURLY_LIMIT: Record<Plan, number> = { free: 100, starter: 1_000, pro: 10_000, enterprise: 100_000 };
 
-// Deliberately plain: a local part without spaces or angle brackets, a dotted host of DNS labels.
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
-
 export function checkAddress(value: string, param: string): string {
-  if (!ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);
+  if (!EMAIL_ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);
   return value.toLowerCase();
 }
 

@@ -18,7 +18,13 @@ export async function receiveHttp(ctx: InboxCtx, input: { body?: Uint8Array }) {
   const secret = ctx.config.inbound_secret;
   const domain = emailSettings(ctx.registry).inbound_domain;
   if (!secret || !domain) {
-    return refuse(503, 'provider_not_configured', `Inbound mail needs ${!secret ? 'SVC_INBOUND_SECRET' : 'SVC_EMAIL_INBOUND_DOMAIN'}.`);
+    // A setting the operator has not made: 400 like errors.notConfigured (a retry cannot heal it).
+    const setting = !secret ? 'SVC_INBOUND_SECRET' : 'SVC_EMAIL_INBOUND_DOMAIN';
+    return refuse(
+      400,
+      'provider_not_configured',
+      `${setting} is not set on this server: inbound mail needs it. The operator sets it (docs/configuration.md).`,
+    );
   }
   const headers = ctx.http?.request.headers;
   const ts = headers?.get('x-svc-timestamp') ?? '';

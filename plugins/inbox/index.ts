@@ -2,10 +2,10 @@ import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_inbox.sql' with { type: 'text' };
 import { receiveAction } from './http-inbound';
 import { startSmtpListener } from './listener';
-import { AssignInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
+import { AssignInput, InboxSettings, NoInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
 import { emailSettings, Message } from '../email/public';
 import { InboxConfig } from './config';
-import { createThread, getThread, listThreads, reply, updateThread } from './threads';
+import { createThread, getInbox, getThread, listThreads, reply, updateThread } from './threads';
 
 /** A thread for the sweeps: no action makes one (mail does). */
 const threadExample = async ({ ctx }: { ctx: { db: any; store: { id: string }; clock: { now(): Date } } }) => ({
@@ -40,6 +40,15 @@ export default definePlugin({
     return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print, await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key));
   },
   actions: {
+    get_inbox: action({
+      kind: 'read',
+      description:
+        "The store's inbox address (forward support@ of the shop to it: each conversation becomes a thread) and how many threads are open.",
+      input: NoInput,
+      output: InboxSettings,
+      rest: { method: 'GET', path: '/email/inbox' },
+      handler: getInbox,
+    }),
     list_threads: action({
       kind: 'read',
       description: 'List email threads with customers, newest first; filter by status (open, closed).',

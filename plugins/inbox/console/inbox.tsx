@@ -27,6 +27,19 @@ export function InboxPage() {
   return c.arg ? <ThreadView id={c.arg} /> : <Threads />;
 }
 
+/** Where the store's mail is forwarded to, so a merchant can point support@ at it. */
+function InboxAddress() {
+  const { data } = useResource('/email/inbox');
+  if (!data) return null;
+  return data.inbox_address ? (
+    <p class="inbox-address">
+      Forward your shop's support mail to <code>{data.inbox_address}</code>: each conversation becomes a thread here.
+    </p>
+  ) : (
+    <p class="inbox-address sub">No inbox address yet: the server needs SVC_EMAIL_INBOUND_DOMAIN for mail to arrive.</p>
+  );
+}
+
 function Threads() {
   const [status, setStatus] = useState<ThreadStatus | ''>('open');
   // A status picked is applied at once (no submit button): the list reloads with it.
@@ -34,6 +47,7 @@ function Threads() {
   return (
     <>
       <PageHeader title="Inbox" />
+      <InboxAddress />
       <div class="filters">
         <Select label="Status" value={status} onValue={setStatus} options={['open', 'closed', ['', 'any']]} />
       </div>

@@ -49,8 +49,7 @@ export function toDomain(r: Row, zone: string | undefined, publicUrl?: string) {
 }
 
 /** SVC_EMAIL_DNS_ZONE, lower case without its final dot, if the operator set it (reads show no records without it). */
-export const zoneIfSet = (ctx: { config: EmailSettings }): string | undefined =>
-  ctx.config.dns_zone?.replace(/\.$/, '').toLowerCase() || undefined;
+export const zoneIfSet = (ctx: { config: EmailSettings }): string | undefined => ctx.config.dns_zone?.replace(/\.$/, '').toLowerCase() || undefined;
 
 /** SVC_EMAIL_DNS_ZONE, or 400 naming it: without a zone there is nowhere for the CNAMEs to point. */
 export function zoneOf(ctx: { config: EmailSettings }): string {

@@ -18,6 +18,7 @@ import reviews from './reviews';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
+import store from './store';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -40,6 +41,7 @@ export const pluginList: PluginDef[] = [
   users,
   api_keys,
   svc_stores,
+  store,
   svc_login,
   qr_codes,
   email,

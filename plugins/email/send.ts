@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { errors, type Ctx, type Plan } from '../../core/sdk';
+import { errors, PLAN_LIMITS, type Ctx, type Plan } from '../../core/sdk';
 import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
@@ -8,7 +8,9 @@ import { mergeVariables, renderVersion, storeVariables, templateVersion } from '
 import { trackedContent, unsubscribeUrl } from './links';
 
 /** Messages a store may send per hour, by plan (README, Email: limits). */
-export const HOURLY_LIMIT: Record<Plan, number> = { free: 100, starter: 1_000, pro: 10_000, enterprise: 100_000 };
+export const HOURLY_LIMIT = Object.fromEntries(
+  Object.entries(PLAN_LIMITS).map(([plan, l]) => [plan, l.emails_per_hour ?? Number.MAX_SAFE_INTEGER]),
+) as Record<Plan, number>;
 
 // Deliberately plain: a local part without spaces or angle brackets, a dotted host of DNS labels.
 const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;

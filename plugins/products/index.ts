@@ -46,7 +46,7 @@ const products = definePlugin({
     { id: 'products/004_sku_space', sql: migration004 },
     { id: 'products/005_search_pending_list', sql: migration005 },
   ],
-  requires: ['inventory'],
+  requires: ['inventory', 'store'],
   actions: {
     list_products: action({
       kind: 'read',

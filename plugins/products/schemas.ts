@@ -7,7 +7,11 @@ const PricingInput = Input({
   retail: Money("Selling price in the currency's major unit, with at most its decimals (USD 2, JPY 0, KWD 3)."),
   compare_at: Type.Optional(Money('Former price, shown struck through.')),
   currency: Type.Optional(
-    Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' }),
+    Type.String({
+      pattern: '^[A-Z]{3}$',
+      errorMessage: 'must be an ISO 4217 currency code, e.g. USD',
+      description: "ISO 4217 code; default: the store's currency setting (USD unless changed).",
+    }),
   ),
 });
 

@@ -4,7 +4,6 @@ import {
   checkCurrency,
   checkMetadata,
   dateRangeFilters,
-  DEFAULT_CURRENCY,
   errors,
   fromMinor,
   jsonParam,
@@ -21,6 +20,7 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
+import { storeSettings } from '../store/public';
 import { firstStockCtes, setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 import { searchPage } from './search';
@@ -116,7 +116,8 @@ const FIRST_STOCK = firstStockCtes({ storeId: '$1', quantity: '$10', now: '$11' 
 
 async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, metadata: Record<string, string>): Promise<Row> {
   const p = input.pricing_data;
-  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
+  // Without one, the store's currency setting (one indexed read, only then).
+  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : (await storeSettings(ctx.db, ctx.store.id)).currency;
   const now = ctx.clock.now();
   // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
   // action is declared `atomic`): the product, and its first stock (inventory's firstStockCtes).

@@ -19,6 +19,7 @@ import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
 import store from './store';
+import coupons from './coupons';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -34,6 +35,7 @@ export const pluginList: PluginDef[] = [
   customers,
   collections,
   reviews,
+  coupons,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -23,6 +23,19 @@ interface RefundedLine {
   amount_minor: number;
 }
 
+/**
+ * What `quantity` more units of a line give back: their share of what was paid for the line
+ * (after its discounts, with its tax when added on top), taken as the difference of two
+ * cumulative half-up shares, so the refunds of every unit add up to exactly what was paid.
+ */
+function paidFor(item: Row, quantity: number) {
+  const paid = BigInt(item.amount_paid_minor ?? item.total_minor);
+  const units = BigInt(item.quantity);
+  const share = (q: number) => (2n * paid * BigInt(q) + units) / (2n * units);
+  const before = Number(item.quantity_refunded);
+  return Number(share(before + quantity) - share(before));
+}
+
 /** The units refunded: the lines asked for (repeats of one line add up), or for a full refund every unit not yet refunded. */
 function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: boolean): RefundedLine[] {
   if (!input.lines) {
@@ -30,7 +43,7 @@ function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: b
     return items
       .filter((i) => Number(i.quantity) > Number(i.quantity_refunded))
       .map((item) => ({ item, quantity: Number(item.quantity) - Number(item.quantity_refunded), amount_minor: 0 }))
-      .map((l) => ({ ...l, amount_minor: Number(l.item.unit_price_minor) * l.quantity }));
+      .map((l) => ({ ...l, amount_minor: paidFor(l.item, l.quantity) }));
   }
   const byId = new Map(items.map((i) => [String(i.id).toLowerCase(), i]));
   const wanted = new Map<string, RefundedLine>();
@@ -46,7 +59,7 @@ function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: b
         `Line '${item.id}' (${item.name}) has ${left} of ${item.quantity} units left to refund; ${entry.quantity} asked.`,
         `lines.${n}.quantity`,
       );
-    entry.amount_minor = Number(item.unit_price_minor) * entry.quantity;
+    entry.amount_minor = paidFor(item, entry.quantity);
     wanted.set(item.id, entry);
   }
   return [...wanted.values()];

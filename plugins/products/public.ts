@@ -4,7 +4,7 @@
  * the existence check every resource-owning plugin offers. A plugin that imports this file
  * declares `requires: ['products']`.
  */
-import { existingIds, type Db } from '../../core/sdk';
+import { errors, existingIds, type Db } from '../../core/sdk';
 import { toProduct } from './store';
 
 export { Product } from './schemas';
@@ -23,4 +23,73 @@ export async function liveProducts(db: Db, storeId: string, ids: readonly string
   ]);
   for (const r of rows) found.set(r.id, toProduct(r));
   return found;
+}
+
+/** A line to price: what orders, coupons and tax are given. */
+export interface LineRequest {
+  product_id: string;
+  variant_id?: string;
+  quantity: number;
+}
+
+/** A line priced at the catalog's current price, with what discounts and tax need to know of it. */
+export interface PricedLine {
+  product_id: string;
+  variant_id: string | null;
+  quantity: number;
+  unit_price_minor: number;
+  amount_minor: number;
+  currency: string;
+  tax_class: string;
+}
+
+/**
+ * Prices lines as an order would (coupons' validate, tax's calculate_tax): every product a live,
+ * active one of the store (404 / 400 naming `line_items.<n>.product_id`), a variable product's
+ * line naming one of its active variants (`line_items.<n>.variant_id`), one currency for all.
+ * Two queries whatever the number of lines; nothing is locked or taken.
+ */
+export async function pricedLines(db: Db, storeId: string, lines: readonly LineRequest[], param = 'line_items'): Promise<PricedLine[]> {
+  const ids = [...new Set(lines.map((l) => l.product_id.toLowerCase()))];
+  const products = new Map(
+    (await db.query('SELECT * FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [storeId, ids])).map((r) => [
+      r.id,
+      r,
+    ]),
+  );
+  const variantIds = [...new Set(lines.flatMap((l) => (l.variant_id ? [l.variant_id.toLowerCase()] : [])))];
+  const variants = new Map(
+    variantIds.length
+      ? (
+          await db.query('SELECT * FROM product_variants WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [storeId, variantIds])
+        ).map((r) => [r.id, r])
+      : [],
+  );
+  const priced = lines.map((l, n) => {
+    const p = products.get(l.product_id.toLowerCase());
+    if (!p) throw errors.notFound(`product: '${l.product_id}'`, `${param}.${n}.product_id`);
+    if (p.status !== 'active') throw errors.validation(`Product '${p.id}' is not active and cannot be ordered.`, `${param}.${n}.product_id`);
+    let unit = Number(p.price_minor);
+    let variantId: string | null = null;
+    const vParam = `${param}.${n}.variant_id`;
+    if (p.type === 'variable') {
+      if (!l.variant_id) throw errors.validation(`Missing ${vParam}: product '${p.id}' has variants; say which one.`, vParam);
+      const v = variants.get(l.variant_id.toLowerCase());
+      if (!v || v.product_id !== p.id) throw errors.notFound(`variant: '${l.variant_id}'`, vParam);
+      if (v.status !== 'active') throw errors.validation(`Variant '${v.id}' is not active and cannot be ordered.`, vParam);
+      unit = Number(v.price_minor);
+      variantId = v.id;
+    } else if (l.variant_id !== undefined) throw errors.validation(`Invalid ${vParam}: product '${p.id}' has no variants.`, vParam);
+    return {
+      product_id: p.id,
+      variant_id: variantId,
+      quantity: l.quantity,
+      unit_price_minor: unit,
+      amount_minor: unit * l.quantity,
+      currency: p.currency,
+      tax_class: p.tax_class ?? 'standard',
+    };
+  });
+  if (new Set(priced.map((l) => l.currency)).size > 1) throw errors.validation('All line items must share one currency.', param);
+  return priced;
 }

@@ -20,6 +20,7 @@ import email from './email';
 import inbox from './inbox';
 import store from './store';
 import coupons from './coupons';
+import tax from './tax';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -36,6 +37,7 @@ export const pluginList: PluginDef[] = [
   collections,
   reviews,
   coupons,
+  tax,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -117,3 +117,6 @@ export async function redeemCodes(db: Db, storeId: string, applied: AppliedCode[
     [storeId, applied.map((a) => a.coupon_id), order.id, order.customerId, order.now, applied.map((a) => a.amount_minor)],
   );
 }
+
+// The half-up arithmetic of percentages, shared with tax (which requires coupons).
+export { mulDivHalfUp, percentScaled } from './discount';

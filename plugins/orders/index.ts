@@ -46,7 +46,8 @@ const orders = definePlugin({
     { id: 'orders/006_discounts_tax', sql: migration006 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
-  requires: ['inventory', 'customers', 'store', 'coupons'],
+  // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
+  requires: ['inventory', 'customers', 'store', 'coupons', 'tax'],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { recordRefundTax } from '../tax/public';
 import { decimalsOf, errors, fail, fromMinor, jsonParam, listPage, toMinor, type Ctx, type Db, type Row } from '../../core/sdk';
 import { returnUnits, type Allocation } from '../inventory/public';
 import { toRefund } from './refund-rows';
@@ -136,6 +137,14 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
       now,
     ],
   );
+  // The tax report takes this refund's share of the order's tax back on today's date.
+  await recordRefundTax(ctx.db, ctx.store.id, {
+    orderId: order.id,
+    refundId: row.id,
+    amountMinor: amount,
+    orderTotalMinor: Number(order.total_minor),
+    at: now,
+  });
   await ctx.db.query('UPDATE orders SET amount_refunded_minor = amount_refunded_minor + $3, updated_at = $4 WHERE store_id = $1 AND id = $2', [
     ctx.store.id,
     order.id,

@@ -22,6 +22,7 @@ import { refundsByOrder } from './refund-rows';
 import { discountsOut, priceOrder } from './pricing';
 import { storeSettings } from '../store/public';
 import { redeemCodes } from '../coupons/public';
+import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
@@ -185,6 +186,8 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       customerId,
       currency,
       now,
+      // Taxed where it goes: the shipping address, else the billing one; neither, no tax.
+      address: details.shipping_address ?? details.billing_address ?? null,
       pricesIncludeTax: settings.prices_include_tax,
     });
     const [{ n }] = await tx.query<{ n: number }>(
@@ -220,6 +223,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       ],
     );
     await redeemCodes(tx, ctx.store.id, priced.discounts, { id: order.id, customerId, now });
+    await recordOrderTax(tx, ctx.store.id, { id: order.id, currency, status: order.status, at: now, taxLines: priced.taxLines });
     for (const [position, t] of ordered.entries()) {
       // A variant's line reads "Tee (M / red)" and carries the variant's SKU and price.
       const name = t.variant ? `${t.product.name} (${Object.values(t.variant.options).join(' / ')})` : t.product.name;
@@ -292,6 +296,7 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>, c
        WHERE store_id = $1 AND id = $2 RETURNING *`,
       [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now, cancelReason ?? null, ...set.params],
     );
+    if (status !== cur.status) await setOrderTaxStatus(tx, ctx.store.id, cur.id, status);
     const order = (await withItems(tx, [row]))[0];
     emitChanges(ctx, cur, order, set.params.length > 0);
     return order;

@@ -44,6 +44,7 @@ export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> 
     stock_quantity: Number(r.stock_quantity),
     stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
     metadata: r.metadata ?? {},
+    tax_class: r.tax_class ?? null,
     options: r.options ?? [],
     variants: variants.map((v) => toVariant(v, r.currency)),
     ...stamps(r),
@@ -125,8 +126,8 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
   const [created] = await unique(
     ctx.db.query(
       `WITH p AS (
-       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, metadata, options, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
+       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, metadata, options, created_at, updated_at, tax_class)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12::text::jsonb, $13::text::jsonb, $11, $11, $14) RETURNING *
      ), ${FIRST_STOCK}
      SELECT * FROM p`,
       [
@@ -143,6 +144,7 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
         now,
         jsonParam(metadata),
         jsonParam(input.options ?? []),
+        input.tax_class ?? null,
       ],
     ),
     { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) },
@@ -229,6 +231,7 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
               : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
         currency: p.currency === undefined ? undefined : currency,
         metadata,
+        tax_class: input.tax_class,
         updated_at: ctx.clock.now(),
       },
       { json: ['metadata'], after: 2 },

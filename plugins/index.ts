@@ -21,6 +21,7 @@ import inbox from './inbox';
 import store from './store';
 import coupons from './coupons';
 import tax from './tax';
+import wholesale from './wholesale';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -38,6 +39,7 @@ export const pluginList: PluginDef[] = [
   reviews,
   coupons,
   tax,
+  wholesale,
   webhooks_mgmt,
   agents,
   custom_tools,

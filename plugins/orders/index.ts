@@ -47,7 +47,8 @@ const orders = definePlugin({
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
-  requires: ['inventory', 'customers', 'store', 'coupons', 'tax'],
+  // wholesale: a customer's group prices.
+  requires: ['inventory', 'customers', 'store', 'coupons', 'tax', 'wholesale'],
   actions: {
     list_orders: action({
       kind: 'read',

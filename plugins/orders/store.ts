@@ -23,6 +23,7 @@ import { discountsOut, priceOrder } from './pricing';
 import { storeSettings } from '../store/public';
 import { redeemCodes } from '../coupons/public';
 import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
+import { unitPrices } from '../wholesale/public';
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
@@ -175,8 +176,20 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const settings = await storeSettings(tx, ctx.store.id);
     // Lines in the order given: codes and tax are worked out on them, and stored in that order.
     const ordered = [...taken].sort((a, b) => a.position - b.position);
-    const unitPrice = (t: (typeof taken)[number]) => Number((t.variant ?? t.product).price_minor);
-    const amounts = ordered.map((t) => unitPrice(t) * t.quantity);
+    // Retail, or less for a customer whose groups have wholesale prices (the lowest applies).
+    const units = await unitPrices(
+      tx,
+      ctx.store.id,
+      customerId,
+      ordered.map((t) => ({
+        product_id: t.product.id,
+        variant_id: t.variant?.id ?? null,
+        quantity: t.quantity,
+        unit_price_minor: Number((t.variant ?? t.product).price_minor),
+        currency: t.product.currency,
+      })),
+    );
+    const amounts = ordered.map((t, i) => units[i] * t.quantity);
     // Beyond 2^53 minor units the sum is no longer exact (and soon overflows bigint): refuse, never round.
     if (!Number.isSafeInteger(amounts.reduce((s, a) => s + a, 0))) throw errors.validation('The order total is too large.', 'line_items');
     const details = checkDetails(input);
@@ -241,7 +254,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
           name,
           (t.variant ?? t.product).sku,
           t.quantity,
-          unitPrice(t),
+          units[position],
           amounts[position],
           JSON.stringify(t.allocations),
           t.variant?.id ?? null,

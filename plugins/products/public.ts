@@ -93,3 +93,31 @@ export async function pricedLines(db: Db, storeId: string, lines: readonly LineR
   if (new Set(priced.map((l) => l.currency)).size > 1) throw errors.validation('All line items must share one currency.', param);
   return priced;
 }
+
+/** The product each of `variantIds` belongs to, for its live variants of live products (one query). */
+export async function variantProducts(db: Db, storeId: string, variantIds: readonly string[]) {
+  const out = new Map<string, string>();
+  if (!variantIds.length) return out;
+  const rows = await db.query<{ id: string; product_id: string }>(
+    `SELECT v.id, v.product_id FROM product_variants v JOIN products p ON p.id = v.product_id AND p.archived_at IS NULL
+     WHERE v.store_id = $1 AND v.id = ANY($2::uuid[]) AND v.archived_at IS NULL`,
+    [storeId, [...new Set(variantIds)]],
+  );
+  for (const r of rows) out.set(r.id, r.product_id);
+  return out;
+}
+
+/** What each SKU names among the store's live products and variants (SKUs are unique per store; one query). */
+export async function skuOwners(db: Db, storeId: string, skus: readonly string[]) {
+  const out = new Map<string, { product_id: string; variant_id: string | null }>();
+  if (!skus.length) return out;
+  const rows = await db.query<{ sku: string; product_id: string; variant_id: string | null }>(
+    `SELECT s.sku, coalesce(p.id, v.product_id) AS product_id, v.id AS variant_id FROM product_skus s
+     LEFT JOIN products p ON p.id = s.owner_id AND p.store_id = s.store_id AND p.archived_at IS NULL
+     LEFT JOIN product_variants v ON v.id = s.owner_id AND v.store_id = s.store_id AND v.archived_at IS NULL
+     WHERE s.store_id = $1 AND s.sku = ANY($2::text[]) AND (p.id IS NOT NULL OR v.id IS NOT NULL)`,
+    [storeId, [...new Set(skus)]],
+  );
+  for (const r of rows) out.set(r.sku, { product_id: r.product_id, variant_id: r.variant_id });
+  return out;
+}

@@ -9,7 +9,14 @@ export const StoreAddressInput = Input({
   line2: Type.Optional(Text(200)),
   city: Text(100),
   region: Type.Optional(Text(100, 'State, province or county.')),
-  postal_code: Type.Optional(Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 -]*[A-Za-z0-9])?$' })),
+  postal_code: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 16,
+      pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 -]*[A-Za-z0-9])?$',
+      errorMessage: 'must be a postal code (letters, digits, spaces and hyphens)',
+    }),
+  ),
   country: Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'must be a two-letter ISO 3166-1 country code in capitals, e.g. US' }),
 });
 const StoreAddress = Type.Object({

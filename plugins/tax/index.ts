@@ -1,7 +1,7 @@
 import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_tax.sql' with { type: 'text' };
 import { calculateTax } from './calculate';
-import { createRate, deleteRate, listRates, updateRate } from './rates';
+import { createRate, deleteRate, getRate, listRates, updateRate } from './rates';
 import { taxReport } from './report';
 import { Calculation, CalculateInput, Rate, RateCreate, RateDeleted, RateId, RateList, RateQuery, RateUpdate, Report, ReportInput } from './schemas';
 
@@ -48,6 +48,14 @@ const tax = definePlugin({
       output: RateList,
       rest: { method: 'GET', path: '/tax/rates' },
       handler: listRates,
+    }),
+    get_rate: action({
+      kind: 'read',
+      description: 'Fetch one tax rate.',
+      input: RateId,
+      output: Rate,
+      rest: { method: 'GET', path: '/tax/rates/:id' },
+      handler: (ctx, { id }) => getRate(ctx, id),
     }),
     get_report: action({
       kind: 'read',

@@ -32,6 +32,8 @@ function checkPercentage(p: number | undefined) {
     throw errors.validation('Invalid percentage: at most 4 decimal places.', 'percentage');
 }
 
+export const getRate = async (ctx: Ctx, id: string) => toRate(await row(ctx, id));
+
 export const listRates = (ctx: Ctx, input: Static<typeof RateQuery>) =>
   listPage(
     ctx,

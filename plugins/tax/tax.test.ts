@@ -29,6 +29,7 @@ describe('tax rates', () => {
     const ro = { 'x-api-key': await h.newKey(['commerce:read']) };
     expect((await h.call('GET', '/tax/rates?country=US', undefined, ro)).body.data.map((r: any) => r.id)).toEqual([made.body.id]);
     expect((await h.call('POST', '/tax/rates', { name: 'X', country: 'US', percentage: 1 }, ro)).status).toBe(403);
+    expect((await h.call('GET', `/tax/rates/${made.body.id}`, undefined, ro)).body).toEqual(made.body);
     const upd = await h.call('PATCH', `/tax/rates/${made.body.id}`, { percentage: 8.875, postal_code_prefix: '941 ' }, as);
     expect(upd.body).toMatchObject({ percentage: 8.875, postal_code_prefix: '941' });
     expect((await h.call('DELETE', `/tax/rates/${made.body.id}`, undefined, as)).body).toEqual({
@@ -40,6 +41,7 @@ describe('tax rates', () => {
     const other = await setup();
     const mine = await rate(h, { name: 'DE', country: 'DE', percentage: 19 });
     expect((await other.call('PATCH', `/tax/rates/${mine.id}`, { percentage: 1 })).status).toBe(404);
+    expect((await other.call('GET', `/tax/rates/${mine.id}`)).status).toBe(404);
   });
 
   test('rates never stack: a second rate for the same place and class is 409 rate_exists; bad input is 400', async () => {

@@ -114,6 +114,20 @@ describe('calculate_tax', () => {
     ]);
   });
 
+  test("a product's tax_class is set, changed and cleared (null: standard) and decides its rate", async () => {
+    const h = await setup();
+    const p = await mkProduct(h, 100, { tax_class: 'food' });
+    expect((await h.call('GET', `/products/${p}`)).body.tax_class).toBe('food');
+    await rate(h, { name: 'FR', country: 'FR', percentage: 20 });
+    await rate(h, { name: 'FR food', country: 'FR', percentage: 5.5, tax_class: 'food' });
+    const tax = async () =>
+      (await h.call('POST', '/tax/calculate', { line_items: [{ product_id: p, quantity: 1 }], shipping_address: { country: 'FR' } })).body.tax_total;
+    expect(await tax()).toBe(5.5);
+    expect((await h.call('PATCH', `/products/${p}`, { tax_class: null })).body.tax_class).toBeNull();
+    expect(await tax()).toBe(20);
+    expect((await h.call('PATCH', `/products/${p}`, { tax_class: 'Food' })).body.error.param).toBe('tax_class');
+  });
+
   test('prices that include tax: amount × p / (100 + p), and the total is not raised', async () => {
     const h = await setup();
     const p = await mkProduct(h, 11.9);

@@ -50,7 +50,7 @@ export const listCoupons = (ctx: Ctx, input: Static<typeof CouponQuery>) =>
   );
 
 /** Every id a restriction names must be a live resource of the store: 404 naming the first that is not. */
-async function checkIds(ids: string[], found: Set<string>, param: string) {
+function checkIds(ids: string[], found: Set<string>, param: string) {
   ids.forEach((id, n) => {
     if (!found.has(id.toLowerCase())) throw errors.notFound(`${param === 'product_ids' ? 'product' : 'collection'}: '${id}'`, `${param}.${n}`);
   });
@@ -70,8 +70,8 @@ export async function createCoupon(ctx: Ctx, i: Static<typeof CouponCreate>) {
   if (startsAt && endsAt && endsAt <= startsAt) throw errors.validation('ends_at must be after starts_at.', 'ends_at');
   const productIds = [...new Set((i.product_ids ?? []).map((id) => id.toLowerCase()))];
   const collectionIds = [...new Set((i.collection_ids ?? []).map((id) => id.toLowerCase()))];
-  await checkIds(productIds, await productsIn(ctx.db, ctx.store.id, productIds), 'product_ids');
-  await checkIds(collectionIds, await collectionsIn(ctx.db, ctx.store.id, collectionIds), 'collection_ids');
+  checkIds(productIds, await productsIn(ctx.db, ctx.store.id, productIds), 'product_ids');
+  checkIds(collectionIds, await collectionsIn(ctx.db, ctx.store.id, collectionIds), 'collection_ids');
   const now = ctx.clock.now();
   const [r] = await unique(
     ctx.db.query(

@@ -3,8 +3,7 @@
  * and the tax ledger get_report reads. A plugin importing this declares `requires: ['tax']`.
  */
 import { type Db, type Row } from '../../core/sdk';
-import { applyCodes, type AppliedCode, type Refusal } from '../coupons/public';
-import { mulDivHalfUp, percentScaled } from '../coupons/public';
+import { applyCodes, mulDivHalfUp, percentScaled, type AppliedCode, type Refusal } from '../coupons/public';
 import { rateFor } from './rates';
 
 export interface QuoteLine {

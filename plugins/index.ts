@@ -18,6 +18,10 @@ import reviews from './reviews';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
+import store from './store';
+import coupons from './coupons';
+import tax from './tax';
+import wholesale from './wholesale';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -33,6 +37,9 @@ export const pluginList: PluginDef[] = [
   customers,
   collections,
   reviews,
+  coupons,
+  tax,
+  wholesale,
   webhooks_mgmt,
   agents,
   custom_tools,
@@ -40,6 +47,7 @@ export const pluginList: PluginDef[] = [
   users,
   api_keys,
   svc_stores,
+  store,
   svc_login,
   qr_codes,
   email,

@@ -7,13 +7,21 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actorOf, definePlugin, noExample } from './plugins/contract';
+export { action, actorOf, definePlugin, job, noExample } from './plugins/contract';
+export { JobStarted } from './jobs/tracked';
 export type {
   ActionDef,
   ActionExample,
   ActionsOf,
   CallableActions,
   CallOptions,
+  DeclaredEvents,
+  EventsOf,
+  JobCtx,
+  JobObject,
+  JobSpec,
+  Reaction,
+  ReactionEvent,
   ActionKind,
   Ctx,
   EnqueueOptions,
@@ -21,7 +29,6 @@ export type {
   JobDeps,
   PluginDef,
   PersonalDataColumn,
-  PluginJob,
   Principal,
   RestMapping,
   Store,

@@ -3,7 +3,8 @@ import { manualClock } from '../core/clock';
 import { startWorkers } from '../core/jobs/run';
 import { createRegistry } from '../core/plugins/registry';
 import { allJobs } from '.';
-import { definePlugin } from '../core/plugins/contract';
+import { definePlugin, job } from '../core/plugins/contract';
+import { Type } from '@sinclair/typebox';
 import { setup } from '../test/kit/setup';
 import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
@@ -60,15 +61,16 @@ describe('workers (pg-boss on the same database)', () => {
       category: 'platform',
       scopes: { read: ['products'], write: ['products'] },
       actions: {},
-      jobs: [{ name: 'record', run: async (_deps, batch) => void seen.push(...batch) }],
+      jobs: { record: job({ input: Type.Object({ n: Type.Number() }), handler: async (ctx, input) => void seen.push([ctx.store.id, input]) }) },
     });
     const jobs = allJobs(h.db, h.clock, createRegistry([plugin])).filter((j) => j.queue === 'jobs_fixture.record');
     expect(jobs).toHaveLength(1);
     const workers = await startWorkers(h.db, jobs, () => {});
     try {
-      await workers.boss.send('jobs_fixture.record', { store: h.store.id });
+      // As ctx.enqueue writes it: the input and its store.
+      await workers.boss.send('jobs_fixture.record', { input: { n: 1 }, store_id: h.store.id });
       for (let i = 0; i < 100 && !seen.length; i++) await Bun.sleep(100);
-      expect(seen).toEqual([{ store: h.store.id }]);
+      expect(seen).toEqual([[h.store.id, { n: 1 }]]);
     } finally {
       await workers.stop();
     }

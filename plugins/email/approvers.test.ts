@@ -18,9 +18,10 @@ test('an execution entering pending_approval mails the approvers once (tool, inp
   const chat = await w.chat(agent.id, 'Add a lamp');
   const { execution_id: id } = await chat.held();
 
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'approvers')!;
+  // The declared sweep's handler, with this test's sender and origin in its config.
+  const job = h.registry.byName.get('email')!.jobs!.approvers;
   const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
-  const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config }, []);
+  const run = () => job.handler!({ db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config } as any, {});
   const mails = () =>
     h.db.query<{ to_addresses: string[]; subject: string; text: string; html: string }>(
       `SELECT to_addresses, subject, text, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]' ORDER BY seq`,

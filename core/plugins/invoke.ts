@@ -301,7 +301,8 @@ async function queueJob(
   if (tracked && !storeId) throw new Error(`${plugin.name}: startJob('${name}') needs a store`);
   const tx = opts.db ?? db;
   const started = tracked ? await insertJob(tx, storeId!, `${plugin.name}.${name}`, caller.clock.now()) : undefined;
-  const startAfter = typeof opts.startAfter === 'number' ? new Date(caller.clock.now().getTime() + opts.startAfter * 1000) : opts.startAfter;
+  // Seconds stay seconds from the database's now (pg-boss's own time), whatever the process clock says.
+  const startAfter = opts.startAfter;
   const data = (i: unknown): JobData => ({ input: i, ...(storeId ? { store_id: storeId } : {}), ...(started ? { job_id: started.id } : {}) });
   await enqueue(
     tx,

@@ -115,7 +115,7 @@ test('the relay down and then up: the message is retried with backoff and delive
   const waiting = await h.call('GET', `/email/messages/${sent.body.id}`);
   expect(waiting.body.status).toBe('queued');
   const [job] = await h.db.query<{ delay: number }>(
-    `SELECT extract(epoch FROM start_after - now())::float AS delay FROM pgboss.job WHERE name = 'email.deliver' AND data->>'message_id' = $1`,
+    `SELECT extract(epoch FROM start_after - now())::float AS delay FROM pgboss.job WHERE name = 'email.deliver' AND data->'input'->>'message_id' = $1`,
     [sent.body.id],
   );
   expect(job.delay).toBeGreaterThan(20); // backed off, not hammering the relay

@@ -52,8 +52,9 @@ export { errorFields, type Logger } from './log';
 // High-rate events (views, clicks, scans, opens) answered at once and written in batches, drained at shutdown.
 export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
 
-// Work outside an action (a job handler's transaction): queue a job, record events, seal a secret at rest.
-export { enqueue, jobInsertStatement } from './jobs/send';
+// A write that is one statement with its job (a data-modifying CTE, plugins/email/accept.ts); events
+// recorded outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
+export { jobInsertStatement } from './jobs/send';
 export { recordEvents } from './events/outbox';
 export { secretBox } from './secrets';
 

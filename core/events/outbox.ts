@@ -88,7 +88,9 @@ async function queueReactions(
 
 /**
  * For actions that cannot use ctx.emit (streaming ones, which write in several short
- * transactions): writes the events the store subscribes to in the caller's transaction `tx`.
+ * transactions): writes the events the store subscribes to in the caller's transaction `tx`, and
+ * those some plugin reacts to when the caller passes `reactions` (ctx.registry.reactions), with
+ * their reactions' jobs.
  */
 export async function recordEvents(
   tx: Db,

@@ -1,7 +1,7 @@
 import type { JobResult, JobWithMetadata, QueueOptions, WorkOptions } from 'pg-boss';
 import type { Clock } from '../clock';
 import type { Db } from '../db/types';
-import type { Registry } from '../plugins/registry';
+import type { Registry } from '../plugins/contract';
 import type { JobSpec, PluginDef, Store } from '../plugins/contract';
 import { createLogger, errorFields, type Logger } from '../log';
 import { createBoss, WORK_DEFAULTS } from './boss';

@@ -18,7 +18,7 @@ import {
 import { insertJob } from '../jobs/tracked';
 import type { Clock } from '../clock';
 import { newRequestId } from '../ids';
-import type { Registry } from './registry';
+import type { Registry } from './contract';
 import type { Db } from '../db/types';
 import { createLogger, errorFields, type Logger } from '../log';
 import { enqueue } from '../jobs/send';

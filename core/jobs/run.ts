@@ -6,8 +6,8 @@ import type { JobSpec, PluginDef, Store } from '../plugins/contract';
 import { createLogger, errorFields, type Logger } from '../log';
 import { createBoss, WORK_DEFAULTS } from './boss';
 import { SvcError } from '../errors';
-import { jobContext, runAfterCommit, validateInput, type CallerDeps, type JobData } from '../plugins/invoke';
-import { reactionQueue, writeEvents } from '../events/outbox';
+import { jobContext, runAfterCommit, validateInput, writeJobEvents, type CallerDeps, type JobData } from '../plugins/invoke';
+import { reactionQueue } from '../events/outbox';
 import { claimJob, failJob, finishJob, recordProgress } from './tracked';
 
 /** One pg-boss job as a worker holds it (the fields the runner reads). */
@@ -70,7 +70,7 @@ async function runBatch(p: PluginDef, spec: JobSpec, deps: CallerDeps, batch: un
   for (const input of inputs) validateInput(spec.input, input);
   const { ctx, events, queue } = jobContext(p, deps, undefined, deps.db, { progress: async () => {} });
   await spec.batch!(ctx, inputs);
-  if (events.pending.length) throw new Error(`${p.name}: a batch job has no store to emit events in`);
+  await writeJobEvents(deps.db, deps.registry, undefined, events.pending);
   await runAfterCommit(queue, ctx.log);
 }
 
@@ -93,8 +93,7 @@ async function runOne(p: PluginDef, name: string, spec: JobSpec, deps: CallerDep
     };
     const { ctx, events, queue } = jobContext(p, { ...deps, shutdown: signal }, store, db, { jobId: id, progress });
     const result = await spec.handler!(ctx, data.input);
-    if (events.pending.length)
-      await db.transaction((tx) => writeEvents(tx, store!.id, events.pending.splice(0), { reactions: deps.registry.reactions }));
+    if (events.pending.length) await db.transaction((tx) => writeJobEvents(tx, deps.registry, store?.id, events.pending));
     if (id) await finishJob(db, id, clock.now(), result);
     await runAfterCommit(queue, ctx.log);
     return 'completed';
@@ -150,7 +149,7 @@ async function react(p: PluginDef, deps: CallerDeps, held: HeldJob): Promise<Job
       const store = await stores(tx, store_id);
       const { ctx, events, queue } = jobContext(p, deps, store, tx, { jobId: job_id, progress: async () => {} });
       await p.on![row.type]!(ctx, JSON.parse(row.body));
-      if (events.pending.length) await writeEvents(tx, store_id, events.pending.splice(0), { reactions: deps.registry.reactions });
+      await writeJobEvents(tx, deps.registry, store_id, events.pending);
       return queue;
     });
     await finishJob(db, job_id, clock.now(), null);

@@ -337,10 +337,22 @@ export function jobContext(plugin: PluginDef, deps: CallerDeps, store: Store | u
     storePath: store ? `/v1/stores/${store.id}` : '',
     callingPlugin: plugin.name,
   };
-  const events = collector(plugin, Object.keys(plugin.events ?? {}), NONE, caller);
+  // Every event is kept here; writeJobEvents keeps those the store subscribes to or a plugin reacts to.
+  const events = collector(plugin, Object.keys(plugin.events ?? {}), EVERY, caller);
   const queue: (() => void | Promise<void>)[] = [];
   const ctx: JobCtx = Object.assign(bind(plugin, caller, queue, events.emit)(db), extra);
   return { ctx, events, queue };
+}
+
+const EVERY = { has: () => true } as unknown as ReadonlySet<string>;
+
+/** Writes what a job or reaction emitted, in `tx`: the types the store subscribes to, and those some plugin reacts to. */
+export async function writeJobEvents(tx: Db, registry: Registry, storeId: string | undefined, pending: PendingEvent[]) {
+  if (!pending.length) return;
+  if (!storeId) throw new Error('a job without a store has no store to emit events in');
+  const subscribed = await subscribedTypes(tx, storeId);
+  const kept = pending.splice(0).filter((e) => subscribed.has(e.type) || registry.reactions.has(e.type));
+  await writeEvents(tx, storeId, kept, { reactions: registry.reactions });
 }
 
 /** What pg-boss holds for a declared job: its input, its store, the row a client follows. */

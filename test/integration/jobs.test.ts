@@ -26,6 +26,7 @@ function gate(pauseAt: number) {
 
 test('an action that starts a job answers 202 with it; REST and MCP get_job follow it from queued through running (with progress) to succeeded', async () => {
   const h = await setup({ extra: [fixtureJobs] });
+  await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/counts', events: ['fixture_count.finished'] });
   const started = await h.call('POST', '/fixture-jobs/count', { to: 3 });
   expect(started.status).toBe(202);
   expect(started.body).toMatchObject({
@@ -58,6 +59,9 @@ test('an action that starts a job answers 202 with it; REST and MCP get_job foll
   expect(done.started_at).not.toBeNull();
   expect(done.finished_at).not.toBeNull();
   expect(await viaMcp()).toEqual(done);
+  // What the job emitted is stored for the store's subscriber.
+  const events = await h.db.query<{ body: string }>(`SELECT body FROM events WHERE store_id = $1 AND type = 'fixture_count.finished'`, [h.store.id]);
+  expect(events.map((e) => JSON.parse(e.body).data)).toEqual([{ object: 'count', counted: 3 }]);
   await mcp.client.close();
 });
 

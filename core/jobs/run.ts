@@ -38,8 +38,9 @@ const stores = async (db: Db, id: string) => (await db.query<Store>('SELECT id, 
  * Each plugin's declared jobs, on `<plugin>.<name>` queues, and its reactions on `<plugin>.on`
  * (the core's own jobs are in workers/). Every job runs with an action's ctx, as its plugin.
  */
-export function pluginJobs(db: Db, clock: Clock, registry: Registry, shutdown?: AbortSignal): JobDef[] {
-  const log = createLogger();
+export function pluginJobs(db: Db, clock: Clock, registry: Registry, opts: { shutdown?: AbortSignal; log?: Logger } = {}): JobDef[] {
+  const { shutdown } = opts;
+  const log = opts.log ?? createLogger();
   const deps = (p: PluginDef, job: string): CallerDeps => ({ db, clock, registry, shutdown, log: log.child({ plugin: p.name, job }) });
   return registry.plugins.flatMap((p) => [
     ...Object.entries(p.jobs ?? {}).map(([name, spec]): JobDef => {
@@ -111,7 +112,14 @@ async function runOne(p: PluginDef, name: string, spec: JobSpec, deps: CallerDep
 async function failed(db: Db, clock: Clock, log: Logger, type: string, id: string | undefined, held: HeldJob, e: unknown) {
   const invalid = e instanceof SvcError && e.status < 500;
   const final = invalid || held.retryCount >= held.retryLimit;
-  const error = { message: e instanceof Error ? e.message : String(e), ...(e instanceof SvcError ? { code: e.code } : {}) };
+  // A client sees an SvcError's own message; anything else may name internals (SQL, hosts): the log has it.
+  const error =
+    e instanceof SvcError && e.status < 500
+      ? { message: e.message, code: e.code }
+      : {
+          message: `The job failed on an internal error${final ? '' : '; it will be retried'}. The server's log has it (job ${id ?? held.id}).`,
+          code: 'api_error',
+        };
   log[final ? 'error' : 'warn'](final ? `job ${type} failed` : `job ${type} failed; it will be retried`, {
     attempt: held.retryCount + 1,
     retries: held.retryLimit,

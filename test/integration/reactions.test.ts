@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { product, setup } from '../kit/setup';
 import { runJob, takeQueued } from '../kit/jobs';
+import { createLogger } from '../../core/log';
 import { fixturePoints, reactionFaults } from '../fixtures/jobs';
 
 /** Reactions to events (`on`), through the real pipeline: an order's change, its event, the reaction's job. Both backends. */
@@ -69,7 +70,9 @@ test('a failing reaction is retried with its work rolled back, then applied once
   expect((await runJob(h, QUEUE, [held]))![0].status).toBe('failed');
   expect(await points()).toEqual([]); // its insert rolled back with it
   let [listed] = await jobs();
-  expect(listed).toMatchObject({ type: 'fixture_points.on:order.paid', status: 'queued', error: { message: 'the points service fell over' } });
+  // The client sees that it failed and will be retried, never the internal error's text (the log has it).
+  expect(listed).toMatchObject({ type: 'fixture_points.on:order.paid', status: 'queued', error: { code: 'api_error' } });
+  expect(listed.error.message).not.toContain('points service');
   expect((await runJob(h, QUEUE, [{ ...held, retryCount: 1 }]))![0].status).toBe('completed');
   expect(await points()).toHaveLength(1);
   [listed] = await jobs();
@@ -78,9 +81,15 @@ test('a failing reaction is retried with its work rolled back, then applied once
   await order({ status: 'paid' });
   const [next] = await takeQueued(h, QUEUE);
   reactionFaults.failures = 99;
-  expect((await runJob(h, QUEUE, [{ ...next, retryCount: 5 }], { retryLimit: 5 }))![0].status).toBe('failed');
+  const lines: string[] = [];
+  const log = createLogger({ sink: (l) => void lines.push(l) });
+  expect((await runJob(h, QUEUE, [{ ...next, retryCount: 5 }], { retryLimit: 5, log }))![0].status).toBe('failed');
+  // The log names it and keeps the error the client does not see.
+  expect(lines.map((l) => JSON.parse(l))).toContainEqual(
+    expect.objectContaining({ level: 'error', msg: 'job fixture_points.on:order.paid failed', error: 'the points service fell over' }),
+  );
   [listed] = await jobs();
-  expect(listed).toMatchObject({ type: 'fixture_points.on:order.paid', status: 'failed', error: { message: 'the points service fell over' } });
+  expect(listed).toMatchObject({ type: 'fixture_points.on:order.paid', status: 'failed', error: { code: 'api_error' } });
   expect((await h.call('GET', '/jobs?status=failed')).body.data.map((j: any) => j.id)).toEqual([listed.id]);
   expect(await points()).toHaveLength(1);
 });

@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock';
 import type { Db } from '../../core/db/types';
 import { pluginJobs, type HeldJob } from '../../core/jobs/run';
 import type { Registry } from '../../core/plugins/contract';
+import type { Logger } from '../../core/log';
 
 type Deps = { db: Db; clock: Clock; registry: Registry };
 
@@ -10,8 +11,13 @@ type Deps = { db: Db; clock: Clock; registry: Registry };
  * core's runner (core/jobs/run.ts), with pg-boss's data as it holds it. `attempt` is the retry
  * count the worker would see (0: the first try).
  */
-export async function runJob(h: Deps, queue: string, held: (Partial<HeldJob> & { data: unknown })[], opts: { retryLimit?: number } = {}) {
-  const def = pluginJobs(h.db, h.clock, h.registry).find((j) => j.queue === queue);
+export async function runJob(
+  h: Deps,
+  queue: string,
+  held: (Partial<HeldJob> & { data: unknown })[],
+  opts: { retryLimit?: number; log?: Logger } = {},
+) {
+  const def = pluginJobs(h.db, h.clock, h.registry, { log: opts.log }).find((j) => j.queue === queue);
   if (!def) throw new Error(`no queue ${queue}`);
   if (def.run) return void (await def.run(held.map((j) => j.data)));
   return def.runEach!(held.map((j) => ({ id: crypto.randomUUID(), retryCount: 0, retryLimit: opts.retryLimit ?? 5, ...j })));

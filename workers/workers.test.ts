@@ -5,7 +5,8 @@ import { createRegistry } from '../core/plugins/registry';
 import { allJobs } from '.';
 import { definePlugin, job } from '../core/plugins/contract';
 import { Type } from '@sinclair/typebox';
-import { setup } from '../test/kit/setup';
+import { product, setup } from '../test/kit/setup';
+import { fixtureJobs, fixturePoints } from '../test/fixtures/jobs';
 import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
 const countKeys = async (h: Awaited<ReturnType<typeof setup>>) =>
@@ -71,6 +72,28 @@ describe('workers (pg-boss on the same database)', () => {
       await workers.boss.send('jobs_fixture.record', { input: { n: 1 }, store_id: h.store.id });
       for (let i = 0; i < 100 && !seen.length; i++) await Bun.sleep(100);
       expect(seen).toEqual([[h.store.id, { n: 1 }]]);
+    } finally {
+      await workers.stop();
+    }
+  }, 30_000);
+
+  test('a reaction runs on a started worker once its order is paid, and an action-started job runs to succeeded', async () => {
+    const h = await setup({ extra: [fixturePoints, fixtureJobs] });
+    const queues = ['fixture_points.on', 'fixture_jobs.count'];
+    const workers = await startWorkers(
+      h.db,
+      allJobs(h.db, h.clock, h.registry).filter((j) => queues.includes(j.queue)),
+      () => {},
+    );
+    try {
+      const p = (await h.call('POST', '/products', product({ pricing_data: { retail: 4 } }))).body.id;
+      const order = (await h.call('POST', '/orders', { line_items: [{ product_id: p, quantity: 1 }], status: 'paid' })).body;
+      const started = (await h.call('POST', '/fixture-jobs/count', { to: 2 })).body;
+      const points = () => h.db.query('SELECT order_id, points FROM fixture_points WHERE store_id = $1', [h.store.id]);
+      const status = async () => (await h.call('GET', `/jobs/${started.id}`)).body.status;
+      for (let i = 0; i < 100 && (!(await points()).length || (await status()) !== 'succeeded'); i++) await Bun.sleep(100);
+      expect(await points()).toEqual([{ order_id: order.id, points: 4 }]);
+      expect((await h.call('GET', `/jobs/${started.id}`)).body).toMatchObject({ status: 'succeeded', result: { counted: 2 } });
     } finally {
       await workers.stop();
     }

@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { openDb, refreshStatistics, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
+import { findSeed } from './db/seed';
 import { waitForDatabase } from './db/wait';
 import { allMigrations } from './migrations';
 import { installJobs, type JobDef } from './jobs/run';
@@ -38,13 +39,16 @@ export interface Opened {
 export async function openMigrated(config: Config, app: Composition, log: (line: string) => void = (l) => console.error(l)): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
+    const migrations = allMigrations(app.registry.plugins);
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'),
       poolSize: config.poolSize,
+      // A new embedded database starts from the archive made with these very migrations, if any.
+      seed: () => findSeed(migrations),
     });
     if (config.databaseUrl) await waitForDatabase(db, { url: config.databaseUrl, waitMs: config.dbWaitMs, log }).catch(closing(db));
-    await migrate(db, allMigrations(app.registry.plugins));
+    await migrate(db, migrations);
     await refreshStatistics(db);
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
     await installJobs(db, app.jobs(db, config.clock));

@@ -1,0 +1,51 @@
+#!/usr/bin/env bun
+/**
+ * Makes the archive a new embedded database starts from (core/db/seed.ts): initdb, every
+ * migration and pg-boss's schema, in memory, dumped as a gzipped tar into node_modules/.cache/svc.
+ * Does nothing when the archive for the current migrations is already there, so `npm start` and
+ * `npm test` run it every time at little cost.
+ *
+ *   --out <dir>   also copy it there, replacing older ones (`npm run build` embeds dist/'s copy)
+ *
+ * Prints the archive's path.
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pgliteDb } from '../core/db/pglite';
+import { migrate } from '../core/db/migrate';
+import { findSeed, SEED_CACHE, SEED_PREFIX, seedFileName, seedFingerprint, writeSeed } from '../core/db/seed';
+import { allMigrations } from '../core/migrations';
+import { installJobs } from '../core/jobs/run';
+import { createRegistry } from '../core/plugins/registry';
+import { systemClock } from '../core/clock';
+import { pluginList } from '../plugins';
+import { allJobs } from '../workers';
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { out: { type: 'string' } } });
+// Plugin settings change no migration and no queue: the archive is the same for every operator.
+const registry = createRegistry(pluginList, { env: {} });
+const migrations = allMigrations(registry.plugins);
+
+let file = join(SEED_CACHE, seedFileName(seedFingerprint(migrations)));
+if (!findSeed(migrations) || !existsSync(file)) {
+  const db = await pgliteDb();
+  try {
+    await migrate(db, migrations);
+    await installJobs(db, allJobs(db, systemClock, registry));
+    // Everything in the data files, nothing left to replay from the write-ahead log at unpacking.
+    await db.exec('CHECKPOINT');
+    const pg = (db.native as { pglite: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).pglite;
+    file = writeSeed(migrations, new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer()));
+  } finally {
+    await db.close();
+  }
+}
+if (values.out) {
+  mkdirSync(values.out, { recursive: true });
+  for (const other of readdirSync(values.out)) if (other.startsWith(SEED_PREFIX)) rmSync(join(values.out, other), { force: true });
+  copyFileSync(file, join(values.out, basename(file)));
+  file = join(values.out, basename(file));
+}
+console.log(file);
+process.exit(0); // pg-boss's timers would keep the process alive

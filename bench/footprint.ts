@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createThrowawayDatabase } from '../test/kit/db';
 import { mcpSession } from './mcp-session';
+import { cpuMs } from './proc-cpu';
 
 const root = resolve(import.meta.dir, '..');
 const { values: args } = parseArgs({
@@ -46,6 +47,9 @@ const TARGETS = {
 interface Run {
   firstMs: number;
   laterMs: number;
+  /** CPU time the process used until ready: steadier than wall time while other work shares the cores. */
+  firstCpuMs: number;
+  laterCpuMs: number;
   peakMb: number;
   idleMb: number;
   afterMb: number;
@@ -86,7 +90,7 @@ async function start(bin: string, cwd: string, env: Record<string, string>) {
     await Bun.sleep(20);
   }
   const readyMs = performance.now() - t0;
-  return { proc, base, readyMs, peakMb: status(proc.pid, 'VmHWM') };
+  return { proc, base, readyMs, cpuMs: cpuMs(proc.pid) ?? NaN, peakMb: status(proc.pid, 'VmHWM') };
 }
 
 async function stop(proc: Subprocess) {
@@ -165,7 +169,15 @@ async function embeddedRun(bin: string, gcHook: boolean): Promise<Run> {
     await mixedLoad(later.base);
     const after = await idleMb(later.proc, gcHook);
     await stop(later.proc);
-    return { firstMs: first.readyMs, laterMs: later.readyMs, peakMb: first.peakMb, idleMb: idle, afterMb: after };
+    return {
+      firstMs: first.readyMs,
+      laterMs: later.readyMs,
+      firstCpuMs: first.cpuMs,
+      laterCpuMs: later.cpuMs,
+      peakMb: first.peakMb,
+      idleMb: idle,
+      afterMb: after,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -183,7 +195,15 @@ async function postgresRun(bin: string, gcHook: boolean): Promise<Run> {
     await mixedLoad(later.base);
     const after = await idleMb(later.proc, gcHook);
     await stop(later.proc);
-    return { firstMs: first.readyMs, laterMs: later.readyMs, peakMb: first.peakMb, idleMb: idle, afterMb: after };
+    return {
+      firstMs: first.readyMs,
+      laterMs: later.readyMs,
+      firstCpuMs: first.cpuMs,
+      laterCpuMs: later.cpuMs,
+      peakMb: first.peakMb,
+      idleMb: idle,
+      afterMb: after,
+    };
   } finally {
     await drop();
     rmSync(dir, { recursive: true, force: true });
@@ -243,8 +263,8 @@ async function main() {
   const rows = [
     `Medians of ${RUNS} run${RUNS > 1 ? 's' : ''}; idle after ${IDLE_MS / 1000} s quiet and a full collection; "after load" after ${REQUESTS.toLocaleString('en')} mixed requests.`,
     '',
-    '| binary | database | first start | later start | peak during first start | idle | idle after load |',
-    '|---|---|---|---|---|---|---|',
+    '| binary | database | first start | later start | CPU to ready, first / later | peak during first start | idle | idle after load |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   let over = false;
   for (const [label, r] of results)
@@ -252,7 +272,7 @@ async function main() {
       const runs = r[kind];
       const f = (k: keyof Run) => median(runs.map((x) => x[k]));
       rows.push(
-        `| ${label} | ${kind === 'embedded' ? 'embedded (PGlite)' : 'PostgreSQL'} | ${sec(f('firstMs'))} | ${sec(f('laterMs'))} | ${mb(f('peakMb'))} | ${mb(f('idleMb'))} | ${mb(f('afterMb'))} |`,
+        `| ${label} | ${kind === 'embedded' ? 'embedded (PGlite)' : 'PostgreSQL'} | ${sec(f('firstMs'))} | ${sec(f('laterMs'))} | ${sec(f('firstCpuMs'))} / ${sec(f('laterCpuMs'))} | ${mb(f('peakMb'))} | ${mb(f('idleMb'))} | ${mb(f('afterMb'))} |`,
       );
       if (label !== 'this build') continue;
       const t = TARGETS[kind] as Record<string, number>;

@@ -36,7 +36,12 @@ export interface Opened {
   close: () => Promise<void>;
 }
 
-export async function openMigrated(config: Config, app: Composition, log: (line: string) => void = (l) => console.error(l)): Promise<Opened> {
+export async function openMigrated(
+  config: Config,
+  app: Composition,
+  log: (line: string) => void = (l) => console.error(l),
+  opts: { statistics?: 'now' | 'later' } = {},
+): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
     const migrations = allMigrations(app.registry.plugins);
@@ -49,7 +54,9 @@ export async function openMigrated(config: Config, app: Composition, log: (line:
     });
     if (config.databaseUrl) await waitForDatabase(db, { url: config.databaseUrl, waitMs: config.dbWaitMs, log }).catch(closing(db));
     await migrate(db, migrations);
-    await refreshStatistics(db);
+    // `later`: the server answers first and the planner's statistics follow (their ANALYZE takes
+    // a third of a second of CPU); the last run's statistics, kept in the data folder, serve till then.
+    if (opts.statistics !== 'later') await refreshStatistics(db);
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
     await installJobs(db, app.jobs(db, config.clock));
     return {

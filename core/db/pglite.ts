@@ -1,5 +1,5 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from './types';
 import { pgliteExtensions } from './pglite-extensions';
@@ -61,7 +61,10 @@ export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Prom
   const unpacking = dataDir && `${dataDir}.unpacking`;
   if (unpacking && existsSync(unpacking)) rmSync(dataDir!, { recursive: true, force: true });
   const seed = fresh && dataDir ? opts.seed?.() : undefined;
-  if (seed && unpacking) writeFileSync(unpacking, '');
+  if (seed && unpacking) {
+    mkdirSync(dirname(unpacking), { recursive: true });
+    writeFileSync(unpacking, '');
+  }
   const pg = await PGlite.create({
     dataDir,
     ...(await loadAssets()),

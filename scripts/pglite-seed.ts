@@ -12,9 +12,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pgliteDb } from '../core/db/pglite';
-import { migrate } from '../core/db/migrate';
-import { findSeed, SEED_CACHE, SEED_PREFIX, seedFileName, seedFingerprint, writeSeed } from '../core/db/seed';
+import { buildSeed, SEED_CACHE, SEED_PREFIX, seedFileName, seedFingerprint, writeSeed } from '../core/db/seed';
 import { allMigrations } from '../core/migrations';
 import { installJobs } from '../core/jobs/run';
 import { createRegistry } from '../core/plugins/registry';
@@ -28,19 +26,7 @@ const registry = createRegistry(pluginList, { env: {} });
 const migrations = allMigrations(registry.plugins);
 
 let file = join(SEED_CACHE, seedFileName(seedFingerprint(migrations)));
-if (!findSeed(migrations) || !existsSync(file)) {
-  const db = await pgliteDb();
-  try {
-    await migrate(db, migrations);
-    await installJobs(db, allJobs(db, systemClock, registry));
-    // Everything in the data files, nothing left to replay from the write-ahead log at unpacking.
-    await db.exec('CHECKPOINT');
-    const pg = (db.native as { pglite: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).pglite;
-    file = writeSeed(migrations, new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer()));
-  } finally {
-    await db.close();
-  }
-}
+if (!existsSync(file)) file = writeSeed(migrations, await buildSeed(migrations, (db) => installJobs(db, allJobs(db, systemClock, registry))));
 if (values.out) {
   mkdirSync(values.out, { recursive: true });
   for (const other of readdirSync(values.out)) if (other.startsWith(SEED_PREFIX)) rmSync(join(values.out, other), { force: true });

@@ -55,16 +55,14 @@ export interface PgliteOptions {
  * dataDir undefined means an in-memory database (tests).
  */
 export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
-  const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
   // A start that died while unpacking leaves a partial folder behind the marker: it held nothing
   // yet (migrations run after), so it is removed and unpacked again.
   const unpacking = dataDir && `${dataDir}.unpacking`;
   if (unpacking && existsSync(unpacking)) rmSync(dataDir!, { recursive: true, force: true });
+  if (dataDir) mkdirSync(dirname(dataDir), { recursive: true });
+  const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
   const seed = fresh && dataDir ? opts.seed?.() : undefined;
-  if (seed && unpacking) {
-    mkdirSync(dirname(unpacking), { recursive: true });
-    writeFileSync(unpacking, '');
-  }
+  if (seed && unpacking) writeFileSync(unpacking, '');
   const pg = await PGlite.create({
     dataDir,
     ...(await loadAssets()),

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checksumOf, type Migration } from './migrate';
+import { checksumOf, migrate, type Migration } from './migrate';
+import { pgliteDb } from './pglite';
+import type { Db } from './types';
 import pglitePkg from '../../node_modules/@electric-sql/pglite/package.json';
 import bossPkg from '../../node_modules/pg-boss/package.json';
 
@@ -56,4 +58,24 @@ export function writeSeed(migrations: readonly Migration[], bytes: Uint8Array, d
   for (const other of readdirSync(dir))
     if (other.startsWith(SEED_PREFIX) && other !== name && !other.endsWith('.tmp')) rmSync(join(dir, other), { force: true });
   return file;
+}
+
+/**
+ * Makes an archive: a database made from nothing in memory, these migrations, then `more` (pg-boss's
+ * schema and queues), checkpointed so that unpacking it replays no write-ahead log.
+ */
+export async function buildSeed(
+  migrations: readonly Migration[],
+  more: (db: Db) => Promise<void> = async () => {},
+): Promise<Uint8Array<ArrayBuffer>> {
+  const db = await pgliteDb();
+  try {
+    await migrate(db, [...migrations]);
+    await more(db);
+    await db.exec('CHECKPOINT');
+    const pg = (db.native as { pglite: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).pglite;
+    return new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer());
+  } finally {
+    await db.close();
+  }
 }

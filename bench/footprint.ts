@@ -3,7 +3,7 @@
  * holds, on the embedded database and on PostgreSQL. Prints a markdown table (docs/footprint.md);
  * it is not a test and asserts nothing, except in the guard (below).
  *
- *   --bin <path>         the binary to measure (default dist/svc, built with `npm run build` when missing)
+ *   --bin <path>         the binary to measure (default: this checkout's, built now with `npm run build`)
  *   --baseline <commit>  also build that commit's binary (a `git worktree`, this checkout's
  *                        node_modules) and measure it the same way, run for run, beside this one
  *   --runs <n>           runs per figure; the table shows medians (default 3)
@@ -237,7 +237,8 @@ const mb = (x: number) => `${Math.round(x)} MB`;
 
 async function main() {
   const bin = resolve(args.bin ?? join(root, 'dist/svc'));
-  if (!existsSync(bin)) {
+  // The checkout as it is, not a dist/svc left from an earlier build.
+  if (!args.bin || !existsSync(bin)) {
     log('building dist/svc (npm run build)');
     const p = spawn(['npm', 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' });
     if ((await p.exited) !== 0) throw new Error('npm run build failed');

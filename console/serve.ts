@@ -20,10 +20,14 @@ const hashOf = (text: string) => Bun.hash(text).toString(36);
 
 interface Asset {
   body: string;
-  gzipped: Uint8Array;
+  /** Compressed at the first request that asks for it, not at every start. */
+  gzipped: () => Uint8Array;
   type: string;
 }
-const asset = (body: string, type: string): Asset => ({ body, gzipped: Bun.gzipSync(body), type });
+const asset = (body: string, type: string): Asset => {
+  let gzipped: Uint8Array | undefined;
+  return { body, gzipped: () => (gzipped ??= Bun.gzipSync(body)), type };
+};
 
 function serveAsset(a: Asset, request: Request, cache: string): Response {
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
@@ -34,7 +38,7 @@ function serveAsset(a: Asset, request: Request, cache: string): Response {
     Vary: 'Accept-Encoding',
   };
   if (gzip) headers['Content-Encoding'] = 'gzip';
-  return new Response(gzip ? (a.gzipped as Uint8Array<ArrayBuffer>) : a.body, { headers });
+  return new Response(gzip ? (a.gzipped() as Uint8Array<ArrayBuffer>) : a.body, { headers });
 }
 
 export function shellHtml(jsPath: string, cssPath: string): string {

@@ -84,7 +84,7 @@ describe('the embedded database made from the build-time archive', () => {
     expect(schema.length).toBeGreaterThan(500);
     expect(schema.filter((l) => l.startsWith('migration ')).length).toBe(migrations.length);
     expect(schema).toEqual(byMigrations);
-  }, 180_000);
+  }, 300_000);
 
   test('a data folder an older release made gets the newer migrations', async () => {
     const older = migrations.slice(0, migrations.length - 5);
@@ -97,7 +97,7 @@ describe('the embedded database made from the build-time archive', () => {
       await db.close();
     }
     expect(await served(dir)).toEqual(byMigrations);
-  }, 180_000);
+  }, 300_000);
 
   test("an older release's archive gets the newer migrations on top, each with its checksum", async () => {
     const older = migrations.slice(0, migrations.length - 5);
@@ -117,7 +117,7 @@ describe('the embedded database made from the build-time archive', () => {
       await db.close();
     }
     expect(await served(join(root, 'older-archive'))).toEqual(byMigrations);
-  }, 180_000);
+  }, 300_000);
 
   test('an archive made from other migrations is not used', () => {
     const edited = migrations.map((m, i) => (i === migrations.length - 1 ? { ...m, sql: m.sql + '\n-- edited' } : m));

@@ -5,7 +5,9 @@
  * Does nothing when the archive for the current migrations is already there, so `npm start` and
  * `npm test` run it every time at little cost.
  *
- *   --out <dir>   also copy it there, replacing older ones (`npm run build` embeds dist/'s copy)
+ *   --out <dir>   also copy it there, replacing older ones (`npm run build` embeds core/db/.seed/'s
+ *                 copy: inside core/, so the entry points' common folder stays core/, where
+ *                 core/sandbox/pool.ts finds the sandbox worker)
  *
  * Prints the archive's path.
  */

@@ -11,6 +11,9 @@ import { drainWriteBehinds } from './write-behind';
 import { closeSandboxPool } from './sandbox/pool';
 import { createLogger } from './log';
 
+/** When the planner's statistics are refreshed after start (then by the maintenance job, every 10 minutes). */
+const STATISTICS_DELAY_MS = 30_000;
+
 /**
  * `svc serve`: HTTP for role api, job handlers for role worker, both for all (the default). What it
  * starts registers with the process's lifecycle (core/lifecycle.ts), which stops it all at SIGTERM.
@@ -22,7 +25,7 @@ export async function serve(
   lifecycle = new Lifecycle(config.shutdownGraceMs, log),
 ) {
   const opened = await openMigrated(config, app, log, { statistics: 'later' });
-  // Refreshed once everything has started (below), not before the first request is answered.
+  // Refreshed a little after start (below), not before the first request is answered.
   let statistics: Promise<unknown> = Promise.resolve();
   // Closed last: the database, then the data-directory lock (opened.close does both).
   lifecycle.register('database', 'close', async () => {
@@ -93,7 +96,13 @@ export async function serve(
     if (started) lifecycle.register(`${p.name} listeners`, 'drain', async () => void (await started.stop()));
   }
 
-  statistics = refreshStatistics(opened.db).catch((e) => log(`svc: planner statistics not refreshed: ${e instanceof Error ? e.message : e}`));
+  // The embedded database runs in this thread: an ANALYZE at start (a third of a second of CPU)
+  // would hold the first requests back. The statistics kept in the data folder serve meanwhile.
+  const analyze = setTimeout(() => {
+    statistics = refreshStatistics(opened.db).catch((e) => log(`svc: planner statistics not refreshed: ${e instanceof Error ? e.message : e}`));
+  }, STATISTICS_DELAY_MS);
+  analyze.unref();
+  lifecycle.register('statistics refresh', 'drain', async () => clearTimeout(analyze));
 
   /** Stops everything (tests; `svc serve` stops through its signals). */
   const stop = () => lifecycle.shutdown('stop').then(() => {});

@@ -9,7 +9,8 @@
  *   --runs <n>           runs per figure; the table shows medians (default 3)
  *   --requests <n>       mixed requests before the second memory figure (default 10000)
  *   BENCH_GUARD=1        CI's short form: one run, 2,000 requests; exits 1 only when a figure is
- *                        past twice its target (a busy machine does not block, a collapse shows)
+ *                        past twice its target, a start judged by its CPU time (a busy machine
+ *                        does not block, a collapse shows)
  *   DATABASE_URL         server for the PostgreSQL rows (default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * Ready: from spawning the process to the first 200 of /health, polled every 20 ms. Peak: the
@@ -277,16 +278,18 @@ async function main() {
       );
       if (label !== 'this build') continue;
       const t = TARGETS[kind] as Record<string, number>;
-      const checks: [string, number, number | undefined][] = [
-        ['first start', f('firstMs'), t.first],
-        ['later start', f('laterMs'), t.later],
-        ['peak', f('peakMb'), t.peak],
-        ['idle', f('idleMb'), t.idle],
+      // [name, figure, what the guard judges, target]: a start is judged by its CPU time, which a
+      // busy machine barely moves, so CI fails on a slower start, not on its neighbours.
+      const checks: [string, number, number, number | undefined][] = [
+        ['first start', f('firstMs'), f('firstCpuMs'), t.first],
+        ['later start', f('laterMs'), f('laterCpuMs'), t.later],
+        ['peak', f('peakMb'), f('peakMb'), t.peak],
+        ['idle', f('idleMb'), f('idleMb'), t.idle],
       ];
-      for (const [name, value, target] of checks)
+      for (const [name, value, judged, target] of checks)
         if (target !== undefined && value > target) {
           log(`${kind} ${name}: ${Math.round(value)} over the target ${target}`);
-          if (value > 2 * target) over = true;
+          if (judged > 2 * target) over = true;
         }
     }
   console.log(rows.join('\n'));

@@ -18,10 +18,14 @@ export const CONSOLE_CSP =
 
 interface Asset {
   body: string;
-  gzipped?: Uint8Array;
+  /** Compressed at the first request that asks for it, not at every start. */
+  gzipped: () => Uint8Array;
   type: string;
 }
-const asset = (body: string, type: string): Asset => ({ body, type });
+const asset = (body: string, type: string): Asset => {
+  let gzipped: Uint8Array | undefined;
+  return { body, gzipped: () => (gzipped ??= Bun.gzipSync(body)), type };
+};
 
 /** The asset, compressed when the client takes gzip (once, on first use: most chunks are never asked for). */
 function serveAsset(a: Asset, request: Request, cache: string): Response {
@@ -33,8 +37,7 @@ function serveAsset(a: Asset, request: Request, cache: string): Response {
     Vary: 'Accept-Encoding',
   };
   if (gzip) headers['Content-Encoding'] = 'gzip';
-  if (gzip) a.gzipped ??= Bun.gzipSync(a.body);
-  return new Response(gzip ? (a.gzipped as Uint8Array<ArrayBuffer>) : a.body, { headers });
+  return new Response(gzip ? (a.gzipped() as Uint8Array<ArrayBuffer>) : a.body, { headers });
 }
 
 export function shellHtml(jsPath: string, cssPath: string): string {

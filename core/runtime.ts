@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { openDb, refreshStatistics, type Db } from './db';
 import { lockDataDir } from './db/lock';
 import { migrate } from './db/migrate';
+import { findSeed } from './db/seed';
 import { waitForDatabase } from './db/wait';
 import { allMigrations } from './migrations';
 import { installJobs, type JobDef } from './jobs/run';
@@ -35,17 +36,27 @@ export interface Opened {
   close: () => Promise<void>;
 }
 
-export async function openMigrated(config: Config, app: Composition, log: (line: string) => void = (l) => console.error(l)): Promise<Opened> {
+export async function openMigrated(
+  config: Config,
+  app: Composition,
+  log: (line: string) => void = (l) => console.error(l),
+  opts: { statistics?: 'now' | 'later' } = {},
+): Promise<Opened> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   try {
+    const migrations = allMigrations(app.registry.plugins);
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'),
       poolSize: config.poolSize,
+      // A new embedded database starts from the archive made with these very migrations, if any.
+      seed: () => findSeed(migrations),
     });
     if (config.databaseUrl) await waitForDatabase(db, { url: config.databaseUrl, waitMs: config.dbWaitMs, log }).catch(closing(db));
-    await migrate(db, allMigrations(app.registry.plugins));
-    await refreshStatistics(db);
+    await migrate(db, migrations);
+    // `later`: the server answers first and the planner's statistics follow (their ANALYZE takes
+    // a third of a second of CPU); the last run's statistics, kept in the data folder, serve till then.
+    if (opts.statistics !== 'later') await refreshStatistics(db);
     // pg-boss's schema and the queues: writes enqueue webhook deliveries in any role.
     await installJobs(db, app.jobs(db, config.clock));
     return {

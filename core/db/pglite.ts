@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from './types';
 import { pgliteExtensions } from './pglite-extensions';
@@ -6,15 +8,45 @@ import wasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' 
 import initdbPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' };
 import dataPath from '../../node_modules/@electric-sql/pglite/dist/pglite.data' with { type: 'file' };
 
-let assets: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+/**
+ * Settings for a database that lives inside the one svc process (docs/footprint.md has the
+ * measurements). PostgreSQL's defaults assume a server of its own: 128 MB of shared buffers,
+ * which PGlite allocates and touches inside its WebAssembly heap at start whether or not the data
+ * ever fills them. An embedded store is small and the operating system caches its files anyway,
+ * so 16 MB of buffers; the per-operation caps are lowered to match, so one big sort or index build
+ * cannot grow the heap (a WebAssembly heap never shrinks) far past what the server needs idle.
+ * The initial heap stays PGlite's own 128 MB: pglite.wasm declares that as its minimum.
+ */
+export const PGLITE_SETTINGS: Record<string, string> = {
+  shared_buffers: '16MB',
+  wal_buffers: '512kB',
+  temp_buffers: '2MB',
+  work_mem: '4MB',
+  maintenance_work_mem: '16MB',
+};
 
+let modules: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+let initdb: Promise<WebAssembly.Module> | undefined;
+
+/** initdb's module is compiled only for a database made from nothing (no archive, no data folder). */
 function loadAssets() {
-  assets ??= (async () => ({
+  modules ??= (async () => ({
     pgliteWasmModule: await WebAssembly.compile(await Bun.file(wasmPath).arrayBuffer()),
-    initdbWasmModule: await WebAssembly.compile(await Bun.file(initdbPath).arrayBuffer()),
-    fsBundle: new Blob([await Bun.file(dataPath).arrayBuffer()]),
+    fsBundle: Bun.file(dataPath),
   }))();
-  return assets;
+  return modules;
+}
+const loadInitdb = () =>
+  (initdb ??= Bun.file(initdbPath)
+    .arrayBuffer()
+    .then((b) => WebAssembly.compile(b)));
+
+export interface PgliteOptions {
+  /**
+   * An archive of a data directory to start a new one from (core/db/seed.ts), asked for only when
+   * dataDir holds no database yet. Without one, initdb makes the database.
+   */
+  seed?: () => Blob | undefined;
 }
 
 /**
@@ -22,8 +54,25 @@ function loadAssets() {
  * itself, so a transaction holds the only connection until it ends.
  * dataDir undefined means an in-memory database (tests).
  */
-export async function pgliteDb(dataDir?: string): Promise<Db> {
-  const pg = await PGlite.create({ dataDir, ...(await loadAssets()), extensions: await pgliteExtensions() });
+export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
+  // A start that died while unpacking leaves a partial folder behind the marker: it held nothing
+  // yet (migrations run after), so it is removed and unpacked again.
+  const unpacking = dataDir && `${dataDir}.unpacking`;
+  if (unpacking && existsSync(unpacking)) rmSync(dataDir!, { recursive: true, force: true });
+  if (dataDir) mkdirSync(dirname(dataDir), { recursive: true });
+  const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
+  const seed = fresh && dataDir ? opts.seed?.() : undefined;
+  if (seed && unpacking) writeFileSync(unpacking, '');
+  const pg = await PGlite.create({
+    dataDir,
+    ...(await loadAssets()),
+    ...(fresh && !seed ? { initdbWasmModule: await loadInitdb() } : {}),
+    ...(seed ? { loadDataDir: seed } : {}),
+    startParams: [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+    extensions: await pgliteExtensions(),
+  });
+  // PGlite writes the unpacked files straight into dataDir: once it has started, they are whole.
+  if (seed && unpacking) rmSync(unpacking, { force: true });
   const wrap = (conn: any, inTx: boolean): Db => ({
     kind: 'pglite',
     native: { pglite: pg },

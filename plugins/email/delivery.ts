@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
+// nodemailer is loaded at the first message sent: a server that sends none never holds it (docs/footprint.md).
+import type { Transporter } from 'nodemailer';
 import { Type } from '@sinclair/typebox';
 import { errorFields, type JobCtx, type Row } from '../../core/sdk';
 import { dkimSign } from './dkim';
@@ -19,9 +19,12 @@ export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Mat
 
 // One pooled transport per relay URL per process: connections are reused across jobs.
 const transports = new Map<string, Transporter>();
-function transportFor(url: string): Transporter {
+async function transportFor(url: string): Promise<Transporter> {
   let t = transports.get(url);
   if (!t) {
+    const { default: nodemailer } = await import('nodemailer');
+    t = transports.get(url); // another send may have made it while this one waited
+    if (t) return t;
     t = nodemailer.createTransport({ url, pool: true, maxConnections: 5, maxMessages: 1000 } as any);
     transports.set(url, t);
   }
@@ -82,13 +85,17 @@ function mailOf(deps: JobCtx, m: Row) {
  */
 async function sendOne(deps: JobCtx, m: Row, domain: Row | null): Promise<string> {
   const mail = mailOf(deps, m);
-  let raw = composeSimple(mail) ?? (await new MailComposer(mail as any).compile().build());
+  let raw = composeSimple(mail);
+  if (raw == null) {
+    const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
+    raw = await new MailComposer(mail as any).compile().build();
+  }
   if (domain) raw = dkimSign(raw, { domainName: domain.domain, keySelector: SELECTOR, privateKey: signingKey(domain) });
   // VERP: a return path per message, so a bounce or complaint names the message it is about.
   const inbound = deps.config.inbound_domain as string | undefined;
   const to = m.to_addresses as string[];
   const envelope = { from: inbound ? verpAddress(m.id, inbound) : m.from_address, to };
-  const info = await transportFor(deps.config.smtp_url).sendMail({ envelope, raw });
+  const info = await (await transportFor(deps.config.smtp_url)).sendMail({ envelope, raw });
   return info.response ?? '250';
 }
 

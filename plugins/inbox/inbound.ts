@@ -1,4 +1,5 @@
-import { simpleParser, type ParsedMail, type SimpleParserOptions } from 'mailparser';
+// mailparser is loaded at the first inbound message: a server that receives none never holds it (docs/footprint.md).
+import type { ParsedMail, SimpleParserOptions } from 'mailparser';
 import type { Clock, Db, Logger } from '../../core/sdk';
 import { customerIdByEmail } from '../customers/public';
 import { parseInboundAddress, recordReport, type InboundAddress } from '../email/public';
@@ -77,6 +78,7 @@ function answered(mail: ParsedMail): string[] {
 export async function receive(deps: InboundDeps, raw: Buffer | Uint8Array, envelope?: string[]): Promise<Outcome> {
   // keepDeliveryStatus: a DSN's report part stays a part (mailparser otherwise folds it into the text).
   const options = { skipImageLinks: true, skipTextToHtml: true, keepDeliveryStatus: true } as SimpleParserOptions;
+  const { simpleParser } = await import('mailparser');
   const mail: ParsedMail = await simpleParser(Buffer.from(raw), options);
   const routed = recipients(mail, envelope)
     .map((a) => parseInboundAddress(a, deps.domain))

@@ -1,4 +1,3 @@
-import { SMTPServer } from 'smtp-server';
 import { errorFields } from '../../core/sdk';
 import { parseInboundAddress } from '../email/public';
 import { receive, type InboundDeps } from './inbound';
@@ -16,6 +15,8 @@ export async function startSmtpListener(deps: InboundDeps, listen: string, print
   const m = /^(.*):(\d+)$/.exec(listen);
   const host = m ? m[1].replace(/^\[|\]$/g, '') : '0.0.0.0';
   const port = Number(m ? m[2] : listen);
+  // Loaded only where SVC_SMTP_LISTEN is set (docs/footprint.md).
+  const { SMTPServer } = await import('smtp-server');
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],

@@ -57,7 +57,15 @@ export const CORE_ERRORS = defineErrors({
   tool_error: def(502, 'api_error', 'A custom tool failed (its endpoint answered an error, or its code threw).'),
   tool_timeout: def(504, 'api_error', 'A custom tool did not finish in time.'),
   secret_key_missing: def(503, 'api_error', 'The server has no SVC_SECRET_KEY to seal secrets with.'),
-  provider_not_configured: def(503, 'api_error', 'An outside provider this feature needs is not configured; the message names the setting.'),
+  provider_not_configured: invalid(
+    'An outside provider this feature needs is not configured; the message names the setting (a retry cannot heal it).',
+  ),
+  provider_error: def(
+    502,
+    'api_error',
+    'An outside provider (a model, search or media service) failed, timed out or answered malformed data; the message names it.',
+  ),
+  spend_cap_reached: forbidden("The store's provider spend this month has reached the monthly spend cap the operator set."),
   database_unavailable: def(503, 'api_error', 'The database cannot be reached right now; retry after Retry-After seconds.'),
 });
 
@@ -115,6 +123,9 @@ export const errors = {
     fail('rate_limit_exceeded', 'Too many requests; retry after the Retry-After delay.', null, { 'Retry-After': String(retryAfterSeconds) }),
   gone: (message: string) => fail('api_version_retired', message, 'X-API-Version'),
   internal: () => fail('internal_error', 'An unexpected error occurred. Retry with backoff.'),
+  /** 400 provider_not_configured: the feature needs an outside provider whose `setting` is unset. */
+  notConfigured: (setting: string, what: string, param: string | null = null) =>
+    fail('provider_not_configured', `${what} needs the ${setting} setting, which this server does not have.`, param),
   /** 503: a dependency or configuration the server needs is missing (e.g. secret_key_missing). */
   unavailable: (code: string, message: string) => fail(code, message),
 };

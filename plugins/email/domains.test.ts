@@ -95,7 +95,7 @@ test('the periodic re-check notices records that disappear', async () => {
 test('without SVC_EMAIL_DNS_ZONE adding a domain is a clear error naming the setting; a domain is unique per store', async () => {
   const h = await setup();
   const r = await h.call('POST', '/email/domains', { domain: 'example.com' });
-  expect(r.status).toBe(503);
+  expect(r.status).toBe(400);
   expect(r.body.error.code).toBe('provider_not_configured');
   expect(r.body.error.message).toContain('SVC_EMAIL_DNS_ZONE');
   const { h: z } = await world();

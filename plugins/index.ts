@@ -18,6 +18,8 @@ import reviews from './reviews';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
+import usage from './usage';
+import llm from './llm';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -44,5 +46,7 @@ export const pluginList: PluginDef[] = [
   qr_codes,
   email,
   inbox,
+  llm,
+  usage,
   admin,
 ];

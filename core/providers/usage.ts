@@ -100,7 +100,8 @@ export async function setSpendCap(
   return { ...row, monthly_spend_cap: row.monthly_spend_cap === null ? null : Number(row.monthly_spend_cap) } as any;
 }
 
-const round = (n: number) => Math.round(n * 1e6) / 1e6;
+/** Costs are kept to 8 decimals (numeric(20, 8)): a cheap model's call costs millionths of a dollar. */
+const round = (n: number) => Math.round(n * 1e8) / 1e8;
 
 /** `GET STORE/usage`: the days of [from, to] (inclusive dates), the totals, the cap and this month's cost. */
 export async function usageReport(m: Meter, from: string, to: string) {

@@ -111,8 +111,7 @@ export function httpFailure(provider: string, status: number, detail: string, he
 /** 502 provider_error for an answer that is not what the protocol promises. */
 export const malformed = (provider: string, what: string) => fail('provider_error', `${provider} answered malformed data: ${what}`);
 
-export const timedOut = (provider: string, ms: number) =>
-  fail('provider_error', `${provider} did not answer within ${Math.round(ms / 1000)} s (timed out).`);
+export const timedOut = (provider: string, ms: number) => fail('provider_error', `${provider} did not answer within ${ms / 1000} s (timed out).`);
 
 export const unreachable = (provider: string, why: string) => fail('provider_error', `${provider} could not be reached: ${why}`);
 

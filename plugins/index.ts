@@ -20,6 +20,7 @@ import email from './email';
 import inbox from './inbox';
 import usage from './usage';
 import llm from './llm';
+import embeddings from './embeddings';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -47,6 +48,7 @@ export const pluginList: PluginDef[] = [
   email,
   inbox,
   llm,
+  embeddings,
   usage,
   admin,
 ];

@@ -21,6 +21,7 @@ import inbox from './inbox';
 import usage from './usage';
 import llm from './llm';
 import embeddings from './embeddings';
+import web_search from './web_search';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -49,6 +50,7 @@ export const pluginList: PluginDef[] = [
   inbox,
   llm,
   embeddings,
+  web_search,
   usage,
   admin,
 ];

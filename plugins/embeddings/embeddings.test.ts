@@ -22,7 +22,11 @@ async function harness(replies: Reply[], env: Record<string, string> = {}) {
 /** The harness with a key holding every scope, bare `platform` included (SPEC 5.4: embeddings needs it). */
 async function withPlatform(h: Awaited<ReturnType<typeof setup>>) {
   const key = await h.newKey([...h.registry.grantable]);
-  return { ...h, key, call: (m: string, path: string, body?: unknown, headers: Record<string, string> = {}) => h.call(m, path, body, { 'x-api-key': key, ...headers }) };
+  return {
+    ...h,
+    key,
+    call: (m: string, path: string, body?: unknown, headers: Record<string, string> = {}) => h.call(m, path, body, { 'x-api-key': key, ...headers }),
+  };
 }
 
 const vec = (...v: number[]) => whole.embeddings([v]);
@@ -31,7 +35,13 @@ test('kept texts come back nearest first by cosine similarity, over the configur
   const { h, fake } = await harness([vec(1, 0, 0), vec(0, 2, 0), vec(1, 1, 0), vec(3, 0.3, 0), vec(1, 0, 0)]);
   const a = await h.call('POST', '/embeddings', { text: 'Linen apron', ref: 'product:1', metadata: { kind: 'product' } });
   expect(a.status).toBe(201);
-  expect(a.body).toMatchObject({ object: 'embedding', ref: 'product:1', metadata: { kind: 'product' }, model: 'text-embedding-3-small', dimensions: 3 });
+  expect(a.body).toMatchObject({
+    object: 'embedding',
+    ref: 'product:1',
+    metadata: { kind: 'product' },
+    model: 'text-embedding-3-small',
+    dimensions: 3,
+  });
   expect(fake.requests[0]).toMatchObject({
     path: '/v1/embeddings',
     body: { model: 'text-embedding-3-small', input: ['Linen apron'], encoding_format: 'float' },
@@ -46,7 +56,9 @@ test('kept texts come back nearest first by cosine similarity, over the configur
   expect(q.body.data[0].similarity).toBeCloseTo(3 / n, 5);
   expect(q.body.data[1].similarity).toBeCloseTo(3.3 / n / Math.SQRT2, 5);
   const u = (await h.call('GET', '/usage')).body;
-  expect(u.days).toEqual([expect.objectContaining({ provider: 'openai', model: 'text-embedding-3-small', requests: 4, input_tokens: 20, output_tokens: 0 })]);
+  expect(u.days).toEqual([
+    expect.objectContaining({ provider: 'openai', model: 'text-embedding-3-small', requests: 4, input_tokens: 20, output_tokens: 0 }),
+  ]);
   expect(u.total_cost).toBeCloseTo((20 * 0.02) / 1e6, 10);
   // Another store finds none of them.
   const other = await withPlatform(await setup({ env: { OPENAI_BASE_URL: `${fake.url}/v1` } }));

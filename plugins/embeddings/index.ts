@@ -1,12 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, noExample, providerSettings } from '../../core/sdk';
+import { action, definePlugin, providerSettings } from '../../core/sdk';
 import migration001 from './migrations/001_embeddings.sql' with { type: 'text' };
 import { Embedding, EmbeddingCreate, SimilarList, SimilarQuery } from './schemas';
 import { createEmbedding, querySimilar } from './store';
 
 const EmbeddingsConfig = Type.Object({
   ...providerSettings,
-  model: Type.String({ env: 'SVC_EMBEDDINGS_MODEL', default: 'text-embedding-3-small', minLength: 1, description: 'The OpenAI-compatible embeddings model.' }),
+  model: Type.String({
+    env: 'SVC_EMBEDDINGS_MODEL',
+    default: 'text-embedding-3-small',
+    minLength: 1,
+    description: 'The OpenAI-compatible embeddings model.',
+  }),
 });
 
 /**

@@ -45,12 +45,10 @@ export async function createEmbedding(ctx: Ctx, input: Static<typeof EmbeddingCr
   if (input.ref) {
     const [same] = await ctx.db.query(`SELECT ${COLUMNS}, content_hash FROM embeddings WHERE store_id = $1 AND ref = $2`, [ctx.store.id, input.ref]);
     if (same && same.content_hash === hash && same.model === model) {
-      const [row] = await ctx.db.query(`UPDATE embeddings SET metadata = $3::text::jsonb, updated_at = $4 WHERE store_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
-        ctx.store.id,
-        same.id,
-        jsonParam(input.metadata ?? {}),
-        now,
-      ]);
+      const [row] = await ctx.db.query(
+        `UPDATE embeddings SET metadata = $3::text::jsonb, updated_at = $4 WHERE store_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+        [ctx.store.id, same.id, jsonParam(input.metadata ?? {}), now],
+      );
       return toEmbedding(row);
     }
   }
@@ -62,7 +60,18 @@ export async function createEmbedding(ctx: Ctx, input: Static<typeof EmbeddingCr
        content_hash = EXCLUDED.content_hash, model = EXCLUDED.model, dimensions = EXCLUDED.dimensions, vector = EXCLUDED.vector,
        updated_at = EXCLUDED.updated_at
      RETURNING ${COLUMNS}`,
-    [crypto.randomUUID(), ctx.store.id, input.ref ?? null, jsonParam(input.metadata ?? {}), input.text, hash, model, vector.length, vectorParam(vector), now],
+    [
+      crypto.randomUUID(),
+      ctx.store.id,
+      input.ref ?? null,
+      jsonParam(input.metadata ?? {}),
+      input.text,
+      hash,
+      model,
+      vector.length,
+      vectorParam(vector),
+      now,
+    ],
   );
   return toEmbedding(row);
 }

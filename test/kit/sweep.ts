@@ -253,9 +253,14 @@ export function fakeModel() {
       if (path.endsWith('/embeddings')) return whole(fakeWhole.embeddings((body.input ?? ['']).map(() => [0.6, 0.8, 0])));
       if (path.endsWith('/search'))
         return whole(fakeWhole.searxng([{ title: 'Aprons', url: 'https://shop.example/aprons', content: 'Linen aprons.' }]));
+      // A classification is answered with its first label.
+      const labelOf = (schema: any) => ({ label: schema?.properties?.label?.enum?.[0] ?? 'ok' });
       if (!body.stream && path.endsWith('/messages'))
-        return whole(body.tool_choice ? fakeWhole.anthropicTool(body.tool_choice.name, { label: 'ok' }) : fakeWhole.anthropic('ok'));
-      if (!body.stream) return whole(fakeWhole.openai(body.response_format ? '{"label":"ok"}' : 'ok'));
+        return whole(
+          body.tool_choice ? fakeWhole.anthropicTool(body.tool_choice.name, labelOf(body.tools?.[0]?.input_schema)) : fakeWhole.anthropic('ok'),
+        );
+      if (!body.stream)
+        return whole(fakeWhole.openai(body.response_format ? JSON.stringify(labelOf(body.response_format.json_schema?.schema)) : 'ok'));
       const reply = openai.text('ok');
       return new Response(('frames' in reply ? reply.frames : []).join(''), { headers: { 'content-type': 'text/event-stream' } });
     },

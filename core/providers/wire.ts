@@ -145,5 +145,7 @@ export function sdkFailure(provider: string, sdk: SdkErrors, err: unknown, state
   }
   if ((err as Error)?.name === 'AbortError') return err;
   // A body the SDK could not parse as the JSON it promised.
-  return malformed(provider, (err as Error)?.message ?? String(err));
+  if (err instanceof SyntaxError) return malformed(provider, err.message);
+  // The connection dropped while the answer was read (a stream cut mid-way).
+  return fail('provider_error', `${provider} failed while answering: ${(err as Error)?.message ?? String(err)}`);
 }

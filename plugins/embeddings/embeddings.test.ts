@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, expect, test } from 'bun:test';
-import { setup } from '../../test/kit/setup';
+import { product, setup } from '../../test/kit/setup';
+import { createLogger } from '../../core/log';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
 import { events, fakeServer, openai, whole, type Reply } from '../../test/kit/fake-models';
@@ -116,4 +117,86 @@ test('embeddings over MCP and agent chat', async () => {
   const result = ev.find((e) => e.type === 'tool_result');
   expect(result).toMatchObject({ status: 'success' });
   expect(result.result.data.map((d: any) => d.ref)).toEqual(['p:1']);
+});
+
+/** Runs this store's queued index_catalog jobs as the worker would; answers how many ran. */
+async function runIndexJobs(h: Awaited<ReturnType<typeof setup>>) {
+  const rows = await h.db.query<{ data: unknown }>(
+    `DELETE FROM pgboss.job WHERE name = 'embeddings.index_catalog' AND state = 'created' AND data->>'store_id' = $1 RETURNING data`,
+    [h.store.id],
+  );
+  const job = h.registry.plugins.find((p) => p.name === 'embeddings')!.jobs!.find((j) => j.name === 'index_catalog')!;
+  await job.run(
+    { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('embeddings') },
+    rows.map((r) => r.data),
+  );
+  return rows.length;
+}
+
+test('index_catalog is a job: every live product embedded as product:<id>; run again, only changed products are sent', async () => {
+  const { h, fake } = await harness([
+    whole.embeddings(
+      [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
+      30,
+    ),
+    whole.embeddings([[1, 0.1]], 10),
+    vec(1, 0),
+  ]);
+  const made = [];
+  for (const name of ['Linen apron', 'Steel pan', 'Oak board'])
+    made.push((await h.call('POST', '/products', product({ name, description: `${name}, made well.` }))).body);
+  const started = await h.call('POST', '/embeddings/index-catalog', {});
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({
+    object: 'job',
+    type: 'embeddings.index_catalog',
+    status: 'queued',
+    progress: { done: 0, total: 3 },
+    result: null,
+  });
+  expect(fake.requests.length).toBe(0);
+  expect(await runIndexJobs(h)).toBe(1);
+  const done = (await h.call('GET', `/embeddings/index-catalog/${started.body.id}`)).body;
+  expect(done).toMatchObject({ status: 'succeeded', progress: { done: 3, total: 3 }, result: { embedded: 3, unchanged: 0 }, error: null });
+  expect(fake.requests[0].body.input.sort()).toEqual([
+    'Linen apron\nLinen apron, made well.',
+    'Oak board\nOak board, made well.',
+    'Steel pan\nSteel pan, made well.',
+  ]);
+  // An edit: the next run sends only that product.
+  await h.call('PATCH', `/products/${made[1].id}`, { description: 'Carbon steel.' });
+  const again = (await h.call('POST', '/embeddings/index-catalog', {})).body;
+  await runIndexJobs(h);
+  expect((await h.call('GET', `/embeddings/index-catalog/${again.id}`)).body).toMatchObject({
+    status: 'succeeded',
+    result: { embedded: 1, unchanged: 2 },
+  });
+  expect(fake.requests[1].body.input).toEqual(['Steel pan\nCarbon steel.']);
+  const near = (await h.call('GET', '/embeddings/similar?query=apron&limit=1')).body.data;
+  expect(near[0]).toMatchObject({ metadata: { product_id: expect.any(String) }, ref: expect.stringMatching(/^product:/) });
+  expect((await h.call('GET', '/usage')).body.days[0]).toMatchObject({ model: 'text-embedding-3-small', requests: 3, input_tokens: 45 });
+  // Stores are walls: another store's key does not see the job.
+  const other = await withPlatform(await setup());
+  expect((await other.call('GET', `/embeddings/index-catalog/${again.id}`)).status).toBe(404);
+});
+
+test('index_catalog: a provider failure fails the job with its message; an unset provider is 400 before anything is queued', async () => {
+  const { h } = await harness([{ status: 400, body: '{"error":{"message":"model not found"}}', headers: { 'content-type': 'application/json' } }]);
+  await h.call('POST', '/products', product());
+  const job = (await h.call('POST', '/embeddings/index-catalog', {})).body;
+  await runIndexJobs(h);
+  expect((await h.call('GET', `/embeddings/index-catalog/${job.id}`)).body).toMatchObject({
+    status: 'failed',
+    progress: { done: 0, total: 1 },
+    error: 'openai answered HTTP 400: model not found',
+  });
+  const none = await withPlatform(await setup());
+  const r = await none.call('POST', '/embeddings/index-catalog', {});
+  expect(r.status).toBe(400);
+  expect(r.body.error.code).toBe('provider_not_configured');
+  expect(await none.db.query('SELECT 1 FROM embedding_index_runs WHERE store_id = $1', [none.store.id])).toEqual([]);
 });

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, providerSettings } from '../../core/sdk';
+import { action, definePlugin, Input, providerSettings, Uuid } from '../../core/sdk';
 import migration001 from './migrations/001_embeddings.sql' with { type: 'text' };
+import migration002 from './migrations/002_index_runs.sql' with { type: 'text' };
+import { getIndexJob, IndexJob, runIndexBatch, startIndex } from './catalog';
 import { Embedding, EmbeddingCreate, SimilarList, SimilarQuery } from './schemas';
 import { createEmbedding, querySimilar } from './store';
 
@@ -27,8 +29,22 @@ export default definePlugin({
   // SPEC 5.4: platform.
   scopes: { read: ['platform'], write: ['platform'] },
   config: EmbeddingsConfig,
-  tables: ['embeddings'],
-  migrations: [{ id: 'embeddings/001_embeddings', sql: migration001 }],
+  tables: ['embeddings', 'embedding_index_runs'],
+  migrations: [
+    { id: 'embeddings/001_embeddings', sql: migration001 },
+    { id: 'embeddings/002_index_runs', sql: migration002 },
+  ],
+  // index_catalog reads the catalog through products.list_products, as this plugin.
+  calls: ['products'],
+  // One job per 100 products of an index_catalog run (the kit's declared jobs will carry its progress).
+  jobs: [
+    {
+      name: 'index_catalog',
+      run: async (deps, batch) => {
+        for (const payload of batch) await runIndexBatch(deps, payload as Parameters<typeof runIndexBatch>[1]);
+      },
+    },
+  ],
   actions: {
     create_embedding: action({
       kind: 'write',
@@ -47,6 +63,23 @@ export default definePlugin({
       rest: { method: 'GET', path: '/embeddings/similar' },
       example: { query: 'apron', limit: 3 },
       handler: querySimilar,
+    }),
+    index_catalog: action({
+      kind: 'write',
+      description:
+        'Embed every live product (name, description, options) as ref product:<id>, as a job: answers at once; follow it with get_index_job. Products whose text did not change are not embedded again.',
+      input: Input({}),
+      output: IndexJob,
+      rest: { method: 'POST', path: '/embeddings/index-catalog', status: 202 },
+      handler: startIndex,
+    }),
+    get_index_job: action({
+      kind: 'read',
+      description: 'How far an index_catalog job is: status, progress {done, total}, and its result or error.',
+      input: Input({ id: Uuid('The job id index_catalog answered.') }),
+      output: IndexJob,
+      rest: { method: 'GET', path: '/embeddings/index-catalog/:id' },
+      handler: (ctx, input) => getIndexJob(ctx, input.id),
     }),
   },
 });

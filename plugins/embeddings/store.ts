@@ -1,14 +1,14 @@
 import type { Static } from '@sinclair/typebox';
-import { embeddingsProvider, iso, jsonParam, metered, type Ctx, type ProviderConfig, type Row } from '../../core/sdk';
+import { embeddingsProvider, iso, jsonParam, metered, type Ctx, type Db, type ProviderConfig, type Row } from '../../core/sdk';
 import type { EmbeddingCreate, SimilarQuery } from './schemas';
 
 /** Unit length, so the cosine similarity of two stored vectors is their dot product. */
-function normalize(v: number[]): number[] {
+export function normalize(v: number[]): number[] {
   const norm = Math.sqrt(v.reduce((n, x) => n + x * x, 0));
   return norm > 0 ? v.map((x) => x / norm) : v;
 }
 
-const hashOf = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex');
+export const hashOf = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex');
 
 export const toEmbedding = (r: Row) => ({
   object: 'embedding' as const,
@@ -53,7 +53,19 @@ export async function createEmbedding(ctx: Ctx, input: Static<typeof EmbeddingCr
     }
   }
   const [vector] = await embed(ctx, [input.text]);
-  const [row] = await ctx.db.query(
+  return toEmbedding(await upsertEmbedding(ctx.db, now, ctx.store.id, model, input, vector));
+}
+
+/** Writes one embedding, replacing the one of its ref if any. */
+export async function upsertEmbedding(
+  db: Db,
+  now: Date,
+  storeId: string,
+  model: string,
+  input: { ref?: string; text: string; metadata?: Record<string, string> },
+  vector: number[],
+): Promise<Row> {
+  const [row] = await db.query(
     `INSERT INTO embeddings (id, store_id, ref, metadata, content, content_hash, model, dimensions, vector, created_at, updated_at)
      VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, $8, $9::real[], $10, $10)
      ON CONFLICT (store_id, ref) WHERE ref IS NOT NULL DO UPDATE SET metadata = EXCLUDED.metadata, content = EXCLUDED.content,
@@ -62,18 +74,18 @@ export async function createEmbedding(ctx: Ctx, input: Static<typeof EmbeddingCr
      RETURNING ${COLUMNS}`,
     [
       crypto.randomUUID(),
-      ctx.store.id,
+      storeId,
       input.ref ?? null,
       jsonParam(input.metadata ?? {}),
       input.text,
-      hash,
+      hashOf(input.text),
       model,
       vector.length,
       vectorParam(vector),
       now,
     ],
   );
-  return toEmbedding(row);
+  return row;
 }
 
 /** A vector as PostgreSQL array text: both drivers take it for a `real[]` parameter. */

@@ -87,17 +87,20 @@ export async function metered<T>(m: Meter, provider: string, model: string, run:
 }
 
 /** Sets (or with null lifts) a store's monthly spend cap; 404 for an unknown store. */
-export async function setSpendCap(
-  db: Db,
-  storeId: string,
-  cap: number | null,
-): Promise<{ id: string; name: string; plan: string; monthly_spend_cap: number | null; created_at: Date }> {
+export async function setSpendCap(db: Db, storeId: string, cap: number | null) {
   const [row] = await db.query('UPDATE stores SET monthly_spend_cap = $2 WHERE id = $1 RETURNING id, name, plan, monthly_spend_cap, created_at', [
     storeId,
     cap,
   ]);
   if (!row) throw errors.notFound(`store: '${storeId}'`, 'store_id');
-  return { ...row, monthly_spend_cap: row.monthly_spend_cap === null ? null : Number(row.monthly_spend_cap) } as any;
+  // numeric: a string from the PostgreSQL driver, a number from PGlite.
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    plan: row.plan as string,
+    monthly_spend_cap: row.monthly_spend_cap === null ? null : Number(row.monthly_spend_cap),
+    created_at: row.created_at as Date,
+  };
 }
 
 /** Costs are kept to 8 decimals (numeric(20, 8)): a cheap model's call costs millionths of a dollar. */

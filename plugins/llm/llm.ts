@@ -35,7 +35,7 @@ interface Ask {
 const modelOf = (ctx: Ctx, model?: string) => model ?? (ctx.config.model as string);
 
 /** One metered model call: the spend cap first, the usage after. */
-async function ask(ctx: Ctx, q: Ask): Promise<{ completion: Completion; model: string }> {
+async function ask(ctx: Ctx, q: Ask): Promise<{ completion: Completion; model: string; provider: string }> {
   const name = modelOf(ctx, q.model);
   const { provider, model } = chatModel(name, ctx.config as ProviderConfig);
   const meter = { db: ctx.db, clock: ctx.clock, storeId: ctx.store.id, prices: ctx.config.provider_prices };
@@ -43,7 +43,7 @@ async function ask(ctx: Ctx, q: Ask): Promise<{ completion: Completion; model: s
     const c = await provider.complete({ model, system: q.system, prompt: q.prompt, maxTokens: q.maxTokens, schema: q.schema, signal: ctx.shutdown });
     return { value: c, usage: c.usage };
   });
-  return { completion, model: name };
+  return { completion, model: name, provider: provider.name };
 }
 
 export async function generate(ctx: Ctx, q: Ask) {
@@ -58,8 +58,10 @@ export async function generate(ctx: Ctx, q: Ask) {
 export async function structured(ctx: Ctx, q: Ask & { schema: Record<string, unknown> }, validate: ValidateFunction) {
   const usage = { input_tokens: 0, output_tokens: 0 };
   let why = '';
+  let asked = '';
   for (let attempt = 0; attempt < 2; attempt++) {
-    const { completion, model } = await ask(ctx, q);
+    const { completion, model, provider } = await ask(ctx, q);
+    asked = provider;
     usage.input_tokens += completion.usage.input_tokens;
     usage.output_tokens += completion.usage.output_tokens;
     if (completion.json !== undefined && validate(completion.json)) return { value: completion.json, model, usage };
@@ -67,6 +69,5 @@ export async function structured(ctx: Ctx, q: Ask & { schema: Record<string, unk
     why =
       completion.json === undefined ? 'its answer was not JSON' : `its answer ${err?.instancePath || ''} ${err?.message ?? 'does not match'}`.trim();
   }
-  const { provider } = chatModel(modelOf(ctx, q.model), ctx.config as ProviderConfig);
-  throw fail('provider_error', `${provider.name} answered outside the requested schema twice (${why}).`);
+  throw fail('provider_error', `${asked} answered outside the requested schema twice (${why}).`);
 }

@@ -102,7 +102,7 @@ export default definePlugin({
         const page = await fetchPage(ctx, input.url);
         if (input.selectors) {
           if (page.html === undefined) throw errors.validation(`The page at ${page.url} is not HTML: selectors need HTML.`, 'url');
-          return { object: 'extraction' as const, url: page.url, data: selectText(page.html, input.selectors) };
+          return { object: 'extraction' as const, url: page.url, data: await selectText(page.html, input.selectors) };
         }
         const text = `# ${page.title}\n\n${page.markdown}`.slice(0, MAX_EXTRACT_CHARS);
         const r = await ctx.call('llm.extract', { text, schema: input.schema, ...(input.model ? { model: input.model } : {}) });

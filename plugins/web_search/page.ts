@@ -1,7 +1,12 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import { NodeHtmlMarkdown } from 'node-html-markdown';
 import { egressFetch, errors, type Ctx } from '../../core/sdk';
+
+/** The HTML libraries, loaded at the first page read rather than when svc starts (most processes read none). */
+const html = () =>
+  Promise.all([import('linkedom'), import('@mozilla/readability'), import('node-html-markdown')]).then(([l, r, m]) => ({
+    parseHTML: l.parseHTML,
+    Readability: r.Readability,
+    NodeHtmlMarkdown: m.NodeHtmlMarkdown,
+  }));
 
 /** The most of a page fetch_page reads (the rest is cut and `truncated` set). */
 export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
@@ -36,7 +41,7 @@ export async function fetchPage(ctx: Ctx, url: string): Promise<Page> {
   const text = res.text();
   const base = { url: res.url, status: res.status, content_type: type.split(';')[0].trim(), truncated: res.truncated };
   if (isHtml(type) || (!type && /^\s*</.test(text))) {
-    const { title, markdown } = readable(text, res.url);
+    const { title, markdown } = await readable(text, res.url);
     return { ...base, title, markdown, html: text };
   }
   if (/^text\//i.test(type) || /json|xml/i.test(type)) return { ...base, title: '', markdown: text };
@@ -44,19 +49,20 @@ export async function fetchPage(ctx: Ctx, url: string): Promise<Page> {
 }
 
 /** The page's title and its readable part as markdown. */
-function readable(html: string, url: string): { title: string; markdown: string } {
-  const { document } = parseHTML(html);
+async function readable(page: string, url: string): Promise<{ title: string; markdown: string }> {
+  const { parseHTML, Readability, NodeHtmlMarkdown } = await html();
+  const { document } = parseHTML(page);
   const title = (document.querySelector('title')?.textContent ?? '').trim();
   let content = '';
   try {
     // Readability changes the document it reads: it is given its own copy.
-    content = new Readability(parseHTML(html).document as unknown as Document).parse()?.content ?? '';
+    content = new Readability(parseHTML(page).document as unknown as Document).parse()?.content ?? '';
   } catch {
     content = '';
   }
   if (!content.trim()) {
     for (const el of document.querySelectorAll('script, style, noscript, template')) el.remove();
-    content = document.body?.innerHTML ?? html;
+    content = document.body?.innerHTML ?? page;
   }
   const markdown = NodeHtmlMarkdown.translate(content, {}, undefined, undefined).trim();
   return { title, markdown: absoluteLinks(markdown, url) };
@@ -74,8 +80,9 @@ function absoluteLinks(markdown: string, base: string): string {
 }
 
 /** Each selector's matches, as their text (trimmed, empty ones left out); a selector the parser refuses is a 400 naming it. */
-export function selectText(html: string, selectors: Record<string, string>): Record<string, string[]> {
-  const { document } = parseHTML(html);
+export async function selectText(page: string, selectors: Record<string, string>): Promise<Record<string, string[]>> {
+  const { parseHTML } = await html();
+  const { document } = parseHTML(page);
   const out: Record<string, string[]> = {};
   for (const [name, css] of Object.entries(selectors)) {
     let found: Element[];

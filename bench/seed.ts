@@ -32,10 +32,20 @@ export async function createBenchDb(products: number): Promise<BenchDb> {
       const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...createRegistry(plugins).scopes], livemode: false });
       // One statement for all rows: seeding is setup, not something we measure.
       const rows = await db.query<{ id: string }>(
-        `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
-         SELECT gen_random_uuid(), $1, 'Seed product ' || g, 'SEED-' || g, 'simple', 'active', 1999 + g, 'USD', g % 7, now(), now()
+        `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'Seed product ' || g, 'SEED-' || g, 'simple', 'active', 1999 + g, 'USD', now(), now()
          FROM generate_series(1, $2::int) AS g RETURNING id`,
         [store.id, products],
+      );
+      // Their stock, as the inventory ledger keeps it: a level at the default location for most
+      // (a product read adds its levels up), none for every 7th.
+      await db.query(
+        `WITH home AS (
+           INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'Default', true, now(), now()) RETURNING id
+         )
+         INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
+         SELECT $1, id, (SELECT id FROM home), 1 + n % 6, now() FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, n) WHERE n % 7 <> 0`,
+        [store.id, rows.map((r) => r.id)],
       );
       await db.exec('ANALYZE');
       const idsFile = join(tmpdir(), `svc-bench-ids-${process.pid}.txt`);
@@ -69,8 +79,8 @@ export async function seedSearchStore(url: string, products: number): Promise<{ 
     const store = await createStore(db, systemClock, { name: 'Bench search store', plan: 'enterprise' });
     const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...createRegistry(plugins).scopes], livemode: false });
     await db.query(
-      `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, ($3::text[])[1 + g % 50] || ' item ' || g, 'SRCH-' || g, 'simple', 'active', 1999, 'USD', 0, now(), now()
+      `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, ($3::text[])[1 + g % 50] || ' item ' || g, 'SRCH-' || g, 'simple', 'active', 1999, 'USD', now(), now()
        FROM generate_series(1, $2::int) AS g`,
       [store.id, products, WORDS],
     );

@@ -10,12 +10,15 @@ import { announce, requireEnv } from './child';
 
 const sql = new Bun.SQL(requireEnv('BENCH_DB_URL'), { max: Number(requireEnv('BENCH_POOL')), idleTimeout: 30 });
 
-// Same statements as plugins/products/store.ts (getProductRow, createProduct).
-const SELECT_ONE = 'SELECT * FROM products WHERE store_id = $1 AND id = $2 AND archived_at IS NULL';
+// Same statements as plugins/products/store.ts (getProductRow, createProduct): a product is read
+// from PRODUCTS, the row with its stock total from the inventory ledger's levels.
+const PRODUCTS = `(SELECT *, (SELECT coalesce(sum(quantity), 0)::int FROM inventory_levels WHERE product_id = products.id) AS stock_quantity FROM products) products`;
+const SELECT_ONE = `SELECT * FROM ${PRODUCTS} WHERE store_id = $1 AND id = $2 AND archived_at IS NULL`;
 // The first page of core/plugins/pagination.ts's keyset query for an unfiltered product list.
-const SELECT_PAGE = 'SELECT * FROM products WHERE store_id = $1 AND archived_at IS NULL ORDER BY seq DESC LIMIT $2';
-const INSERT_ONE = `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, created_at, updated_at)
-  VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`;
+const SELECT_PAGE = `SELECT * FROM ${PRODUCTS} WHERE store_id = $1 AND archived_at IS NULL ORDER BY seq DESC LIMIT $2`;
+// The create the benchmark sends has no stock (bench/post-create.lua): no level to write.
+const INSERT_ONE = `INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, created_at, updated_at)
+  VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $11) RETURNING *, $10::int AS stock_quantity`;
 
 const jsonHeaders = { 'Content-Type': 'application/json' };
 

@@ -203,6 +203,8 @@ browserTest(
       // The inbox: a customer writes; the owner assigns the thread to themself, replies, closes it.
       await w.inbound('Ada <ada@example.com>', 'Where is my order?', 'Order 1001 has not arrived.');
       await open(page, w.url, 'inbox', 'Inbox');
+      // The address to forward the shop's support mail to (issue 44), not a formula to work out.
+      await page.waitForSelector(`.inbox-address code:has-text("s-${w.base.store.id.replace(/-/g, '')}@${INBOUND}")`);
       await page.getByRole('link', { name: 'Where is my order?' }).click();
       await page.waitForSelector('h1:has-text("Where is my order?")');
       await page.waitForSelector('text=Order 1001 has not arrived.');

@@ -10,7 +10,6 @@ import { SvcError } from './errors';
 import { openMigrated, type Composition } from './runtime';
 import { callerCtx, invoke } from './plugins/invoke';
 import { createRegistry } from './plugins/registry';
-import { consoleRoutes } from '../console/serve';
 import { pluginList } from '../plugins';
 import { allJobs } from '../workers';
 import { existsSync } from 'node:fs';
@@ -50,8 +49,27 @@ let composed: Composition | undefined;
 const app = (): Composition => {
   if (composed) return composed;
   const registry = createRegistry(pluginList, { env: process.env });
-  return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry), pages: consoleRoutes });
+  return (composed = { registry, jobs: (db, clock) => allJobs(db, clock, registry) });
 };
+
+/**
+ * The console's routes. console/serve.ts embeds console/dist, which a source checkout has only
+ * once built: a fresh clone after `npm install` (`npx svc serve`, `bun core/cli.ts serve`) builds
+ * it here first. One existsSync when it is there; the compiled binary carries the build and has no
+ * build.ts beside it, so it never builds. Imported here, not at the top, so the commands that serve
+ * nothing never need it.
+ */
+async function consolePages(): Promise<NonNullable<Composition['pages']>> {
+  const dir = join(import.meta.dir, '..', 'console');
+  if (!existsSync(join(dir, 'dist', 'main.js')) && existsSync(join(dir, 'build.ts'))) {
+    err('console/dist is missing: building the console (once; `bun console/build.ts` rebuilds it)');
+    // A computed path, so the compiled binary does not bundle the builder it never runs.
+    const { buildConsole }: typeof import('../console/build') = await import(join(dir, 'build.ts'));
+    const result = await buildConsole();
+    if (!result.success) throw new Error(`The console did not build:\n${result.logs.join('\n')}`);
+  }
+  return (await import('../console/serve')).consoleRoutes;
+}
 /** The command being run, for the error handler's advice. */
 let running: string | undefined;
 
@@ -103,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     // Signals are handled from the start: a SIGTERM during start-up stops the server once it is up.
     const lifecycle = new Lifecycle(config.shutdownGraceMs, err);
     exitOnSignals(lifecycle, { log: err });
-    const starting = serve(config, app(), err, lifecycle);
+    const starting = consolePages().then((pages) => serve(config, { ...app(), pages }, err, lifecycle));
     lifecycle.starting(starting);
     await starting;
     return new Promise(() => {}); // runs until a signal (core/lifecycle.ts)

@@ -56,9 +56,12 @@ export const CORE_ERRORS = defineErrors({
   internal_error: def(500, 'api_error', 'An unexpected error; retry with backoff.'),
   tool_error: def(502, 'api_error', 'A custom tool failed (its endpoint answered an error, or its code threw).'),
   tool_timeout: def(504, 'api_error', 'A custom tool did not finish in time.'),
-  secret_key_missing: def(503, 'api_error', 'The server has no SVC_SECRET_KEY to seal secrets with.'),
+  signed_link_invalid: forbidden('The signed link was altered, or was not made by this server (SVC_SECRET_KEY).'),
+  signed_link_expired: forbidden('The signed link expired (SVC_SIGNED_URL_TTL_S after it was made): call the tool again for a new one.'),
+  // A setting the operator has not made is a 400: retrying cannot heal it (SPEC 7 has clients retry
+  // 5xx). 503 is kept for what heals by itself (the database back, a provider up again).
   provider_not_configured: invalid(
-    'An outside provider this feature needs is not configured; the message names the setting (a retry cannot heal it).',
+    'This feature needs a server setting the operator has not made; the message names it (docs/configuration.md lists what each turns on).',
   ),
   provider_error: def(
     502,
@@ -123,10 +126,17 @@ export const errors = {
     fail('rate_limit_exceeded', 'Too many requests; retry after the Retry-After delay.', null, { 'Retry-After': String(retryAfterSeconds) }),
   gone: (message: string) => fail('api_version_retired', message, 'X-API-Version'),
   internal: () => fail('internal_error', 'An unexpected error occurred. Retry with backoff.'),
-  /** 400 provider_not_configured: the feature needs an outside provider whose `setting` is unset. */
-  notConfigured: (setting: string, what: string, param: string | null = null) =>
-    fail('provider_not_configured', `${what} needs the ${setting} setting, which this server does not have.`, param),
-  /** 503: a dependency or configuration the server needs is missing (e.g. secret_key_missing). */
+  /**
+   * 400 provider_not_configured: `setting` (SVC_EMAIL_DNS_ZONE ...) is not set on this server;
+   * `purpose` says what needs it. Call it after the ownership checks (another
+   * store's id is 404 first) and never on a list or a read: an empty list is still a list.
+   */
+  notConfigured: (setting: string, purpose?: string) =>
+    fail(
+      'provider_not_configured',
+      `${setting} is not set on this server${purpose ? `: ${purpose}` : ''}. The operator sets it (docs/configuration.md); a retry will not help.`,
+    ),
+  /** 503 for what heals by itself (a dependency away); a missing setting is notConfigured. */
   unavailable: (code: string, message: string) => fail(code, message),
 };
 

@@ -2,6 +2,7 @@ import type { Db } from './db/types';
 import type { Clock } from './clock';
 import type { Store } from './plugins/contract';
 import { errors } from './errors';
+import { ORIGIN_PATTERN } from './plugins/formats';
 import { keyRevoked } from './signals';
 export { PLANS } from './plans';
 
@@ -22,13 +23,16 @@ function randomKey(livemode: boolean | 'pub') {
 
 const PUBLISHABLE_PATTERN = /^svc_pub_[A-Za-z0-9]{32}$/;
 
+const ORIGIN = new RegExp(ORIGIN_PATTERN);
+
 /** An origin as a browser sends it: scheme, host and port, nothing else. */
 export function checkOrigin(value: unknown, param: string): string {
   let url: URL | undefined;
   try {
     url = new URL(String(value));
   } catch {}
-  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== String(value).replace(/\/$/, ''))
+  // The schema's pattern (ORIGIN_PATTERN) is the rule; URL gives the canonical form (no default port).
+  if (!url || !ORIGIN.test(String(value)))
     throw errors.validation(`Invalid ${param}: must be an origin like https://shop.example.com (scheme, host and port only).`, param);
   return url.origin;
 }

@@ -9,6 +9,7 @@
 export { isTool } from './plugins/contract';
 export type { Registry } from './plugins/registry';
 export type { Authenticator } from './http/auth';
+export { userOperations } from './http/operations';
 
 // Events and webhooks.
 export { writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';

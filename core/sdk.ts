@@ -7,7 +7,7 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actorOf, definePlugin, noExample } from './plugins/contract';
+export { action, actionFor, actorOf, definePlugin, noExample } from './plugins/contract';
 export type {
   ActionDef,
   ActionExample,
@@ -26,7 +26,8 @@ export type {
   RestMapping,
   Store,
 } from './plugins/contract';
-export { Deleted, Input, ListOf, ListParams, Timestamp, Uuid } from './plugins/schema';
+export { Deleted, Email, Input, ListOf, ListParams, Origin, Timestamp, Uuid, WebUrl, When } from './plugins/schema';
+export { EMAIL_ADDRESS, isWebUrl, ORIGIN_PATTERN } from './plugins/formats';
 export { checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter, MetadataPatch } from './plugins/metadata';
 export { containing, DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError } from './errors';
@@ -37,6 +38,8 @@ export { PLANS, type Plan } from './plans';
 export type { Db } from './db/types';
 export { isUniqueViolation, sqlState } from './db/pg-errors';
 export { existingIds, jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
+// A lock on (store, key) until the transaction ends, for a row that may not exist yet.
+export { lockKey } from './db/lock-key';
 export { page, type PageInput } from './plugins/pagination';
 export { iso, isoOrNull, type Clock } from './clock';
 export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from './money';
@@ -52,6 +55,8 @@ export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
+// The server's public origin for a request outside invoke (an authenticator's), and outside any request.
+export { configuredOrigin, requestOrigin, type Site } from './net/site';
 
 // Erasure of a person's data from the core's copies (events, audit log, idempotent replays).
 export { scrubPersonalData } from './personal-data';

@@ -97,7 +97,7 @@ describe('loadSecretBox', () => {
     }
   });
 
-  test('PostgreSQL without SVC_SECRET_KEY: a clear 503', () => {
+  test('PostgreSQL without SVC_SECRET_KEY: a clear 400 naming the setting (a retry cannot heal it)', () => {
     let err: unknown;
     try {
       loadSecretBox({ DATABASE_URL: 'postgres://localhost/svc' }, join(tmp, 'pg'));
@@ -106,8 +106,8 @@ describe('loadSecretBox', () => {
     }
     expect(err).toBeInstanceOf(SvcError);
     const e = err as SvcError;
-    expect([e.status, e.type, e.code]).toEqual([503, 'api_error', 'secret_key_missing']);
-    expect(e.message).toBe('Tool secrets need SVC_SECRET_KEY (32 bytes, base64 or hex) when svc runs on PostgreSQL; every node must share it.');
+    expect([e.status, e.type, e.code]).toEqual([400, 'invalid_request_error', 'provider_not_configured']);
+    expect(e.message).toContain('SVC_SECRET_KEY is not set on this server');
     // No key file was generated as a fallback.
     expect(() => statSync(join(tmp, 'pg'))).toThrow();
   });

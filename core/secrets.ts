@@ -8,7 +8,7 @@
  * - On the embedded database (DATABASE_URL unset) there is one node and one data directory,
  *   so a key is generated once into <dataDir>/secret.key and reused.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errors } from './errors';
@@ -37,6 +37,16 @@ export class SecretBox {
     if (context !== undefined) cipher.setAAD(Buffer.from(context, 'utf8'));
     const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), ct.toString('base64')].join(':');
+  }
+
+  /**
+   * HMAC-SHA256 of `data` under a key derived from this one for `purpose` (signed links), so a
+   * signature made for one purpose is never valid for another and the sealing key is never used as
+   * a MAC key.
+   */
+  mac(purpose: string, data: string): Buffer {
+    const subkey = createHmac('sha256', this.#key).update(purpose).digest();
+    return createHmac('sha256', subkey).update(data).digest();
   }
 
   /** Decrypts a seal() result; throws on any tampering, a wrong key or a wrong context. */
@@ -105,7 +115,7 @@ function fileKey(dataDir: string): Buffer {
 
 /**
  * The box for an environment: SVC_SECRET_KEY if set, else the generated key file on the
- * embedded database, else (PostgreSQL without a key) a 503 secret_key_missing.
+ * embedded database, else (PostgreSQL without a key) a 400 provider_not_configured naming it.
  */
 export function loadSecretBox(env: Record<string, string | undefined>, dataDir: string): SecretBox {
   const raw = env.SVC_SECRET_KEY?.trim();
@@ -117,10 +127,7 @@ export function loadSecretBox(env: Record<string, string | undefined>, dataDir: 
   }
   // Same "empty means unset" rule as core/config.ts.
   if (env.DATABASE_URL) {
-    throw errors.unavailable(
-      'secret_key_missing',
-      'Tool secrets need SVC_SECRET_KEY (32 bytes, base64 or hex) when svc runs on PostgreSQL; every node must share it.',
-    );
+    throw errors.notConfigured('SVC_SECRET_KEY', 'secrets are sealed with it on PostgreSQL (32 bytes, base64 or hex, the same on every node)');
   }
   return new SecretBox(fileKey(dataDir));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createThrowawayDatabase } from './kit/db';
 import { CLI, runSvc as svc } from './kit/serve-process';
 
@@ -137,4 +137,55 @@ describe('svc command line', () => {
       expect((await svc(['migrate'], { SVC_DATA_DIR: dir })).code).toBe(0);
     }
   }, 60_000);
+});
+
+describe('a fresh clone (issue 44)', () => {
+  test('`npx svc serve` without console/dist builds the console and serves /console', async () => {
+    // The working tree as a clone has it (tracked and new files, nothing ignored: no console/dist),
+    // with the installed node_modules beside it, as after `npm install`.
+    const root = join(import.meta.dir, '..');
+    const clone = mkdtempSync(join(tmpdir(), 'svc-clone-'));
+    const listed = Bun.spawnSync(['git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root });
+    for (const file of new TextDecoder().decode(listed.stdout).split('\0').filter(Boolean)) {
+      if (!existsSync(join(root, file))) continue; // deleted in the work tree, not yet committed
+      mkdirSync(dirname(join(clone, file)), { recursive: true });
+      copyFileSync(join(root, file), join(clone, file));
+    }
+    symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'));
+    expect(existsSync(join(clone, 'console', 'dist'))).toBe(false);
+
+    // Port 0: the system picks a free one, and the start-up line says which (a fixed guess could
+    // be taken by another process on a shared machine).
+    const server = Bun.spawn(['npx', 'svc', 'serve'], {
+      cwd: clone,
+      env: { ...process.env, DATABASE_URL: undefined, SVC_DATA_DIR: join(clone, 'data'), SVC_HOST: '127.0.0.1', PORT: '0' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    let log = '';
+    for (const stream of [server.stdout, server.stderr])
+      void (async () => {
+        for await (const chunk of stream) log += new TextDecoder().decode(chunk);
+      })();
+    try {
+      let port = '';
+      for (const until = Date.now() + 90_000; !port; await Bun.sleep(100)) {
+        port = /listening on http:\/\/[^\s:]+:(\d+)/.exec(log)?.[1] ?? '';
+        if (!port && (server.exitCode !== null || Date.now() > until)) throw new Error(`svc serve did not start:\n${log}`);
+      }
+      expect(log).toContain('building the console');
+      const page = await fetch(`http://127.0.0.1:${port}/console`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('svc console');
+      const script = /<script type="module" src="([^"]+)"/.exec(html)![1];
+      const js = await fetch(new URL(script, `http://127.0.0.1:${port}`));
+      expect(js.status).toBe(200);
+      expect((await js.text()).length).toBeGreaterThan(1000);
+      expect(existsSync(join(clone, 'console', 'dist', 'main.js'))).toBe(true);
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 120_000);
 });

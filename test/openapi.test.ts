@@ -100,7 +100,8 @@ describe('GET /openapi.json', () => {
       const named = (name: string, where: string) => params.find((p: any) => p.name === name && p.in === where);
       for (const name of (route.path.match(/:(\w+)/g) ?? []).map((s) => s.slice(1))) expect(named(name, 'path')?.required).toBe(true);
       expect(named('X-API-Version', 'header').schema.pattern).toBe('^v\\d{4}-\\d{2}-\\d{2}$');
-      expect(Boolean(named('Idempotency-Key', 'header'))).toBe(route.method === 'POST' || route.method === 'PATCH');
+      // Only where a retry is replayed: a POST or PATCH that writes (a read-only POST changes nothing).
+      expect(Boolean(named('Idempotency-Key', 'header'))).toBe((route.method === 'POST' || route.method === 'PATCH') && route.action.kind !== 'read');
 
       const inputProps = Object.keys((route.action.input as any).properties ?? {});
       const pathNames = new Set((route.path.match(/:(\w+)/g) ?? []).map((s) => s.slice(1)));

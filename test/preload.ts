@@ -12,5 +12,5 @@ afterAll(closeSharedDb);
 
 // The admin console's bundle (console/build.ts): `npm test` builds it first; a lone `bun test` of a
 // file builds it here when it is missing (the server embeds it, so no test can load without it).
-if (!existsSync(new URL('../console/dist/main.js', import.meta.url)))
+if (!existsSync(new URL('../console/dist/bundle.txt', import.meta.url)))
   Bun.spawnSync([process.execPath, 'console/build.ts'], { stdio: ['ignore', 'inherit', 'inherit'] });

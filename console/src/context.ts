@@ -1,6 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Session, StoreRef } from './api';
+import type { Operation, Resource } from './api-paths';
 
 /** What every page may read: who is signed in, the store, what the role allows, the live inbox. */
 export interface ConsoleCtx {
@@ -8,10 +9,13 @@ export interface ConsoleCtx {
   store: StoreRef;
   role: string;
   scopes: string[];
-  /** Whether the user's token holds this scope (the UI shows no button the API would refuse). */
-  can: (scope: string) => boolean;
-  /** Owners, admins and approvers decide held tool calls (SPEC 3.1). */
-  canApprove: boolean;
+  /**
+   * Whether the user may call this operation (`products.create_product`), as the console token's
+   * answer lists them: the UI shows no button the API would refuse, and names no scope or role.
+   */
+  may: (operation: Operation) => boolean;
+  /** The roles this user may give to members (none when they manage no members). */
+  assignableRoles: string[];
   /** Calls waiting for approval now, kept live by the executions stream. */
   pending: Execution[];
   /** Whether the stream is connected. */
@@ -21,22 +25,8 @@ export interface ConsoleCtx {
   go: (path: string) => void;
 }
 
-export interface Execution {
-  id: string;
-  tool: string;
-  action: string;
-  agent_id: string | null;
-  agent_name: string | null;
-  source: string;
-  caller?: { type: 'api_key' | 'user'; id: string } | null;
-  status: string;
-  duration_ms: number | null;
-  input: unknown;
-  output: unknown;
-  approval: Record<string, any> | null;
-  created_at: string;
-  completed_at: string | null;
-}
+/** One tool call, as the audit log answers it. */
+export type Execution = Resource<'/tool-executions/{id}'>;
 
 export const Ctx = createContext<ConsoleCtx>(null as unknown as ConsoleCtx);
 export const useConsole = () => useContext(Ctx);

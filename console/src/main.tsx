@@ -1,7 +1,9 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { follow, loadSession, signInUrl, signOut, useStore, type Session } from './api';
+import type { FunctionComponent } from 'preact';
+import { follow, loadSession, signInUrl, signOut, useStore, type Access, type Session } from './api';
 import { Ctx, type ConsoleCtx, type Execution } from './context';
+import type { PageDef } from './kit/page';
 import { pages } from './pages';
 
 /**
@@ -26,12 +28,19 @@ function useHash() {
   return route;
 }
 
+/** Focus the page's heading once it is there (a page's code may still be loading): about a second at most. */
+function focusTitle(frames = 60) {
+  const title = document.getElementById('page-title');
+  if (title) title.focus();
+  else if (frames > 0) requestAnimationFrame(() => focusTitle(frames - 1));
+}
+
 function Shell({ session }: { session: Session }) {
   const [storeId, setStoreId] = useState(() => {
     const kept = sessionStorage.getItem(STORE_KEY);
     return session.stores.find((s) => s.id === kept)?.id ?? session.stores[0]?.id;
   });
-  const [access, setAccess] = useState<{ role: string; scopes: string[] } | null>(null);
+  const [access, setAccess] = useState<Access | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [pending, setPending] = useState<Map<string, Execution>>(new Map());
   const [live, setLive] = useState(false);
@@ -46,14 +55,15 @@ function Shell({ session }: { session: Session }) {
     setAccess(null);
     setPending(new Map());
     useStore(storeId).then(
-      (a) => setAccess({ role: a.role, scopes: a.scopes }),
+      // What the user may do, never the token itself (that stays in api.ts).
+      ({ role, scopes, operations, assignable_roles }) => setAccess({ role, scopes, operations, assignable_roles }),
       (e) => setFailure((e as Error).message),
     );
   }, [storeId]);
 
   // The inbox is live on every page (the badge in the title), from the executions stream.
   useEffect(() => {
-    if (!access || !access.scopes.some((s) => s === 'ai:read' || s === 'ai')) return;
+    if (!access?.operations.includes('tool_executions.stream_executions')) return;
     const stop = new AbortController();
     follow(
       '/tool-executions/stream',
@@ -73,6 +83,7 @@ function Shell({ session }: { session: Session }) {
     return () => stop.abort();
   }, [access]);
 
+  const mayCall = useMemo(() => new Set(access?.operations), [access]);
   const list = useMemo(() => [...pending.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)), [pending]);
   const ctx: ConsoleCtx | null = access
     ? {
@@ -80,8 +91,8 @@ function Shell({ session }: { session: Session }) {
         store: store!,
         role: access.role,
         scopes: access.scopes,
-        can: (scope) => access.scopes.includes(scope) || access.scopes.includes(scope.split(':')[0]),
-        canApprove: ['owner', 'admin', 'approver'].includes(access.role),
+        may: (operation) => mayCall.has(operation),
+        assignableRoles: access.assignable_roles,
         pending: list,
         live,
         arg: route.arg,
@@ -111,7 +122,7 @@ function Shell({ session }: { session: Session }) {
   useEffect(() => {
     setMenuOpen(false);
     if (first.current) return void (first.current = false);
-    requestAnimationFrame(() => document.getElementById('page-title')?.focus());
+    focusTitle();
   }, [route.page]);
 
   if (!storeId)
@@ -131,7 +142,6 @@ function Shell({ session }: { session: Session }) {
       </main>
     );
   if (!ctx || !page) return <p class="loading">Loading…</p>;
-  const Page = page.component;
   // Another resource or a blank form (#/x/<id> to #/x/new or #/x/<other>) is a new page, its state
   // fresh; a form saved at #/x/new going on to #/x/<its id> stays the same page, its notice kept.
   if (opened.current.arg !== route.arg) {
@@ -189,11 +199,33 @@ function Shell({ session }: { session: Session }) {
           <ul>{visible.filter((p) => p.group === 'Settings').map(navLink)}</ul>
         </nav>
         <main id="main">
-          <Page key={`${storeId}:${page.id}:${opened.current.n}`} />
+          <PageView key={`${storeId}:${page.id}:${opened.current.n}`} def={page} />
         </main>
       </div>
     </Ctx.Provider>
   );
+}
+
+const loaded = new Map<string, FunctionComponent>();
+
+/** A page, its code loaded on first opening (then kept). */
+function PageView({ def }: { def: PageDef }) {
+  const [Page, setPage] = useState<FunctionComponent | undefined>(() => loaded.get(def.id));
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => {
+    if (Page) return;
+    def.load().then(
+      (component) => (loaded.set(def.id, component), setPage(() => component)),
+      () => setFailure('This page could not be loaded: reload the console.'),
+    );
+  }, [def.id]);
+  if (failure)
+    return (
+      <p class="error" role="alert">
+        {failure}
+      </p>
+    );
+  return Page ? <Page /> : <p class="loading">Loading…</p>;
 }
 
 function Boot() {

@@ -63,22 +63,23 @@ export function TextArea({
   );
 }
 
-export function Select({
+/** A labelled choice among `options` (a value, or `[value, text]`); typed by its values, so an API enum's list checks. */
+export function Select<T extends string>({
   label,
   value,
   onValue,
   options,
 }: {
   label: string;
-  value: string;
-  onValue: (v: string) => void;
-  options: (string | [string, string])[];
+  value: T;
+  onValue: (v: T) => void;
+  options: (T | [T, string])[];
 }) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value)}>
+      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value as T)}>
         {options.map((o) => {
           const [v, text] = Array.isArray(o) ? o : [o, o];
           return (

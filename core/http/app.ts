@@ -5,6 +5,7 @@ import { newRequestId } from '../ids';
 import { baseHeaders, errorResponse } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
+import { SIGNED_ROUTE, serveSigned } from './signed';
 import { MCP_PATH, handleMcp } from '../mcp/http';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
@@ -29,6 +30,12 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
   };
   for (const r of restRoutes(svc.registry))
     route(r.method, r.path, ({ request, params, server }) => handleRest(svc, r, request, params, () => server?.requestIP?.(request)?.address));
+  route(
+    'GET',
+    SIGNED_ROUTE,
+    ({ request, params, server }) => serveSigned(svc, request, params.token, () => server?.requestIP?.(request)?.address),
+    true,
+  );
   for (const r of [...docsRoutes(svc), ...pages]) route(r.method, r.path, r.handler as any, true);
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) route(method, MCP_PATH, ({ request }) => handleMcp(svc, request), true);
   route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);

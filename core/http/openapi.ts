@@ -67,10 +67,14 @@ function pathParameter(name: string, inputProps: Json): Json {
   return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
 }
 
-/** Header parameters every operation accepts; Idempotency-Key only where the server honours it. */
-const headerParameters = (method: string) => [
+/**
+ * Header parameters every operation accepts; Idempotency-Key only where the server honours it: a
+ * POST or PATCH that writes. A read-only POST (a render, a preview: a body too large or too nested
+ * for a query) changes nothing, so there is nothing to replay (it runs bare: core/plugins/invoke.ts).
+ */
+const headerParameters = (method: string, kind: string) => [
   ref('parameters', 'ApiVersion'),
-  ...(method === 'POST' || method === 'PATCH' ? [ref('parameters', 'IdempotencyKey')] : []),
+  ...((method === 'POST' || method === 'PATCH') && kind !== 'read' ? [ref('parameters', 'IdempotencyKey')] : []),
 ];
 
 /**
@@ -158,7 +162,7 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       tags: [route.plugin.name],
       summary: firstSentence(route.action.description),
       description: `${route.action.description}\n\n${who.sentence}${events}${since(route.action.rest!.since)}`,
-      parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method)],
+      parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method, route.action.kind)],
       ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
       responses: {
         ...(route.response === 'raw'

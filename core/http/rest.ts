@@ -14,6 +14,7 @@ import { newRequestId } from '../ids';
 import { baseHeaders, errorResponse, textResponse } from './respond';
 import type { Services } from './services';
 import { LATEST, VERSIONS, downgradeBody, notYetInVersion, resolveVersion, type ResolvedVersion } from './versioning';
+import { requestFacts } from '../net/site';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -230,13 +231,8 @@ export async function handleRest(
     }
     // The scope is invoke's to check (core/plugins/invoke.ts checkScope), as for every caller.
     checkPathParams(svc.registry, route, pathParams);
-    // The client's address is asked of the server only by the few handlers that read it.
-    const http = {
-      request,
-      get ip() {
-        return ip?.();
-      },
-    };
+    // The origin and the client's address are worked out only for the few handlers that read them.
+    const http = requestFacts(svc.registry.site, request, ip);
     const ctx = callerCtx(svc, principal, store, { requestId, http, apiVersion: version.version.id });
     // Ownership before the body: a refused input on another store's resource is that resource's 404.
     if (route.owner) ownerCheck = () => ownerExists(route.owner!, ctx, pathParams);

@@ -15,6 +15,7 @@ import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
+import { requestOrigin } from '../net/site';
 
 export const MCP_PATH = '/agent/mcp';
 const decoder = new TextDecoder();
@@ -289,7 +290,9 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
 
   const current = session!;
-  const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store };
+  // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
+  const origin = requestOrigin(svc.registry.site, request);
+  const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
   if (svc.mcpFastPath && !initializing && request.method === 'POST') {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import type { Migration } from '../db/migrate';
 import type { Logger } from '../log';
 import type { ErrorDef } from '../errors';
+import type { Site } from '../net/site';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -19,8 +20,12 @@ export interface EnqueueOptions {
   singletonKey?: string;
 }
 
-/** Everything a handler may use, passed explicitly. */
-export interface Ctx {
+/**
+ * Everything a handler may use, passed explicitly. `C` is the plugin's settings: a plugin with a
+ * `config` schema names its own context `Ctx<Static<typeof config>>` (users' `UsersCtx`), so its
+ * code reads `ctx.config.session_ttl_seconds` as a number, with no cast; plain `Ctx` leaves them untyped.
+ */
+export interface Ctx<C = any> {
   db: Db;
   /** The store of a store-scoped route; global routes (auth, admin, public pages) have none. */
   store: Store;
@@ -35,8 +40,8 @@ export interface Ctx {
   registry: Registry;
   /** Structured logger carrying the request id and the plugin's name. */
   log: Logger;
-  /** This plugin's configuration, validated at boot against its declared `config` schema. */
-  config: Record<string, any>;
+  /** This plugin's configuration, validated at boot against its declared `config` schema (defaults applied). */
+  config: C;
   /** Ends when the process shuts down: long-lived work (streams, waits) stops on it. */
   shutdown: AbortSignal;
   /**
@@ -58,10 +63,19 @@ export interface Ctx {
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
   afterCommit(fn: () => void | Promise<void>): void;
   /**
-   * The HTTP request of a REST call (cookies, headers for pages and OAuth endpoints), with the
-   * client's address when the server knows it; undefined for tools, agents and jobs.
+   * This server's public origin (`https://svc.example.com`, no trailing slash), for links, issuers
+   * and audiences: SVC_PUBLIC_URL, else the address the REST or MCP request came to. Outside any
+   * request (a job, stdio) without SVC_PUBLIC_URL, reading it throws `provider_not_configured`
+   * naming SVC_PUBLIC_URL.
    */
-  http?: { request: Request; ip?: string };
+  readonly origin: string;
+  /**
+   * The HTTP request of a REST call (cookies, headers for pages and OAuth endpoints); undefined for
+   * tools, agents and jobs. `origin`: as ctx.origin. `clientIp`: the client's address (the peer,
+   * or behind trusted proxies the rightmost X-Forwarded-For entry that is not one; see
+   * core/net/site.ts), undefined when the server does not know it.
+   */
+  http?: { request: Request; readonly origin: string; readonly clientIp?: string };
 }
 
 export interface CallOptions {
@@ -85,8 +99,10 @@ export type ActionsOf<N extends string, P extends { actions: Record<string, Acti
 };
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
-export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown'> & {
+export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
   log?: Logger;
+  /** The origin of a request that is not REST's (an MCP connection's, an agent chat's): ctx.origin's second choice. */
+  origin?: string;
   shutdown?: AbortSignal;
   /** Set by invoke for nested calls: after-commit work joins the outermost call's list. */
   afterCommitQueue?: (() => void | Promise<void>)[];
@@ -129,9 +145,16 @@ export interface RestMapping {
    * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
    * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
    * stream outlives one): it writes in its own short transactions and records events with
-   * `recordEvents`. It is never a tool for agents or MCP clients.
+   * `recordEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
    */
   response?: 'json' | 'raw';
+  /**
+   * How a raw answer reaches agents and MCP clients (plugins/README.md, "Raw answers over MCP"):
+   * `image` (image/png, image/jpeg, image/webp, image/svg+xml) as MCP image content; `link` (a
+   * read only: a PDF, a CSV, a ZIP) as a signed link `{url, expires_at}` that runs the action again
+   * without a credential until it expires. Without it a raw action (a stream, a page) is REST only.
+   */
+  asTool?: 'image' | 'link';
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
   /**
@@ -147,7 +170,7 @@ export interface RestMapping {
   jsonOutput?: TSchema;
 }
 
-export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema, C = any> {
   kind: ActionKind;
   /** For the model and the docs: what it does and when to use it. */
   description: string;
@@ -180,7 +203,7 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * `noExample(reason)` says why none can be given; the sweeps print it instead of failing.
    */
   example?: ActionExample<Static<I>>;
-  handler: (ctx: Ctx, input: Static<I>) => Promise<Static<O>>;
+  handler: (ctx: Ctx<C>, input: Static<I>) => Promise<Static<O>>;
 }
 
 /**
@@ -288,13 +311,25 @@ export interface PluginJob {
 
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
+/**
+ * `action` for a plugin with settings: `const action = actionFor(UsersConfig)` types its handlers'
+ * `ctx.config` as `Static<typeof UsersConfig>`.
+ */
+export const actionFor =
+  <S extends TObject>(_config: S) =>
+  <I extends TSchema, O extends TSchema>(a: ActionDef<I, O, Static<S>>): ActionDef<I, O, Static<S>> =>
+    a;
 
 /**
  * Whether an action is offered to agents and MCP clients: a store credential's action (not the
- * operator's or the public's), not REST-only, not a raw answer.
+ * operator's or the public's), not REST-only, not a raw answer unless it says how (`asTool`).
  */
 export const isTool = (plugin: PluginDef, a: ActionDef) =>
-  plugin.tool !== false && !a.humanOnly && a.rest?.response !== 'raw' && (a.rest?.auth ?? 'api_key') !== 'admin' && a.rest?.auth !== 'public';
+  plugin.tool !== false &&
+  !a.humanOnly &&
+  (a.rest?.response !== 'raw' || !!a.rest.asTool) &&
+  (a.rest?.auth ?? 'api_key') !== 'admin' &&
+  a.rest?.auth !== 'public';
 
 /** The scopes that allow an action of this kind. */
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
@@ -362,6 +397,8 @@ export interface Registry {
   noun(plugin: PluginDef): string;
   /** A plugin's configuration, read and checked at build (`config` in its declaration). */
   configOf(name: string): Record<string, any>;
+  /** The server's own settings every plugin shares: public origin, trusted proxies (core/net/site.ts). */
+  site: Site;
 }
 
 /** A plugin's column holding copies of data that may be personal (declared in `personalData`). */

@@ -3,11 +3,14 @@ import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { errors, SvcError } from '../errors';
 import { explain } from './messages';
+import { conditionalFailure } from './conditional';
+import './formats';
 import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef, type Principal, type Store } from './contract';
 import type { Clock } from '../clock';
 import { newRequestId } from '../ids';
 import type { Registry } from './registry';
 import type { Db } from '../db/types';
+import { configuredOrigin } from '../net/site';
 import { createLogger, errorFields, type Logger } from '../log';
 import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
@@ -102,6 +105,9 @@ export function validateInput(schema: TSchema, input: unknown): void {
   if (checker.Check(input)) {
     const bad = unstorable(input);
     if (bad) throw errors.validation(`Invalid ${bad.join('.')}: text may not contain NUL characters or unpaired surrogates.`, bad.join('.'));
+    // if/then rules (TypeBox does not evaluate them), checked from the same schema.
+    const unmet = conditionalFailure(schema, input);
+    if (unmet) throw errors.validation(unmet.message, unmet.param);
     return;
   }
   const first = firstInDocumentOrder(checker.Errors(input), input);
@@ -173,7 +179,7 @@ export function callerCtx(
   deps: CallerDeps,
   principal: Principal,
   store: Store,
-  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange'> & { requestId?: string } = {},
+  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange' | 'origin'> & { requestId?: string } = {},
 ): CallerCtx {
   return {
     db: deps.db,
@@ -186,6 +192,7 @@ export function callerCtx(
     requestId: more.requestId ?? newRequestId(),
     storePath: `/v1/stores/${store.id}`,
     http: more.http,
+    origin: more.origin,
     apiVersion: more.apiVersion,
     withChange: more.withChange,
   };
@@ -237,6 +244,9 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         return (log ??= (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name }));
       },
       shutdown: caller.shutdown ?? never,
+      get origin() {
+        return caller.http?.origin ?? caller.origin ?? configuredOrigin(caller.registry.site);
+      },
       config: caller.registry.configOf(plugin.name),
       emit,
       afterCommit: (fn) => void queue.push(fn),
@@ -258,6 +268,10 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         }
       },
     };
+    // No origin is known (a job or stdio, without SVC_PUBLIC_URL): reading it still throws the clear
+    // error, but a copy (`{ ...ctx, db: tx }`) must not, so the getter is left out of spreads.
+    if (!caller.http && !caller.origin && !caller.registry.site.publicUrl)
+      Object.defineProperty(ctx, 'origin', { get: () => configuredOrigin(caller.registry.site), enumerable: false });
     return ctx;
   };
 }

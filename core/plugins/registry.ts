@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { errorDef, registerErrors } from '../errors';
 import { CORE_EVENTS } from '../events/types';
+import { readSite } from '../net/site';
 import type { ActionDef, ActionRef, PluginDef, Registry } from './contract';
 import { readPluginConfig } from './config';
 
@@ -102,6 +103,11 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
       check(flat.length <= MAX_TOOL_NAME, `${p.name}.${actionName}: the flat tool name '${flat}' is over ${MAX_TOOL_NAME} characters`);
       check(!byFlatName.has(flat), `${p.name}.${actionName}: the flat tool name '${flat}' is taken by another plugin's action`);
       byFlatName.set(flat, { plugin: p, actionName, action: a });
+      if (a.rest?.asTool) {
+        check(a.rest.response === 'raw', `${p.name}.${actionName}: asTool is for raw answers (rest.response: 'raw')`);
+        // A link runs the action again on every fetch: only a read may be repeated that way.
+        check(a.rest.asTool !== 'link' || a.kind === 'read', `${p.name}.${actionName}: asTool 'link' is for read actions`);
+      }
       const key = routeKey(a);
       if (key) {
         check(!routes.has(key), `${p.name}.${actionName}: route ${a.rest!.method} ${a.rest!.path} collides with ${routes.get(key)}`);
@@ -132,5 +138,6 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     catalog: defs.filter((p) => p.catalog).map((p) => p.name),
     noun: (p) => p.resource ?? p.name,
     configOf: (name) => configs.get(name) ?? {},
+    site: readSite(opts.env ?? {}),
   };
 }

@@ -9,7 +9,7 @@
  * (test/kit/fake-models.ts) pin every format.
  */
 import { Type } from '@sinclair/typebox';
-import { errors } from '../errors';
+import { errors, fail } from '../errors';
 import { anthropicProvider } from './anthropic';
 import { openaiEmbeddings, openaiProvider } from './openai';
 import { braveSearch, searxngSearch } from './search';
@@ -60,6 +60,12 @@ export interface ProviderConfig {
   provider_prices?: string;
 }
 
+/** 400 provider_not_configured naming the setting (errors.notConfigured), on `param` when a field chose the provider. */
+function unset(setting: string, purpose: string, param?: string) {
+  const e = errors.notConfigured(setting, purpose);
+  return param ? fail(e.code, e.message, param) : e;
+}
+
 const timeoutMs = (c: ProviderConfig) => (c.provider_timeout_s ?? 60) * 1000;
 
 /**
@@ -72,11 +78,11 @@ export function chatModel(model: string, c: ProviderConfig, param = 'model'): { 
   const vendor = slash > 0 ? model.slice(0, slash) : '';
   const name = model.slice(slash + 1);
   if (vendor === 'openai') {
-    if (!c.openai_base_url) throw errors.notConfigured('OPENAI_BASE_URL', `Model '${model}'`, param);
+    if (!c.openai_base_url) throw unset('OPENAI_BASE_URL', `model '${model}' needs it`, param);
     return { provider: openaiProvider({ baseUrl: c.openai_base_url, apiKey: c.openai_api_key || undefined, timeoutMs: timeoutMs(c) }), model: name };
   }
   if (vendor === 'anthropic') {
-    if (!c.anthropic_api_key) throw errors.notConfigured('ANTHROPIC_API_KEY', `Model '${model}'`, param);
+    if (!c.anthropic_api_key) throw unset('ANTHROPIC_API_KEY', `model '${model}' needs it`, param);
     const baseUrl = c.anthropic_base_url || ANTHROPIC_DEFAULT_BASE;
     return { provider: anthropicProvider({ baseUrl, apiKey: c.anthropic_api_key, timeoutMs: timeoutMs(c) }), model: name };
   }
@@ -85,7 +91,7 @@ export function chatModel(model: string, c: ProviderConfig, param = 'model'): { 
 
 /** Embeddings speak OpenAI's `/embeddings` (OpenAI, Ollama, vLLM, LiteLLM ...). */
 export function embeddingsProvider(c: ProviderConfig): EmbeddingsProvider {
-  if (!c.openai_base_url) throw errors.notConfigured('OPENAI_BASE_URL', 'Embeddings');
+  if (!c.openai_base_url) throw unset('OPENAI_BASE_URL', 'embeddings need an OpenAI-compatible server');
   return openaiEmbeddings({ baseUrl: c.openai_base_url, apiKey: c.openai_api_key || undefined, timeoutMs: timeoutMs(c) });
 }
 
@@ -93,5 +99,5 @@ export function embeddingsProvider(c: ProviderConfig): EmbeddingsProvider {
 export function searchProvider(c: ProviderConfig): SearchProvider {
   if (c.searxng_url) return searxngSearch({ baseUrl: c.searxng_url, timeoutMs: timeoutMs(c) });
   if (c.brave_api_key) return braveSearch({ baseUrl: c.brave_url || BRAVE_DEFAULT_BASE, apiKey: c.brave_api_key, timeoutMs: timeoutMs(c) });
-  throw errors.notConfigured('SVC_SEARXNG_URL or SVC_BRAVE_API_KEY', 'Web search');
+  throw unset('SVC_SEARXNG_URL or SVC_BRAVE_API_KEY', 'web search needs one of them');
 }

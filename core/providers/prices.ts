@@ -48,9 +48,9 @@ export function priceTable(overrides: string | undefined): Record<string, Price>
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw errors.notConfigured('SVC_PROVIDER_PRICES (valid JSON)', 'Pricing provider calls');
+      throw errors.notConfigured('SVC_PROVIDER_PRICES', 'it must be valid JSON');
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.notConfigured('SVC_PROVIDER_PRICES (a JSON object)', 'Pricing');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.notConfigured('SVC_PROVIDER_PRICES', 'it must be a JSON object');
     for (const [key, entry] of Object.entries(parsed as Record<string, Record<string, unknown>>)) {
       const price: Price = {};
       for (const f of FIELDS) {

@@ -137,9 +137,12 @@ describe('runInSandbox (worker pool)', () => {
     // All submitted at once: the pool queues them, and queue time does not count against the limit.
     const results = await Promise.all(runs.map(([, code]) => runInSandbox(code, { input: 7 }, { timeoutMs: LIMIT })));
     const batchMs = performance.now() - start;
+    // Each ends as its kind must (a timeout or error is the watchdog at work). How close to its
+    // limit is what the single-call tests above hold; queued behind 71 others on a loaded machine,
+    // a call's own time can stretch, so here the bound only tells "ended" from "ran on".
     results.forEach((r, i) => {
       const [kind, , expected] = runs[i];
-      if (!expected(r) || r.durationMs >= LIMIT + SLACK) throw new Error(`${kind}: unexpected ${JSON.stringify(r)}`);
+      if (!expected(r) || r.durationMs >= LIMIT * 10) throw new Error(`${kind}: unexpected ${JSON.stringify(r)}`);
     });
     await expectHealthy();
     const rssAfter = await settledRss();
@@ -149,34 +152,53 @@ describe('runInSandbox (worker pool)', () => {
         `RSS ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(rssAfter / 2 ** 20).toFixed(0)} MiB (growth ${growthMiB.toFixed(1)} MiB)`,
     );
     expect(growthMiB).toBeLessThan(100);
-  }, 30_000);
+    // About 11 s of guest time on two workers; a loaded machine stretches it, so the test may take
+    // long: what it asserts is each call's end (its watchdog), not the batch's wall time.
+  }, 120_000);
 
-  test('a call queued at a worker behind a runaway is taken back and runs elsewhere at once', async () => {
+  // Both tests below assert the order things end in, not wall time: a loaded machine slows every
+  // call alike, so a bound in milliseconds fails there without any change to the pool (bench/
+  // keeps the timings).
+  test('a call queued at a worker behind a runaway is taken back and runs elsewhere: every short call ends while the runaway still runs', async () => {
     const { size } = sandboxPoolStats();
+    // Workers started (a worker replaced after an earlier test's memory bomb starts slowly on a
+    // busy machine), so the short calls below wait for nothing but the runaways.
+    await Promise.all(Array.from({ length: size * 2 }, () => runInSandbox('return 1', {})));
+    let runawaysEnded = false;
     // Every worker but one busy with a runaway, then many short calls: some are queued behind
-    // runaways (pipelining) and must not wait for them.
-    const runaways = Array.from({ length: Math.max(1, size - 1) }, () => runInSandbox('while (true) {}', {}, { timeoutMs: 1500 }));
-    const started = performance.now();
+    // runaways (pipelining) and must not wait for them. The runaways' limit is a minute, so the
+    // order asserted holds on any machine; closing the pool then ends them.
+    const runaways = Promise.all(
+      Array.from({ length: Math.max(1, size - 1) }, () => runInSandbox('while (true) {}', {}, { timeoutMs: 60_000 })),
+    ).then((r) => ((runawaysEnded = true), r));
     const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => runInSandbox('return input * 2', { input: i })));
     expect(quick.map((r) => (r.ok ? r.result : r.message))).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
-    if (size > 1) expect(performance.now() - started).toBeLessThan(1000);
-    for (const r of await Promise.all(runaways)) expect(r).toMatchObject({ ok: false, status: 'timeout' });
+    // With one worker, the short calls have nowhere else to go: they wait for the runaway.
+    if (size > 1) expect(runawaysEnded).toBe(false);
+    await closeSandboxPool();
+    for (const r of await runaways) expect(r).toMatchObject({ ok: false, message: 'sandbox pool closed' });
+    await expectHealthy();
   });
 
   test("stores share the pool: one store's flood of slow calls does not make another wait behind all of it", async () => {
     const { size } = sandboxPoolStats();
+    const ended: string[] = [];
     // Store A: many calls of ~150 ms each, far more than the workers can take at once.
     const flood = Array.from({ length: size * 8 }, () =>
-      runInSandbox('const end = Date.now() + 150; while (Date.now() < end) {} return "a"', {}, { tenant: 'store-a' }),
+      runInSandbox('const end = Date.now() + 150; while (Date.now() < end) {} return "a"', {}, { tenant: 'store-a' }).then(
+        (r) => (ended.push('a'), r),
+      ),
     );
     await Bun.sleep(20);
-    const started = performance.now();
     const b = await runInSandbox('return "b"', {}, { tenant: 'store-b' });
-    const waitedB = performance.now() - started;
+    ended.push('b');
     expect(b).toMatchObject({ ok: true, result: 'b' });
-    // Behind all of A's calls it would wait ~8 x 150 ms; served in turn, about one call's time.
-    expect(waitedB).toBeLessThan(700);
     for (const r of await Promise.all(flood)) expect(r).toMatchObject({ ok: true, result: 'a' });
+    // Behind all of A's calls, B would end last (8 x size calls before it); served in turn, it
+    // waits only for the calls already running or queued at a worker (about 2 x size end first,
+    // a few more on the other workers meanwhile): well under half of the flood either way.
+    console.log(`fair share: store B ended after ${ended.indexOf('b')} of store A's ${flood.length} calls (${size} workers)`);
+    expect(ended.indexOf('b')).toBeLessThan(flood.length / 2);
   });
 
   test('when too many calls are waiting, new ones are refused at once as busy', async () => {

@@ -7,6 +7,7 @@ import { createLogger, errorFields, type Logger } from '../log';
 const defaultLog = createLogger();
 import { isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { callerCtx, checkScope, hasScope, invoke } from '../plugins/invoke';
+import { toolAnswer } from './raw-answers';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput } from './custom';
 import { gateFor } from './gate';
@@ -70,7 +71,7 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
 export async function runTarget(
-  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store },
+  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store; origin?: string },
   target: ToolTarget,
   withChange?: CallerCtx['withChange'],
 ): Promise<RunResult> {
@@ -82,8 +83,16 @@ export async function runTarget(
       return { status: out.status, error: fail(code, `${target.tool.name}: ${out.message}`) };
     }
     const action = builtinAction(target.plugin, target.actionName);
-    const result = await invoke(target.plugin, action, callerCtx(deps, deps.principal, deps.store, { withChange }), target.input);
-    return { status: 'success', result };
+    const result = await invoke(
+      target.plugin,
+      action,
+      callerCtx(deps, deps.principal, deps.store, { withChange, origin: deps.origin }),
+      target.input,
+    );
+    if (action.rest?.response !== 'raw') return { status: 'success', result };
+    // A raw answer (a Response) becomes what a tool can carry: image content or a signed link.
+    const answer = await toolAnswer(`${target.plugin.name}.${target.actionName}`, action, target.input, result as Response, deps);
+    return { status: 'success', result: answer };
   } catch (err) {
     const e = toSvcError(err);
     if (e !== err) (deps.log ?? defaultLog).error('tool call failed', { tool: toolName(target), action: actionOf(target), ...errorFields(err) });

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptedScopes, isTool, type ActionDef, type Principal } from '../plugins/contract';
+import { toolOutputOf } from './raw-answers';
 import { hasScope } from '../plugins/invoke';
 import type { CustomTool } from './types';
 import { flatName, type Registry } from '../plugins/registry';
@@ -85,7 +86,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
           name: flatName(plugin, name).slice(0, MAX_NAME),
           description: a.description,
           inputSchema: { ...input, type: 'object' },
-          outputSchema: { ...plain(a.output), type: 'object' },
+          outputSchema: { ...plain(toolOutputOf(a)), type: 'object' },
           annotations: { title: `${plugin.name}: ${name}`, ...annotations([a]) },
         });
       }

@@ -35,6 +35,8 @@ export interface ToolCaller {
   readOnly?: boolean;
   /** Who is calling, for the audit record. */
   source: 'agent' | 'mcp';
+  /** The origin the client reached (MCP's request, an agent chat's): ctx.origin without SVC_PUBLIC_URL. */
+  origin?: string;
   /** The agent making the call, with its approval overrides (SPEC 4.5); none for MCP clients. */
   agent?: { id: string; name: string; toolOverrides: ToolOverrides };
 }

@@ -57,7 +57,11 @@ export default definePlugin({
     create_store: action({
       kind: 'write',
       description: 'Create a store and its first (sandbox) API key. The plain key is returned only in this response.',
-      input: Input({ name: Type.String({ maxLength: 200 }), plan: Type.Optional(PlanName), scopes: Type.Optional(Scopes) }),
+      input: Input({
+        name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be blank' }),
+        plan: Type.Optional(PlanName),
+        scopes: Type.Optional(Scopes),
+      }),
       output: StoreCreated,
       rest: { method: 'POST', path: '/v1/stores', status: 201, auth: 'admin', scope: 'global' },
       example: { name: 'Corner shop', plan: 'starter' },

@@ -40,9 +40,23 @@ interface Settled {
 const reply = (call: ToolCall, content: unknown, isError: boolean): ToolResult => ({
   id: call.id,
   name: call.name,
-  content: JSON.stringify(content),
+  content: JSON.stringify(withoutPixels(content)),
   isError,
 });
+
+/**
+ * An image a tool answered (`image: {object: 'image', mime_type, data}`, a QR code) reaches the
+ * client whole in the tool_result event; the model reads text, to which kilobytes of base64 say
+ * nothing, so it is told what the image is and that the user has it.
+ */
+function withoutPixels(content: unknown): unknown {
+  const image = (content as { image?: { object?: unknown; mime_type?: string; data?: unknown } } | null)?.image;
+  if (!image || image.object !== 'image' || typeof image.data !== 'string') return content;
+  return {
+    ...(content as object),
+    image: { object: 'image', mime_type: image.mime_type, note: 'Shown to the user in the tool result; not readable as text.' },
+  };
+}
 
 /** A call that never became an execution (discover_tools, a tool the agent was not given). */
 function untracked(call: ToolCall, out: { result: unknown } | { error: string }): Settled {

@@ -176,6 +176,7 @@ export async function chat(
     principal: ctx.principal,
     store: ctx.store,
     source: 'agent',
+    origin: ctx.http?.origin,
     agent: { id: agent.id, name: agent.name, toolOverrides: agent.tool_config?.tool_overrides ?? {} },
   };
 

@@ -111,7 +111,7 @@ export const webchatActions = (deps: (ctx: Ctx) => AgentDeps) => ({
         await countMessage(
           ctx,
           key.store.id,
-          [`visitor:${body.visitor_id}`, `ip:${ctx.http?.ip ?? 'unknown'}`],
+          [`visitor:${body.visitor_id}`, `ip:${ctx.http?.clientIp ?? 'unknown'}`],
           ctx.config.webchat_messages_per_minute as number,
         );
         // The visitor acts with the agent's own rights (the scopes its tools need), under the key's id.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, ListOf, Timestamp, Uuid } from '../../core/sdk';
+import { action, definePlugin, Input, ListOf, Origin, Timestamp, Uuid } from '../../core/sdk';
 import { createStoreKey, createStorePublishableKey, getKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
 
 /**
@@ -87,7 +87,7 @@ export default definePlugin({
       description:
         "Create a publishable key (svc_pub_) for the webchat widget: it holds no scope and only opens chats with the store's webchat agents from these origins. Shown once.",
       input: Input({
-        allowed_origins: Type.Array(Type.String({ maxLength: 300 }), {
+        allowed_origins: Type.Array(Origin('An origin whose pages may use the widget.'), {
           minItems: 1,
           maxItems: 20,
           description: 'Origins (https://shop.example.com) whose pages may use the widget.',

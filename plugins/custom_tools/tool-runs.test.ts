@@ -59,22 +59,25 @@ describe('HTTP tool test runs against a real receiver', () => {
   test('timeout_ms bounds a slow receiver: status timeout', async () => {
     const h = await setup();
     const made = await create(h, '/custom-tools', webhookA({ handler: { type: 'webhook', url: `${recv}/slow`, timeout_ms: 300 } }));
-    const started = performance.now();
     const r = await h.call('POST', `/custom-tools/${made.id}/test`, { input: { n: 1 } });
-    expect(performance.now() - started).toBeLessThan(1200);
+    // The receiver answers after 1,500 ms: a timeout reported before that is the limit at work
+    // (no wall-clock bound on the whole request, which a loaded machine could pass).
     expect(r.body).toMatchObject({ success: false, error: { status: 'timeout' } });
     expect(r.body.execution_time_ms).toBeGreaterThanOrEqual(250);
+    expect(r.body.execution_time_ms).toBeLessThan(1500);
   });
 
   test('a slow test run, even with an Idempotency-Key, never holds the database: other requests answer meanwhile', async () => {
     const h = await setup();
     const made = await create(h, '/tools', httpB({ execution_config: { url: `${recv}/slow`, timeout_ms: 5000 } }));
     const run = h.call('POST', `/tools/${made.id}/test`, { parameters: { n: 1 } }, { 'Idempotency-Key': uniq('test_run') });
+    let settled = false;
+    void run.then(() => (settled = true));
     await Bun.sleep(200);
-    const started = performance.now();
     expect((await h.call('GET', '/products')).status).toBe(200);
     expect((await h.call('POST', '/products', product())).status).toBe(201);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Answered while the test run still waits for its receiver (1,500 ms): not queued behind it.
+    expect(settled).toBe(false);
     expect((await run).body).toMatchObject({ success: true, result: { late: true } });
   });
 
@@ -167,11 +170,14 @@ describe('JavaScript tool test runs', () => {
       const started = performance.now();
       // One runaway per sandbox worker: the pool is full until they time out.
       const runs = Array.from({ length: sandboxPoolSize() }, () => h.call('POST', `/tools/${loop.id}/test`, { parameters: {} }));
+      let runawaysEnded = false;
+      void Promise.all(runs).then(() => (runawaysEnded = true));
       await Bun.sleep(300);
+      // Prompt: answered while the runaways still hold every worker (an order, not a time in ms,
+      // so a loaded machine cannot fail it).
       const prompt = async <T>(what: Promise<T>) => {
-        const t = performance.now();
         const out = await what;
-        expect(performance.now() - t).toBeLessThan(1000);
+        expect(runawaysEnded).toBe(false);
         return out;
       };
       expect((await prompt(h.call('GET', '/products'))).body.data.map((p: any) => p.name)).toEqual(['Lamp']);
@@ -188,9 +194,9 @@ describe('JavaScript tool test runs', () => {
       expect((await prompt(h.call('PATCH', `/tools/${quick.id}`, { description: 'Returns one.' }))).status).toBe(200);
 
       for (const r of await Promise.all(runs)) expect(r.body).toMatchObject({ success: false, result: null, error: { status: 'timeout' } });
-      const elapsed = performance.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(9_500);
-      expect(elapsed).toBeLessThan(12_000);
+      // They ran to their limit (a timeout, not an early end); how long past it they took is the
+      // machine's load, which bench/ measures, not this test.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(9_500);
       expect((await creating).status).toBe(201);
       // The code patch read the tool before the description patch changed it: a 409, not a silent undo.
       expectError(await recoding, 409, { code: 'concurrent_modification' });
@@ -198,6 +204,6 @@ describe('JavaScript tool test runs', () => {
       expect(kept).toMatchObject({ description: 'Returns one.', execution_config: { code: 'return 1;' } });
       expect((await h.call('POST', `/tools/${quick.id}/test`, { parameters: {} })).body).toMatchObject({ success: true, result: 1 });
     },
-    { timeout: 20_000 },
+    { timeout: 60_000 },
   );
 });

@@ -19,8 +19,9 @@ test('an execution entering pending_approval mails the approvers once (tool, inp
   const { execution_id: id } = await chat.held();
 
   const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'approvers')!;
-  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
-  const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config }, []);
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test' };
+  const registry = { ...h.registry, site: { ...h.registry.site, publicUrl: 'https://svc.test' } };
+  const run = () => job.run({ db: h.db, clock: h.clock, registry, log: createLogger({ sink: () => {} }), config }, []);
   const mails = () =>
     h.db.query<{ to_addresses: string[]; subject: string; text: string; html: string }>(
       `SELECT to_addresses, subject, text, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]' ORDER BY seq`,
@@ -52,9 +53,10 @@ test('a held execution is mailed to its approvers within seconds, without waitin
   const { h } = w;
   const approver = await addUser(h, 'approver');
   const email = h.registry.plugins.find((p) => p.name === 'email')!;
-  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test', public_url: 'https://svc.test' };
+  const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test' };
+  const registry = { ...h.registry, site: { ...h.registry.site, publicUrl: 'https://svc.test' } };
   const log = createLogger({ sink: () => {} });
-  const started = await email.start!({ db: h.db, clock: h.clock, registry: h.registry, log, config, role: 'all', print: () => {} });
+  const started = await email.start!({ db: h.db, clock: h.clock, registry, log, config, role: 'all', print: () => {} });
   try {
     const agent = await w.agent(['products'], { products: { requires_approval: ['create_product'] } });
     const chat = await w.chat(agent.id, 'Add a lamp');
@@ -71,4 +73,28 @@ test('a held execution is mailed to its approvers within seconds, without waitin
   } finally {
     await started!.stop();
   }
+});
+
+test('without SVC_EMAIL_FROM approver email is off: said once at start, never by the minute sweep', async () => {
+  const w = await world([openai.tools(createCall()), openai.text('No answer.')]);
+  const { h } = w;
+  const email = h.registry.plugins.find((p) => p.name === 'email')!;
+  const logged: string[] = [];
+  const log = createLogger({ sink: (line) => void logged.push(line) });
+  const config = { ...h.registry.configOf('email'), from: undefined, smtp_url: 'smtp://127.0.0.1:25' };
+  const printed: string[] = [];
+  const started = await email.start!({
+    db: h.db,
+    clock: h.clock,
+    registry: h.registry,
+    log,
+    config,
+    role: 'api',
+    print: (l) => void printed.push(l),
+  });
+  await started?.stop();
+  expect(printed.filter((l) => l.includes('SVC_EMAIL_FROM'))).toHaveLength(1);
+  const job = email.jobs!.find((j) => j.name === 'approvers')!;
+  for (let minute = 0; minute < 3; minute++) await job.run({ db: h.db, clock: h.clock, registry: h.registry, log, config }, []);
+  expect(logged.filter((l) => l.includes('SVC_EMAIL_FROM') || l.includes('approver email'))).toEqual([]);
 });

@@ -35,8 +35,9 @@ function body(e: Row, link: string | null, escalated: boolean) {
 }
 
 export async function notifyApprovers(deps: JobDeps) {
-  const { db, clock, log, config } = deps;
-  if (!config.from) return void log.warn('approver email off: SVC_EMAIL_FROM is not set');
+  const { db, clock, log, config, registry } = deps;
+  // Without a sender there is no approver mail; the start said so once (index.ts), not every minute.
+  if (!config.from) return;
   const pending = await db.query(
     `SELECT e.id, e.store_id, e.tool, e.action, e.agent_name, e.source, e.input::text AS input, e.expires_at,
             coalesce(e.approval->>'group', 'default') AS grp, coalesce((e.approval->>'escalated')::boolean, false) AS escalated,
@@ -57,11 +58,11 @@ export async function notifyApprovers(deps: JobDeps) {
         if (!claimed.length) return; // another worker took it
         const people = await memberEmails(tx, e.store_id, rolesOf(e.grp));
         if (!people.length) return void log.warn('no approver to mail', { execution_id: e.id, group: e.grp });
-        const publicUrl = config.public_url as string | undefined;
-        const link = publicUrl ? `${publicUrl.replace(/\/+$/, '')}/v1/stores/${e.store_id}/tool-executions/${e.id}` : null;
+        const publicUrl = registry.site.publicUrl;
+        const link = publicUrl ? `${publicUrl}/v1/stores/${e.store_id}/tool-executions/${e.id}` : null;
         const mail = body({ ...e, input: JSON.parse(e.input) }, link, e.escalated);
         // A job's own context for the send pipeline: this store, this plugin's settings.
-        const ctx = { db: tx, clock, log, config, store: { id: e.store_id, name: e.store_name, plan: e.store_plan } } as unknown as Ctx;
+        const ctx = { db: tx, clock, log, config, registry, store: { id: e.store_id, name: e.store_name, plan: e.store_plan } } as unknown as Ctx;
         await sendEmail(ctx, { to: people, ...mail, tags: ['approval'] }, { track: false });
       });
     } catch (err) {

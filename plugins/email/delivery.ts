@@ -51,7 +51,7 @@ function mailOf(deps: JobDeps, m: Row) {
   const headers: Record<string, string> = {};
   if (m.category === 'marketing') {
     // RFC 8058 one-click: mail providers POST to the URL; the same URL shows a page on GET.
-    headers['List-Unsubscribe'] = `<${unsubscribeUrl(deps.config.public_url, m.id, m.tracking_token)}>`;
+    headers['List-Unsubscribe'] = `<${unsubscribeUrl(deps.registry.site.publicUrl, m.id, m.tracking_token)}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
   return {

@@ -26,7 +26,9 @@ export const Domain = Type.Object({
   id: Uuid(),
   domain: Type.String(),
   status: Type.String({ description: 'pending or verified' }),
-  dns_records: Type.Array(DnsRecord),
+  dns_records: Type.Array(DnsRecord, {
+    description: 'The records to publish; empty while the server has no SVC_EMAIL_DNS_ZONE (there is nowhere for them to point).',
+  }),
   spf: Type.Optional(Finding),
   dkim: Type.Optional(Finding),
   dmarc: Type.Optional(Finding),

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isoOrNull, listPage, rowOr404, secretBox, unique, type Ctx, type Row } from '../../core/sdk';
+import type { EmailSettings } from './config';
 import type { DomainCreate, DomainQuery } from './domain-schemas';
 
 /** The DKIM selector every domain publishes (SPEC 3.2: the CNAME at `svc._domainkey`). */
@@ -19,7 +20,8 @@ export const targets = (domainId: string, zone: string) => ({
 export const dkimTxt = (publicKey: string) => `v=DKIM1; k=rsa; p=${publicKey}`;
 export const DMARC_POLICY = 'v=DMARC1; p=none; adkim=r; aspf=r';
 
-export function dnsRecords(r: Row, zone: string, publicUrl?: string) {
+export function dnsRecords(r: Row, zone: string | undefined, publicUrl?: string) {
+  if (!zone) return [];
   const t = targets(r.id, zone);
   const trackingHost = publicUrl ? new URL(publicUrl).hostname : `track.${zone}`;
   return [
@@ -30,7 +32,7 @@ export function dnsRecords(r: Row, zone: string, publicUrl?: string) {
   ];
 }
 
-export function toDomain(r: Row, zone: string, publicUrl?: string) {
+export function toDomain(r: Row, zone: string | undefined, publicUrl?: string) {
   const f = r.findings ?? {};
   return {
     object: 'email_domain' as const,
@@ -46,16 +48,18 @@ export function toDomain(r: Row, zone: string, publicUrl?: string) {
   };
 }
 
-/** SVC_EMAIL_DNS_ZONE, or 503 naming it: without a zone there is nowhere for the CNAMEs to point. */
-export function zoneOf(ctx: { config: Record<string, any> }): string {
-  const zone = ctx.config.dns_zone as string | undefined;
-  if (!zone) {
-    throw errors.unavailable(
-      'provider_not_configured',
-      'Sending domains need SVC_EMAIL_DNS_ZONE: the DNS zone this instance serves (SVC_DNS_LISTEN) for DKIM and DMARC records.',
+/** SVC_EMAIL_DNS_ZONE, lower case without its final dot, if the operator set it (reads show no records without it). */
+export const zoneIfSet = (ctx: { config: EmailSettings }): string | undefined => ctx.config.dns_zone?.replace(/\.$/, '').toLowerCase() || undefined;
+
+/** SVC_EMAIL_DNS_ZONE, or 400 naming it: without a zone there is nowhere for the CNAMEs to point. */
+export function zoneOf(ctx: { config: EmailSettings }): string {
+  const zone = zoneIfSet(ctx);
+  if (!zone)
+    throw errors.notConfigured(
+      'SVC_EMAIL_DNS_ZONE',
+      'sending domains need the DNS zone this instance serves (SVC_DNS_LISTEN) for their DKIM and DMARC records',
     );
-  }
-  return zone.replace(/\.$/, '').toLowerCase();
+  return zone;
 }
 
 export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>) {
@@ -74,17 +78,17 @@ export async function createDomain(ctx: Ctx, input: Static<typeof DomainCreate>)
     ),
     { email_domains_store_domain: () => errors.conflict(`The domain '${domain}' is already added to this store.`, 'duplicate_domain', 'domain') },
   );
-  return toDomain(row, zone, ctx.config.public_url);
+  return toDomain(row, zone, ctx.registry.site.publicUrl);
 }
 
 export const domainRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'email_domains', storeId: ctx.store.id, id, noun: 'email domain' });
 
-export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneOf(ctx), ctx.config.public_url);
+export const getDomain = async (ctx: Ctx, id: string) => toDomain(await domainRow(ctx, id), zoneIfSet(ctx), ctx.registry.site.publicUrl);
 
 export const listDomains = (ctx: Ctx, input: Static<typeof DomainQuery>) => {
-  const zone = zoneOf(ctx);
+  const zone = zoneIfSet(ctx);
   return listPage(ctx, { table: 'email_domains', path: '/email/domains', input }, (rows) =>
-    rows.map((r) => toDomain(r, zone, ctx.config.public_url)),
+    rows.map((r) => toDomain(r, zone, ctx.registry.site.publicUrl)),
   );
 };
 

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import { action, conflict, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
 import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
 import { notifyApprovers, watchApprovals } from './approvers';
+import { EmailConfig } from './config';
 import {
   PreviewInput,
   Rendered,
@@ -52,37 +52,7 @@ export default definePlugin({
   description: 'Transactional and marketing email: templates, sending, delivery status and tracking.',
   resource: 'email',
   scopes: { read: ['marketing', 'marketing:read', 'marketing:write'], write: ['marketing', 'marketing:write'] },
-  config: Type.Object({
-    smtp_url: Type.Optional(
-      Type.String({ env: 'SMTP_URL', description: 'The relay mail leaves through: smtp://user:pass@host:587 (STARTTLS) or smtps://host:465.' }),
-    ),
-    dns_zone: Type.Optional(
-      Type.String({
-        env: 'SVC_EMAIL_DNS_ZONE',
-        description: "The DNS zone this instance serves (delegated to SVC_DNS_LISTEN): domains' DKIM and DMARC CNAMEs point into it.",
-      }),
-    ),
-    spf: Type.String({
-      env: 'SVC_EMAIL_SPF',
-      default: '',
-      description: 'SPF mechanisms of the relay, published at spf.<zone> (e.g. ip4:203.0.113.5).',
-    }),
-    dns_listen: Type.Optional(
-      Type.String({ env: 'SVC_DNS_LISTEN', description: 'host:port the authoritative DNS listener binds (e.g. 0.0.0.0:53).' }),
-    ),
-    dns_resolver: Type.Optional(
-      Type.String({ env: 'SVC_DNS_RESOLVER', description: "host:port of the resolver domain verification asks (default: the system's)." }),
-    ),
-    inbound_domain: Type.Optional(
-      Type.String({
-        env: 'SVC_EMAIL_INBOUND_DOMAIN',
-        description:
-          'The domain whose mail reaches this instance (MX to SVC_SMTP_LISTEN, or a relay posting to /v1/inbound/email): return paths and thread reply addresses.',
-      }),
-    ),
-    from: Type.Optional(Type.String({ env: 'SVC_EMAIL_FROM', description: 'The default sender, allowed for every store.' })),
-    public_url: Type.Optional(Type.String({ env: 'SVC_PUBLIC_URL', description: 'Public origin for tracking and unsubscribe links.' })),
-  }),
+  config: EmailConfig,
   errors: {
     duplicate_slug: conflict('Another template of the store has this slug.'),
     duplicate_domain: conflict('The store has already added this domain.'),
@@ -99,7 +69,9 @@ export default definePlugin({
     { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
   ],
   start: async ({ db, clock, log, registry, config, role, print }) => {
+    // Missing optional settings are said once, here at start (never by a job every minute).
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);
+    if (!config.from) print('email: SVC_EMAIL_FROM is not set: approver email is off, and every send must give its own from.');
     // (Opens waiting for their batch are written by the core at shutdown: opens.ts.)
     const stops: (() => unknown)[] = [closeTransports];
     // Approvers are mailed when an execution is held, where jobs run (the minute's sweep remains).
@@ -292,7 +264,7 @@ export default definePlugin({
       input: PreviewInput,
       output: Rendered,
       rest: { method: 'POST', path: '/email/templates/:id/preview' },
-      handler: (ctx, input) => previewTemplate(ctx, input, ctx.config.public_url),
+      handler: (ctx, input) => previewTemplate(ctx, input, ctx.registry.site.publicUrl),
     }),
     render_template: action({
       kind: 'read',
@@ -301,7 +273,7 @@ export default definePlugin({
       output: Rendered,
       rest: { method: 'POST', path: '/email/render' },
       example: async ({ make }) => ({ template_id: (await make('email.create_template')).id, variables: { customer: { name: 'Ada' } } }),
-      handler: (ctx, { template_id, ...rest }) => previewTemplate(ctx, { id: template_id, ...rest }, ctx.config.public_url),
+      handler: (ctx, { template_id, ...rest }) => previewTemplate(ctx, { id: template_id, ...rest }, ctx.registry.site.publicUrl),
     }),
   },
 });

@@ -14,7 +14,7 @@ export const unsubscribePath = (id: string, token: string) => `/e/u/${id}/${toke
 /** The unsubscribe link of a message; marketing mail cannot leave without one. */
 export function unsubscribeUrl(publicUrl: string | undefined, id: string, token: string): string {
   if (!publicUrl) {
-    throw errors.unavailable('provider_not_configured', 'Unsubscribe and tracking links need SVC_PUBLIC_URL (the public origin of this server).');
+    throw errors.notConfigured('SVC_PUBLIC_URL', 'unsubscribe and tracking links need the public origin of this server');
   }
   return origin(publicUrl) + unsubscribePath(id, token);
 }

@@ -5,6 +5,7 @@ export { sendEmail, checkAddress, type SendExtras } from './send';
 export { recordReport } from './reports';
 export { parseInboundAddress, threadAddress, storeInboxAddress, type InboundAddress } from './links';
 export { SendInput, Message } from './schemas';
+export { emailSettings, type EmailSettings } from './config';
 
 /** The Message-ID header a sent message went out under: a reply in a thread quotes it. */
 export async function messageIdHeader(db: Db, messageId: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Email, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
 
 /** Limits of one message and one template (README, Email: limits). */
 export const LIMITS = {
@@ -108,7 +108,7 @@ export const RenderInput = Input({
   version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 });
 
-const Address = Type.String({ minLength: 3, maxLength: 320, description: 'An email address (name <addr> is not accepted).' });
+const Address = Email();
 export const Attachment = Type.Object(
   {
     filename: SafeText({ minLength: 1, maxLength: 255 }),
@@ -123,24 +123,54 @@ export const Attachment = Type.Object(
   { additionalProperties: false },
 );
 
-export const SendInput = Input({
-  to: Type.Union([Address, Type.Array(Address, { minItems: 1, maxItems: LIMITS.recipients })], {
-    description: `One address or up to ${LIMITS.recipients}.`,
-  }),
-  template_id: Type.Optional(Uuid('Send this template (its latest version unless `version` is given).')),
-  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Template version to use.' })),
-  variables: Type.Optional(Variables),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10 })),
-  from: Type.Optional(
-    Type.String({ minLength: 3, maxLength: 320, description: "On a verified domain of the store, or the instance's SVC_EMAIL_FROM (the default)." }),
-  ),
-  subject: Type.Optional(templateFields.subject),
-  html: Type.Optional(SafeText({ maxLength: LIMITS.body })),
-  text: Type.Optional(SafeText({ maxLength: LIMITS.body })),
-  reply_to: Type.Optional(Address),
-  category: Type.Optional(Category),
-  attachments: Type.Optional(Type.Array(Attachment, { maxItems: LIMITS.attachments })),
-});
+// Either a template or the content itself: stated in the schema (if/then), checked from it (issue 44).
+const SEND_RULES = [
+  {
+    if: { not: { required: ['template_id'] } },
+    then: {
+      required: ['subject'],
+      anyOf: [{ required: ['html'] }, { required: ['text'] }],
+      errorMessage: 'give html or text (or both) without template_id',
+    },
+  },
+  {
+    if: { required: ['template_id'] },
+    then: {
+      properties: Object.fromEntries(
+        ['subject', 'html', 'text'].map((k) => [
+          k,
+          { not: {}, errorMessage: 'give either template_id (with variables) or subject with html/text, not both' },
+        ]),
+      ),
+    },
+  },
+];
+
+export const SendInput = Type.Object(
+  {
+    to: Type.Union([Address, Type.Array(Address, { minItems: 1, maxItems: LIMITS.recipients })], {
+      description: `One address or up to ${LIMITS.recipients}.`,
+    }),
+    template_id: Type.Optional(Uuid('Send this template (its latest version unless `version` is given).')),
+    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Template version to use.' })),
+    variables: Type.Optional(Variables),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10 })),
+    from: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 320,
+        description: "On a verified domain of the store, or the instance's SVC_EMAIL_FROM (the default).",
+      }),
+    ),
+    subject: Type.Optional(templateFields.subject),
+    html: Type.Optional(SafeText({ maxLength: LIMITS.body })),
+    text: Type.Optional(SafeText({ maxLength: LIMITS.body })),
+    reply_to: Type.Optional(Address),
+    category: Type.Optional(Category),
+    attachments: Type.Optional(Type.Array(Attachment, { maxItems: LIMITS.attachments })),
+  },
+  { additionalProperties: false, allOf: SEND_RULES },
+);
 
 export const MESSAGE_STATUSES = ['queued', 'sending', 'delivered', 'bounced', 'failed', 'suppressed'] as const;
 export const Message = Type.Object({

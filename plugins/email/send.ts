@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { errors, type Ctx, type Plan } from '../../core/sdk';
+import { EMAIL_ADDRESS, errors, type Ctx, type Plan } from '../../core/sdk';
+import type { EmailSettings } from './config';
 import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
 import { LIMITS, type SendInput } from './schemas';
@@ -10,11 +11,8 @@ import { trackedContent, unsubscribeUrl } from './links';
 /** Messages a store may send per hour, by plan (README, Email: limits). */
 export const HOURLY_LIMIT: Record<Plan, number> = { free: 100, starter: 1_000, pro: 10_000, enterprise: 100_000 };
 
-// Deliberately plain: a local part without spaces or angle brackets, a dotted host of DNS labels.
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
-
 export function checkAddress(value: string, param: string): string {
-  if (!ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);
+  if (!EMAIL_ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);
   return value.toLowerCase();
 }
 
@@ -44,8 +42,8 @@ function decodeAttachments(list: Static<typeof SendInput>['attachments']) {
  * The sender: `from` on one of the store's verified domains, or the instance's SVC_EMAIL_FROM.
  * `needsDomain`: the domain check is left to the insert's statement (one round trip for all of it).
  */
-function senderOf(config: Record<string, any>, from: string | undefined): { address: string; needsDomain: boolean } {
-  const fallback = config.from as string | undefined;
+function senderOf(config: EmailSettings, from: string | undefined): { address: string; needsDomain: boolean } {
+  const fallback = config.from;
   if (!from) {
     if (!fallback) throw errors.validation('No from given, and SVC_EMAIL_FROM (the default sender) is not set.', 'from');
     return { address: fallback.toLowerCase(), needsDomain: false };
@@ -57,7 +55,8 @@ const UNVERIFIED_FROM = "from must be on one of the store's verified domains (PO
 
 /** What another plugin's send adds (the shared inbox's replies): this plugin's config, thread headers. */
 export interface SendExtras {
-  config?: Record<string, any>;
+  /** Email's settings when the caller's ctx is another plugin's (`emailSettings(ctx.registry)`, public.ts). */
+  config?: EmailSettings;
   headers?: Record<string, string>;
   threadId?: string;
   /** false: links stay as written and no pixel is added (svc's own mail to members). */
@@ -65,7 +64,7 @@ export interface SendExtras {
 }
 
 export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extras: SendExtras = {}) {
-  const config = extras.config ?? ctx.config;
+  const config: EmailSettings = extras.config ?? ctx.config;
   const toList = (Array.isArray(input.to) ? input.to : [input.to]).map((a, i) => checkAddress(a, Array.isArray(input.to) ? `to[${i}]` : 'to'));
   const to = [...new Set(toList)];
   const replyTo = input.reply_to ? checkAddress(input.reply_to, 'reply_to') : null;
@@ -78,7 +77,8 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
 
   const id = crypto.randomUUID();
   const token = randomBytes(16).toString('hex');
-  const publicUrl = config.public_url as string | undefined;
+  // Mail is read later, away from this request: only the configured public origin is a safe link.
+  const publicUrl = ctx.registry.site.publicUrl;
   let content: { subject: string; html: string | null; text: string | null };
   let category = input.category ?? 'transactional';
   let version: number | null = null;

@@ -33,7 +33,7 @@ async function messageFor(ctx: Ctx, id: string, token: string): Promise<Row | un
   return m && sameToken(m.tracking_token, token) ? m : undefined;
 }
 
-const client = (ctx: Ctx) => ({ user_agent: ctx.http?.request.headers.get('user-agent') ?? '', ip: ctx.http?.ip ?? null });
+const client = (ctx: Ctx) => ({ user_agent: ctx.http?.request.headers.get('user-agent') ?? '', ip: ctx.http?.clientIp ?? null });
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string, status = 200) =>

@@ -62,10 +62,10 @@ async function record(db: Db, r: Row, f: Findings, now: Date): Promise<Row> {
 }
 
 export async function verifyDomain(ctx: Ctx, id: string) {
+  const r = await domainRow(ctx, id); // another store's id is 404 before the setting is looked at
   const zone = zoneOf(ctx);
-  const r = await domainRow(ctx, id);
   const findings = await checkDomain(r, zone, resolverOf(ctx.config.dns_resolver));
-  return toDomain(await record(ctx.db, r, findings, ctx.clock.now()), zone, ctx.config.public_url);
+  return toDomain(await record(ctx.db, r, findings, ctx.clock.now()), zone, ctx.registry.site.publicUrl);
 }
 
 /** The `recheck` job: verified domains are checked again, so records that disappear are noticed. */

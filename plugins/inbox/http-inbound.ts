@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { action, type Ctx } from '../../core/sdk';
+import { action } from '../../core/sdk';
+import type { InboxCtx } from './config';
+import { emailSettings } from '../email/public';
 import { receive } from './inbound';
 import { MAX_INBOUND_BYTES } from './listener';
 
@@ -12,11 +14,17 @@ const refuse = (status: number, code: string, message: string) =>
 export const inboundSignature = (secret: string, timestamp: string, body: Uint8Array) =>
   'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 
-export async function receiveHttp(ctx: Ctx, input: { body?: Uint8Array }) {
-  const secret = ctx.config.inbound_secret as string | undefined;
-  const domain = ctx.registry.configOf('email').inbound_domain as string | undefined;
+export async function receiveHttp(ctx: InboxCtx, input: { body?: Uint8Array }) {
+  const secret = ctx.config.inbound_secret;
+  const domain = emailSettings(ctx.registry).inbound_domain;
   if (!secret || !domain) {
-    return refuse(503, 'provider_not_configured', `Inbound mail needs ${!secret ? 'SVC_INBOUND_SECRET' : 'SVC_EMAIL_INBOUND_DOMAIN'}.`);
+    // A setting the operator has not made: 400 like errors.notConfigured (a retry cannot heal it).
+    const setting = !secret ? 'SVC_INBOUND_SECRET' : 'SVC_EMAIL_INBOUND_DOMAIN';
+    return refuse(
+      400,
+      'provider_not_configured',
+      `${setting} is not set on this server: inbound mail needs it. The operator sets it (docs/configuration.md).`,
+    );
   }
   const headers = ctx.http?.request.headers;
   const ts = headers?.get('x-svc-timestamp') ?? '';

@@ -248,3 +248,29 @@ test('with SVC_SMTP_TLS_CERT and SVC_SMTP_TLS_KEY the listener offers STARTTLS: 
   await expect(plainSender.sendMail({ from: 'eve@example.com', to: inboxAddress, subject: 'Plain', text: 'x' })).rejects.toThrow();
   plainSender.close();
 });
+
+test('GET email/inbox shows the store inbox address (null without SVC_EMAIL_INBOUND_DOMAIN) and the open threads', async () => {
+  const { h, inboxAddress, post } = await world();
+  const empty = await h.call('GET', '/email/inbox');
+  expect(empty.status).toBe(200);
+  expect(empty.body).toEqual({ object: 'email_inbox', inbox_address: inboxAddress, open_threads: 0 });
+  expect((await post(['From: ada@example.com', `To: ${inboxAddress}`, 'Subject: Hi', '', 'Hello'].join('\r\n'))).status).toBe(200);
+  expect((await h.call('GET', '/email/inbox')).body.open_threads).toBe(1);
+  const reader = await h.newKey(['inbox:read']);
+  expect((await h.call('GET', '/email/inbox', undefined, { Authorization: `Bearer ${reader}` })).status).toBe(200);
+  const bare = await setup();
+  expect((await bare.call('GET', '/email/inbox')).body).toEqual({ object: 'email_inbox', inbox_address: null, open_threads: 0 });
+});
+
+test('an inbound POST to a server without SVC_INBOUND_SECRET or SVC_EMAIL_INBOUND_DOMAIN is a 400 naming the setting', async () => {
+  const h = await setup({ env: { SVC_EMAIL_INBOUND_DOMAIN: DOMAIN } });
+  const res = await h.app.handle(new Request('http://svc.test/v1/inbound/email', { method: 'POST', body: 'From: a@b.test\r\n\r\nx' }));
+  expect(res.status).toBe(400);
+  const body = await res.json();
+  expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'provider_not_configured' });
+  expect(body.error.message).toContain('SVC_INBOUND_SECRET');
+  const noDomain = await setup({ env: { SVC_INBOUND_SECRET: SECRET } });
+  const r2 = await noDomain.app.handle(new Request('http://svc.test/v1/inbound/email', { method: 'POST', body: 'x' }));
+  expect(r2.status).toBe(400);
+  expect((await r2.json()).error.message).toContain('SVC_EMAIL_INBOUND_DOMAIN');
+});

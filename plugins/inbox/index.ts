@@ -1,11 +1,11 @@
-import { Type } from '@sinclair/typebox';
 import { action, definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_inbox.sql' with { type: 'text' };
 import { receiveAction } from './http-inbound';
 import { startSmtpListener } from './listener';
-import { AssignInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
-import { Message } from '../email/public';
-import { createThread, getThread, listThreads, reply, updateThread } from './threads';
+import { AssignInput, InboxSettings, NoInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
+import { emailSettings, Message } from '../email/public';
+import { InboxConfig } from './config';
+import { createThread, getInbox, getThread, listThreads, reply, updateThread } from './threads';
 
 /** A thread for the sweeps: no action makes one (mail does). */
 const threadExample = async ({ ctx }: { ctx: { db: any; store: { id: string }; clock: { now(): Date } } }) => ({
@@ -30,30 +30,25 @@ export default definePlugin({
   resource: 'email thread',
   requires: ['email', 'customers', 'users'],
   scopes: { read: ['inbox', 'inbox:read', 'inbox:write'], write: ['inbox', 'inbox:write'] },
-  config: Type.Object({
-    inbound_secret: Type.Optional(
-      Type.String({ env: 'SVC_INBOUND_SECRET', description: 'Key of the HMAC a relay signs POST /v1/inbound/email with.' }),
-    ),
-    smtp_listen: Type.Optional(
-      Type.String({ env: 'SVC_SMTP_LISTEN', description: 'host:port of the built-in SMTP listener (the MX of SVC_EMAIL_INBOUND_DOMAIN).' }),
-    ),
-    smtp_tls_cert: Type.Optional(
-      Type.String({
-        env: 'SVC_SMTP_TLS_CERT',
-        description: "Path of the SMTP listener's certificate chain (PEM): with SVC_SMTP_TLS_KEY, it offers STARTTLS.",
-      }),
-    ),
-    smtp_tls_key: Type.Optional(Type.String({ env: 'SVC_SMTP_TLS_KEY', description: 'Path of the private key (PEM) of SVC_SMTP_TLS_CERT.' })),
-  }),
+  config: InboxConfig,
   tables: ['email_threads', 'email_thread_messages'],
   migrations: [{ id: 'inbox/001_inbox', sql: migration001 }],
   start: async ({ db, clock, log, config, registry, print }) => {
     if (!config.smtp_listen) return;
-    const domain = registry.configOf('email').inbound_domain as string | undefined;
+    const domain = emailSettings(registry).inbound_domain;
     if (!domain) return void print('inbox: SVC_SMTP_LISTEN is set but SVC_EMAIL_INBOUND_DOMAIN is not: the SMTP listener is off.');
     return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print, await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key));
   },
   actions: {
+    get_inbox: action({
+      kind: 'read',
+      description:
+        "The store's inbox address (forward support@ of the shop to it: each conversation becomes a thread) and how many threads are open.",
+      input: NoInput,
+      output: InboxSettings,
+      rest: { method: 'GET', path: '/email/inbox' },
+      handler: getInbox,
+    }),
     list_threads: action({
       kind: 'read',
       description: 'List email threads with customers, newest first; filter by status (open, closed).',

@@ -50,3 +50,13 @@ export const ReplyInput = Input({
   html: Type.Optional(Type.String({ maxLength: 256 * 1024 })),
 });
 export const Received = Type.Object({ received: Type.Boolean(), outcome: Type.String(), thread_id: Type.Optional(Uuid()) });
+
+export const InboxSettings = Type.Object({
+  object: Type.Literal('email_inbox'),
+  inbox_address: Type.Union([Type.String({ format: 'email' }), Type.Null()], {
+    description:
+      "The store's own inbox address: forward the shop's support mail (support@...) to it and each conversation becomes a thread here. Null while the server has no SVC_EMAIL_INBOUND_DOMAIN.",
+  }),
+  open_threads: Type.Integer({ description: 'Threads waiting for an answer (status open).' }),
+});
+export const NoInput = Input({});

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, listPage, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
-import { messageIdHeader, sendEmail, threadAddress } from '../email/public';
+import { emailSettings, messageIdHeader, sendEmail, storeInboxAddress, threadAddress } from '../email/public';
 import { isMember } from '../users/public';
 import type { ReplyInput, ThreadQuery, ThreadUpdate } from './schemas';
 
-const emailConfig = (ctx: { registry: Ctx['registry'] }) => ctx.registry.configOf('email');
+const emailConfig = (ctx: { registry: Ctx['registry'] }) => emailSettings(ctx.registry);
 
 export const toThread = (r: Row, inboundDomain?: string) => ({
   object: 'email_thread' as const,
@@ -33,6 +33,13 @@ const toThreadMessage = (r: Row) => ({
   email_message_id: r.email_message_id ?? null,
   created_at: iso(r.created_at),
 });
+
+/** The store's inbox: the address its mail is forwarded to (s-<store id, hex>@ the inbound domain) and what waits. */
+export async function getInbox(ctx: Ctx) {
+  const domain = emailConfig(ctx).inbound_domain as string | undefined;
+  const [{ n }] = await ctx.db.query(`SELECT count(*)::int AS n FROM email_threads WHERE store_id = $1 AND status = 'open'`, [ctx.store.id]);
+  return { object: 'email_inbox' as const, inbox_address: domain ? storeInboxAddress(ctx.store.id, domain) : null, open_threads: n };
+}
 
 const threadRow = (ctx: Ctx, id: string, lock = false) =>
   rowOr404(ctx.db, { table: 'email_threads', storeId: ctx.store.id, id, noun: 'email thread', ...(lock ? { lock: 'FOR UPDATE' as const } : {}) });

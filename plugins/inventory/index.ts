@@ -3,6 +3,7 @@ import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import migration002 from './migrations/002_location_delete.sql' with { type: 'text' };
 import migration003 from './migrations/003_variant_levels.sql' with { type: 'text' };
+import migration004 from './migrations/004_totals_and_retired.sql' with { type: 'text' };
 import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
 
@@ -27,12 +28,16 @@ export default definePlugin({
   events: { 'inventory.adjusted': InventoryItem, 'inventory.transferred': InventoryItem },
   errors: { insufficient_stock: conflict('Fewer units are in stock than the change needs; nothing moved.') },
   // 000 first: 001's history references locations.
-  tables: ['inventory_levels', 'inventory_adjustments'],
+  tables: ['inventory_levels', 'inventory_adjustments', 'inventory_retired'],
+  // Products requires inventory (it shows the totals), so the ledger asks products for a product
+  // (get_product, list_products) through ctx.call, as this plugin.
+  calls: ['products'],
   migrations: [
     { id: 'inventory/000_stock', sql: migration000 },
     { id: 'inventory/001_inventory', sql: migration001 },
     { id: 'inventory/002_location_delete', sql: migration002 },
     { id: 'inventory/003_variant_levels', sql: migration003 },
+    { id: 'inventory/004_totals_and_retired', sql: migration004 },
   ],
   actions: {
     list_inventory: action({

@@ -1,33 +1,35 @@
 import type { Db } from '../../core/sdk';
+import { lockStock } from './totals';
 
 /**
  * What the locations plugin asks of the stock ledger about one location (its update and delete
- * checks). The SQL is here because inventory_levels is inventory's table; like the rest of the
- * ledger it reads products' archived_at (a known crossing, test/contract/imports.test.ts).
+ * checks). The SQL is here because inventory_levels is inventory's table. A deleted product's
+ * stock is retired (./totals.ts, inventory_retired): it does not count as held.
  */
 
-/** Units of live (not archived) products held at a location, and how many products they are. */
+/** Units of live (not deleted) products held at a location, and how many products they are. */
 export async function liveUnitsAt(db: Db, storeId: string, locationId: string) {
   const [held] = await db.query<{ units: string; products: string }>(
     `SELECT coalesce(sum(l.quantity), 0)::bigint AS units, count(DISTINCT l.product_id)::bigint AS products FROM inventory_levels l
-     JOIN products p ON p.id = l.product_id AND p.archived_at IS NULL
-     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0`,
+     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0
+       AND NOT EXISTS (SELECT 1 FROM inventory_retired r WHERE r.product_id = l.product_id)`,
     [storeId, locationId],
   );
   return { units: Number(held.units), products: Number(held.products) };
 }
 
 /**
- * Locks the archived products with units at a location (the ledger locks product rows before
- * locations, plugins/inventory/README.md): their units are about to move to the default location.
+ * Takes the stock locks of the deleted products with units at a location, in product id order
+ * (the ledger locks stock before locations, plugins/inventory/README.md): their units are about
+ * to move to the default location.
  */
 export async function lockArchivedHeldAt(tx: Db, storeId: string, locationId: string) {
-  await tx.query(
-    `SELECT p.id FROM products p JOIN inventory_levels l ON l.product_id = p.id
-     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0 AND p.archived_at IS NOT NULL
-     ORDER BY p.id FOR UPDATE OF p`,
+  const held = await tx.query<{ product_id: string }>(
+    `SELECT DISTINCT l.product_id FROM inventory_levels l JOIN inventory_retired r ON r.product_id = l.product_id
+     WHERE l.store_id = $1 AND l.location_id = $2 AND l.quantity > 0 ORDER BY l.product_id`,
     [storeId, locationId],
   );
+  for (const { product_id } of held) await lockStock(tx, storeId, product_id);
 }
 
 /**
@@ -49,9 +51,10 @@ export async function emptyInto(tx: Db, storeId: string, locationId: string, hom
 /**
  * The common table expressions that give a product its first stock in the very statement that
  * inserts it (products' create is one statement, applied atomically with no transaction): the
- * default location's level (creating that location if the store has none yet), so stock_quantity
- * stays the sum of the levels (the level's variant_id is the product's own id, filled in by
- * inventory's trigger). The statement names its inserted product `p`; `at` names its parameters.
+ * default location's level (creating that location if the store has none yet; the level's
+ * variant_id is the product's own id, filled in by inventory's trigger). A new product has no
+ * movements to wait for, so no stock lock is taken. The statement names its inserted product `p`;
+ * `at` names its parameters.
  */
 export const firstStockCtes = (at: { storeId: string; quantity: string; now: string }) =>
   `made AS (
@@ -63,5 +66,5 @@ export const firstStockCtes = (at: { storeId: string; quantity: string; now: str
        SELECT id FROM made UNION ALL SELECT id FROM locations WHERE store_id = ${at.storeId} AND is_default
      ), level AS (
        INSERT INTO inventory_levels (store_id, product_id, location_id, quantity, updated_at)
-       SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), p.stock_quantity, p.created_at FROM p WHERE p.stock_quantity > 0
+       SELECT p.store_id, p.id, (SELECT id FROM home LIMIT 1), ${at.quantity}::int, p.created_at FROM p WHERE ${at.quantity}::int > 0
      )`;

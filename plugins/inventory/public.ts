@@ -1,7 +1,8 @@
 /**
- * What other plugins may use of inventory: the stock ledger. A plugin that imports this file
- * declares `requires: ['inventory']`; nothing else of this folder is for import from outside.
+ * What other plugins may use of inventory: the stock ledger, and the totals it shows through
+ * products. A plugin that imports this file declares `requires: ['inventory']`; nothing else of
+ * this folder is for import from outside.
  */
-export { defaultLocation, dropVariant, lockProduct, putBack, setTotal, take, variantOf, type Allocation } from './stock';
+export { defaultLocation, dropVariant, putBack, setTotal, take, type Allocation } from './stock';
 export { emptyInto, firstStockCtes, liveUnitsAt, lockArchivedHeldAt } from './location-stock';
-export { returnUnits } from './returns';
+export { lockStock, productStockSql, retire, variantStockSql } from './totals';

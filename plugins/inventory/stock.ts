@@ -1,17 +1,18 @@
-import { errors, rowOr404, type Db } from '../../core/sdk';
+import { errors, type Db } from '../../core/sdk';
+import { lockStock, totalOf } from './totals';
 
 /**
  * The stock ledger, owned by inventory and shared with products, orders and locations through
- * ./public.ts. Stock lives per location in inventory_levels (migrations/000_stock.sql);
- * products.stock_quantity is kept equal to the sum, in the same transaction, so reads of a product
- * never need to add levels up. Every function here must run inside the caller's transaction.
+ * ./public.ts. Stock lives per location in inventory_levels (migrations/000_stock.sql); a total is
+ * the sum of the levels, read where it is shown (./totals.ts). Every function here must run
+ * inside the caller's transaction, and each one that moves units takes the product's stock lock.
  */
 
 /**
  * Variants (products of type "variable") each have their own levels: every function takes an
  * optional variantId, the stock item counted. Left out, the item is the product itself (its levels
- * carry variant_id = product_id). A product's stock_quantity is the sum of all its rows, so a
- * variable product's total adds up its variants'.
+ * carry variant_id = product_id). A product's total is the sum of all its rows, so a variable
+ * product's total adds up its variants'.
  */
 export interface Allocation {
   location_id: string;
@@ -49,23 +50,9 @@ async function addAt(tx: Db, storeId: string, productId: string, locationId: str
   );
 }
 
-async function syncTotal(tx: Db, storeId: string, productId: string, variantId?: string) {
-  if (variantId && variantId !== productId)
-    await tx.query(
-      `UPDATE product_variants SET stock_quantity = (SELECT coalesce(sum(quantity), 0)::int FROM inventory_levels WHERE variant_id = $2)
-       WHERE store_id = $1 AND id = $2`,
-      [storeId, variantId],
-    );
-  const [row] = await tx.query<{ total: number }>(
-    `UPDATE products SET stock_quantity = (SELECT coalesce(sum(quantity), 0)::int FROM inventory_levels WHERE product_id = $2)
-     WHERE store_id = $1 AND id = $2 RETURNING stock_quantity AS total`,
-    [storeId, productId],
-  );
-  return Number(row?.total ?? 0);
-}
-
 /** Sets the product's total by changing the default location's level (PATCH stock_quantity). */
 export async function setTotal(tx: Db, storeId: string, productId: string, total: number, now: Date, variantId = productId) {
+  await lockStock(tx, storeId, productId);
   const [{ current, elsewhere }] = await tx.query<{ current: number; elsewhere: number }>(
     `SELECT coalesce(sum(l.quantity), 0)::int AS current,
             coalesce(sum(l.quantity) FILTER (WHERE NOT loc.is_default), 0)::int AS elsewhere
@@ -80,7 +67,6 @@ export async function setTotal(tx: Db, storeId: string, productId: string, total
       'stock_quantity',
     );
   await addAt(tx, storeId, productId, await defaultLocation(tx, storeId, now), total - Number(current), now, variantId);
-  await syncTotal(tx, storeId, productId, variantId);
 }
 
 /**
@@ -96,6 +82,7 @@ export async function take(
   param: string,
   variantId = productId,
 ): Promise<Allocation[]> {
+  await lockStock(tx, storeId, productId);
   const levels = await tx.query<{ location_id: string; quantity: number }>(
     `SELECT l.location_id, l.quantity FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id
      WHERE l.variant_id = $1 AND l.store_id = $2 AND l.quantity > 0 AND loc.active
@@ -118,7 +105,6 @@ export async function take(
     taken.push({ location_id: l.location_id, quantity: n });
     left -= n;
   }
-  await syncTotal(tx, storeId, productId, variantId);
   return taken;
 }
 
@@ -129,6 +115,7 @@ export async function take(
  * running meanwhile either waits for this or is seen here: units never land in a closed location.
  */
 export async function putBack(tx: Db, storeId: string, productId: string, allocations: Allocation[], now: Date, variantId = productId) {
+  await lockStock(tx, storeId, productId);
   const active = new Set(
     (
       await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[]) ORDER BY id FOR SHARE', [
@@ -141,17 +128,9 @@ export async function putBack(tx: Db, storeId: string, productId: string, alloca
     const to = active.has(a.location_id) ? a.location_id : await defaultLocation(tx, storeId, now);
     await addAt(tx, storeId, productId, to, a.quantity, now, variantId);
   }
-  await syncTotal(tx, storeId, productId, variantId);
 }
 
-/**
- * Locks the product row. Every stock change locks the product first (orders lock several in id
- * order), so stock changes of one product queue up and never deadlock.
- */
-export const lockProduct = (tx: Db, storeId: string, productId: string, param = 'product_id') =>
-  rowOr404(tx, { table: 'products', storeId, id: productId, noun: 'product', param, where: 'archived_at IS NULL', lock: 'FOR UPDATE' });
-
-/** Changes one location's level by delta; it may not go below zero (409 insufficient_stock). Lock the product first. */
+/** Changes one location's level by delta; it may not go below zero (409 insufficient_stock). Take the stock lock first. */
 export async function adjust(
   tx: Db,
   storeId: string,
@@ -169,33 +148,32 @@ export async function adjust(
   const current = Number(level?.quantity ?? 0);
   if (current + delta < 0) throw errors.conflict(`Only ${current} units at this location; cannot remove ${-delta}.`, 'insufficient_stock', param);
   await addAt(tx, storeId, productId, locationId, delta, now, variantId);
-  return { location_quantity: current + delta, total: await syncTotal(tx, storeId, productId, variantId) };
+  return { location_quantity: current + delta, total: await totalOf(tx, productId) };
 }
 
 /**
- * The stock item a movement of `product` is for: one of its live variants when it is a variable
- * product (then variant_id is required, 400 naming `param`; another product's variant is 404),
- * else the product itself (a variant_id is then 400: it has none). Returns the variant row, or
- * null for the product itself. product_variants belongs to plugins/products; the ledger reads it
- * as it updates products.stock_quantity.
+ * The stock item a movement of `product` (as products' get_product answers it) is for: one of its
+ * live variants when it is a variable product (then variant_id is required, 400 naming `param`;
+ * another product's variant is 404), else the product itself (a variant_id is then 400: it has
+ * none). Returns the variant's id, or undefined for the product itself.
  */
-export async function variantOf(tx: Db, storeId: string, product: Record<string, any>, variantId: string | undefined, param = 'variant_id') {
+export function variantOf(
+  product: { id: string; type: string; variants: { id: string }[] },
+  variantId: string | undefined,
+  param = 'variant_id',
+): string | undefined {
   if (product.type !== 'variable') {
     if (variantId !== undefined) throw errors.validation(`Invalid ${param}: product '${product.id}' has no variants.`, param);
-    return null;
+    return undefined;
   }
   if (variantId === undefined) throw errors.validation(`Missing ${param}: product '${product.id}' has variants; say which one.`, param);
-  const [variant] = await tx.query('SELECT * FROM product_variants WHERE store_id = $1 AND product_id = $2 AND id = $3 AND archived_at IS NULL', [
-    storeId,
-    product.id,
-    variantId,
-  ]);
+  const variant = product.variants.find((v) => v.id === variantId.toLowerCase());
   if (!variant) throw errors.notFound(`variant: '${variantId}'`, param);
-  return variant as Record<string, any>;
+  return variant.id;
 }
 
-/** A deleted variant's levels go with it (its units belong to nothing sellable); the totals follow. */
+/** A deleted variant's levels go with it (its units belong to nothing sellable); the product's total follows. */
 export async function dropVariant(tx: Db, storeId: string, productId: string, variantId: string) {
+  await lockStock(tx, storeId, productId);
   await tx.query('DELETE FROM inventory_levels WHERE store_id = $1 AND product_id = $2 AND variant_id = $3', [storeId, productId, variantId]);
-  await syncTotal(tx, storeId, productId, variantId);
 }

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
-import { actorOf, errors, iso, listPage, rowOr404, type Ctx, type Db, type Row } from '../../core/sdk';
-import { adjust, defaultLocation, lockProduct, variantOf } from './stock';
+import { actorOf, errors, iso, rowOr404, type Ctx, type Db, type PageInput, type Row } from '../../core/sdk';
+import { adjust, defaultLocation, variantOf } from './stock';
+import { lockStock, totalOf } from './totals';
 import {
   MAX_STOCK,
   type InventoryAdjustment,
@@ -16,32 +17,36 @@ type Item = Static<typeof InventoryItem>;
 
 const RECENT_ADJUSTMENTS = 50;
 
+/** A product as products' get_product and list_products answer it: what the ledger needs of it. */
+interface ProductView {
+  id: string;
+  sku: string | null;
+  name: string;
+  type: string;
+  variants: { id: string }[];
+}
+
 /**
  * Items for the given products, in the given order. Totals and levels come from one statement,
- * so a concurrent change can never show a total that disagrees with the levels beside it.
+ * so a concurrent change can never show a total that disagrees with the levels beside it. With
+ * `locationId`, only that location's level is listed (the total stays the product's whole).
  */
-async function itemsFor(db: Db, storeId: string, products: Row[], locationId?: string): Promise<Item[]> {
+async function itemsFor(db: Db, storeId: string, products: ProductView[], locationId?: string): Promise<Item[]> {
   if (!products.length) return [];
-  const params: unknown[] = [storeId, products.map((p) => p.id)];
-  if (locationId) params.push(locationId);
   const rows = await db.query(
-    `SELECT p.id AS product_id, p.stock_quantity AS total, l.location_id, loc.name AS location_name, l.quantity, l.updated_at
-     FROM products p
-     LEFT JOIN (
-       -- a variable product has one row per variant at a location: the level is their sum
-       SELECT product_id, location_id, sum(quantity)::int AS quantity, max(updated_at) AS updated_at FROM inventory_levels
-       WHERE store_id = $1 AND product_id = ANY($2::uuid[])${locationId ? ' AND location_id = $3' : ''} GROUP BY product_id, location_id
-     ) l ON l.product_id = p.id
-     LEFT JOIN locations loc ON loc.id = l.location_id
-     WHERE p.store_id = $1 AND p.id = ANY($2::uuid[])
+    // a variable product has one row per variant at a location: the level is their sum
+    `SELECT l.product_id, l.location_id, loc.name AS location_name, sum(l.quantity)::int AS quantity, max(l.updated_at) AS updated_at
+     FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id
+     WHERE l.store_id = $1 AND l.product_id = ANY($2::uuid[])
+     GROUP BY l.product_id, l.location_id, loc.name, loc.is_default, loc.seq
      ORDER BY loc.is_default DESC, loc.seq`,
-    params,
+    [storeId, products.map((p) => p.id)],
   );
   const totals = new Map<string, number>();
   const levels = new Map<string, Static<typeof InventoryLevel>[]>();
   for (const r of rows) {
-    totals.set(r.product_id, Number(r.total));
-    if (r.location_id == null) continue;
+    totals.set(r.product_id, (totals.get(r.product_id) ?? 0) + Number(r.quantity));
+    if (locationId && r.location_id !== locationId.toLowerCase()) continue;
     const list = levels.get(r.product_id) ?? [];
     list.push({
       object: 'inventory_level',
@@ -57,7 +62,7 @@ async function itemsFor(db: Db, storeId: string, products: Row[], locationId?: s
     product_id: p.id,
     sku: p.sku,
     name: p.name,
-    total: totals.get(p.id) ?? Number(p.stock_quantity),
+    total: totals.get(p.id) ?? 0,
     levels: levels.get(p.id) ?? [],
   }));
 }
@@ -78,48 +83,72 @@ function toAdjustment(r: Row): Static<typeof InventoryAdjustment> {
   };
 }
 
-/** A live (not archived) product of this store, or 404 naming `param`. */
-const liveProduct = (db: Db, storeId: string, id: string, param: string) =>
-  rowOr404(db, { table: 'products', storeId, id, noun: 'product', param, where: 'archived_at IS NULL' });
+/**
+ * A live product of this store, as products answers it (get_product, run as this plugin:
+ * `calls: ['products']`), or 404 naming `param`. Products owns its rows; the ledger asks.
+ */
+async function productOf(ctx: Ctx, id: string, param = 'product_id'): Promise<ProductView> {
+  return ctx.call('products.get_product', { id }, { notFoundParam: param });
+}
 
-async function itemOf(db: Db, storeId: string, productId: string, withAdjustments = false): Promise<Item> {
-  const [item] = await itemsFor(db, storeId, [await liveProduct(db, storeId, productId, 'product_id')]);
+/** A page of the store's live products (newest first), as products lists them. */
+async function productPage(ctx: Ctx, input: PageInput): Promise<{ data: ProductView[]; has_more: boolean }> {
+  return ctx.call('products.list_products', input);
+}
+
+async function itemOf(ctx: Ctx, db: Db, product: ProductView, withAdjustments = false): Promise<Item> {
+  const [item] = await itemsFor(db, ctx.store.id, [product]);
   if (!withAdjustments) return item;
   const rows = await db.query('SELECT * FROM inventory_adjustments WHERE store_id = $1 AND product_id = $2 ORDER BY seq DESC LIMIT $3', [
-    storeId,
-    productId,
+    ctx.store.id,
+    product.id,
     RECENT_ADJUSTMENTS,
   ]);
   return { ...item, adjustments: rows.map(toAdjustment) };
 }
 
+/** Products are read from products in batches this size when a location filter skips some. */
+const BATCH = 100;
+
+/**
+ * Paginates over products (newest first, like list_products), so cursors are product ids. A
+ * location filter keeps the products with a level there: batches of products are read (from the
+ * cursor on, in the page's direction) until the page is full or none are left.
+ */
 export async function listInventory(ctx: Ctx, input: Static<typeof InventoryQuery>) {
   const storeId = ctx.store.id;
+  const url = `${ctx.storePath}/inventory`;
   // A filter naming something that is not this store's is a mistake worth a 404, as on Stripe.
   const productId = input.product_id || undefined;
   const locationId = input.location_id || undefined;
-  if (productId) await liveProduct(ctx.db, storeId, productId, 'product_id');
   if (locationId)
     await rowOr404(ctx.db, { table: 'locations', storeId, id: locationId, noun: 'location', param: 'location_id', where: 'deleted_at IS NULL' });
-  // Paginate over products (newest first, like list_products), so cursors are product ids.
-  return listPage(
-    ctx,
-    {
-      table: 'products',
-      path: '/inventory',
-      input,
-      where: ['archived_at IS NULL'],
-      filters: {
-        'id = $': productId,
-        'EXISTS (SELECT 1 FROM inventory_levels l WHERE l.product_id = products.id AND l.location_id = $)': locationId,
-      },
-    },
-    (rows) => itemsFor(ctx.db, storeId, rows, input.location_id),
-  );
+  if (input.starting_after && input.ending_before) throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
+  if (productId) {
+    const items = await itemsFor(ctx.db, storeId, [await productOf(ctx, productId)], locationId);
+    return { object: 'list' as const, data: items.filter((i) => !locationId || i.levels.length), has_more: false, url };
+  }
+  const page = { limit: input.limit, starting_after: input.starting_after, ending_before: input.ending_before };
+  if (!locationId) {
+    const products = await productPage(ctx, page);
+    return { object: 'list' as const, data: await itemsFor(ctx.db, storeId, products.data, locationId), has_more: products.has_more, url };
+  }
+  const limit = input.limit ?? 10;
+  const backwards = Boolean(input.ending_before);
+  let cursor = input.starting_after ?? input.ending_before;
+  let found: Item[] = [];
+  for (;;) {
+    const batch = await productPage(ctx, { limit: BATCH, ...(cursor ? { [backwards ? 'ending_before' : 'starting_after']: cursor } : {}) });
+    const stocked = (await itemsFor(ctx.db, storeId, batch.data, locationId)).filter((i) => i.levels.length);
+    found = backwards ? [...stocked, ...found] : [...found, ...stocked];
+    if (found.length > limit || !batch.has_more || !batch.data.length)
+      return { object: 'list' as const, data: backwards ? found.slice(-limit) : found.slice(0, limit), has_more: found.length > limit, url };
+    cursor = (backwards ? batch.data[0] : batch.data.at(-1)!).id;
+  }
 }
 
-export const getInventory = (ctx: Ctx, input: Static<typeof InventoryGet>) =>
-  itemOf(ctx.db, ctx.store.id, input.product_id, input.include_adjustments ?? false);
+export const getInventory = async (ctx: Ctx, input: Static<typeof InventoryGet>) =>
+  itemOf(ctx, ctx.db, await productOf(ctx, input.product_id), input.include_adjustments ?? false);
 
 /**
  * A location of this store that stock may move at. Holding the row FOR SHARE until commit is the
@@ -174,24 +203,25 @@ export async function adjustStock(ctx: Ctx, input: Static<typeof StockAdjust>) {
   const tx = ctx.db;
   const storeId = ctx.store.id;
   const now = ctx.clock.now();
-  // The product lock comes first, always (./stock.ts): adjustments of one product queue up here.
-  const product = await lockProduct(tx, storeId, input.product_id);
-  const variant = await variantOf(tx, storeId, product, input.variant_id);
-  if (Number(product.stock_quantity) + input.delta > MAX_STOCK)
+  const product = await productOf(ctx, input.product_id);
+  const variantId = variantOf(product, input.variant_id);
+  // The stock lock comes first, always (./totals.ts): adjustments of one product queue up here.
+  await lockStock(tx, storeId, product.id);
+  if ((await totalOf(tx, product.id)) + input.delta > MAX_STOCK)
     throw errors.validation(`Invalid delta: the product's total would exceed ${MAX_STOCK}.`, 'delta');
   const locationId = input.location_id ?? (await defaultLocation(tx, storeId, now));
   await stockLocation(tx, storeId, locationId, 'location_id', input.delta > 0);
-  const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta', variant?.id);
+  const { location_quantity } = await adjust(tx, storeId, product.id, locationId, input.delta, now, 'delta', variantId);
   const adjustment = await record(tx, ctx, {
     productId: product.id,
-    variantId: variant?.id,
+    variantId,
     locationId,
     type: 'adjustment',
     delta: input.delta,
     after: location_quantity,
     reason: input.reason,
   });
-  const item = await itemOf(tx, storeId, product.id);
+  const item = await itemOf(ctx, tx, product);
   // The adjustment is the resource this event is about (it has the id); `total` is the product's new total.
   ctx.emit('inventory.adjusted', { ...adjustment, total: item.total });
   return item;
@@ -204,23 +234,24 @@ export async function transferStock(ctx: Ctx, input: Static<typeof StockTransfer
   const tx = ctx.db;
   const storeId = ctx.store.id;
   const now = ctx.clock.now();
-  const product = await lockProduct(tx, storeId, input.product_id);
-  const variant = await variantOf(tx, storeId, product, input.variant_id);
+  const product = await productOf(ctx, input.product_id);
+  const variantId = variantOf(product, input.variant_id);
+  await lockStock(tx, storeId, product.id);
   await stockLocation(tx, storeId, from, 'from_location_id', false);
   await stockLocation(tx, storeId, to, 'to_location_id', true);
   // Out first: short stock at the source throws before anything arrives, and the transaction undoes the rest.
-  const out = await adjust(tx, storeId, product.id, from, -input.quantity, now, 'quantity', variant?.id);
-  const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity', variant?.id);
+  const out = await adjust(tx, storeId, product.id, from, -input.quantity, now, 'quantity', variantId);
+  const into = await adjust(tx, storeId, product.id, to, input.quantity, now, 'quantity', variantId);
   const transferId = crypto.randomUUID();
-  const base = { productId: product.id, variantId: variant?.id, type: 'transfer' as const, transferId };
+  const base = { productId: product.id, variantId, type: 'transfer' as const, transferId };
   const taken = await record(tx, ctx, { ...base, locationId: from, delta: -input.quantity, after: out.location_quantity });
   await record(tx, ctx, { ...base, locationId: to, delta: input.quantity, after: into.location_quantity });
-  const item = await itemOf(tx, storeId, product.id);
+  const item = await itemOf(ctx, tx, product);
   ctx.emit('inventory.transferred', {
     object: 'inventory_transfer',
     id: transferId,
     product_id: product.id,
-    variant_id: variant?.id ?? null,
+    variant_id: variantId ?? null,
     from_location_id: from,
     to_location_id: to,
     quantity: input.quantity,

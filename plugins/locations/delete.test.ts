@@ -121,8 +121,9 @@ describe('delete_location', () => {
       [p.id],
     );
     expect(levels.map((l) => [l.location_id, Number(l.quantity)])).toEqual([[home, 5]]);
-    const [row] = await h.db.query<{ stock_quantity: number }>('SELECT stock_quantity FROM products WHERE id = $1', [p.id]);
-    expect(Number(row.stock_quantity)).toBe(5);
+    // The deleted product's total is kept by the ledger: its units moved, none were lost.
+    const [row] = await h.db.query<{ total: number }>('SELECT sum(quantity)::int AS total FROM inventory_levels WHERE product_id = $1', [p.id]);
+    expect(Number(row.total)).toBe(5);
   });
 
   test("inventory:read cannot delete (403); another store's location is 404 and stays", async () => {

@@ -40,7 +40,7 @@ const orders = definePlugin({
     { id: 'orders/004_line_variant', sql: migration004 },
     { id: 'orders/005_attribution', sql: migration005 },
   ],
-  requires: ['inventory', 'customers'],
+  requires: ['inventory', 'customers', 'products'],
   actions: {
     list_orders: action({
       kind: 'read',

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { decimalsOf, errors, fail, fromMinor, jsonParam, listPage, toMinor, type Ctx, type Db, type Row } from '../../core/sdk';
-import { returnUnits, type Allocation } from '../inventory/public';
+import type { Allocation } from '../inventory/public';
+import { returnUnits } from './restock';
 import { toRefund } from './refund-rows';
 import type { RefundCreate, RefundQuery } from './refund-schemas';
 import { getOrder, orderRow } from './store';

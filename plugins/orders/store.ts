@@ -14,7 +14,9 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
-import { lockProduct, returnUnits, take, variantOf, type Allocation } from '../inventory/public';
+import { take, type Allocation } from '../inventory/public';
+import { lockedProduct, variantFor } from '../products/public';
+import { returnUnits } from './restock';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
@@ -143,10 +145,10 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     for (const { line, position, quantity } of mergeLines(input.line_items)) {
       const productId = line.product_id.toLowerCase();
       const param = `line_items.${position}.product_id`;
-      const product = await lockProduct(tx, ctx.store.id, productId, param);
+      const product = await lockedProduct(tx, ctx.store.id, productId, param);
       if (product.status !== 'active') throw errors.validation(`Product '${productId}' is not active and cannot be ordered.`, param);
       const variantParam = `line_items.${position}.variant_id`;
-      const variant = await variantOf(tx, ctx.store.id, product, line.variant_id?.toLowerCase(), variantParam);
+      const variant = await variantFor(tx, ctx.store.id, product, line.variant_id?.toLowerCase(), variantParam);
       if (variant && variant.status !== 'active')
         throw errors.validation(`Variant '${variant.id}' is not active and cannot be ordered.`, variantParam);
       const allocations = await take(tx, ctx.store.id, productId, quantity, now, variant ? variantParam : param, variant?.id);

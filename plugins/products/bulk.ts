@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { errors, Input, Metadata, SvcError, Uuid, type Ctx } from '../../core/sdk';
+import { errors, Input, Metadata, SvcError, Uuid, When, type Ctx } from '../../core/sdk';
 import { defaultLocation } from '../inventory/public';
 import { Product, ProductCreate, ProductDeleted, ProductUpdate } from './schemas';
 import { archiveProduct, createProduct, updateProduct } from './store';
@@ -19,15 +19,29 @@ const Action = Type.Union([Type.Literal('create'), Type.Literal('update'), Type.
 // One flat item shape, so validation errors name a field (items.3.name) rather than a union branch.
 const { name: _name, ...createFields } = ProductCreate.properties;
 const { id: _id, metadata: _patch, ...updateFields } = ProductUpdate.properties;
-const BulkItem = Input({
-  action: Action,
-  id: Type.Optional(Uuid('The product, for update and archive.')),
-  // Create's fields, then update's where both have one: update's are the looser (optional
-  // retail, nullable sku), and create's stricter rules are checked in applyOne.
-  ...createFields,
-  ...updateFields,
-  metadata: Type.Optional(Metadata('On create, the metadata; on update, keys merged in ("" removes one).')),
-});
+const BulkItem = Type.Object(
+  {
+    action: Action,
+    id: Type.Optional(Uuid('The product, for update and archive.')),
+    // Create's fields, then update's where both have one: update's are the looser (optional
+    // retail, nullable sku), and create's stricter rules are checked in applyOne.
+    ...createFields,
+    ...updateFields,
+    metadata: Type.Optional(Metadata('On create, the metadata; on update, keys merged in ("" removes one).')),
+  },
+  {
+    additionalProperties: false,
+    // Which fields each action needs, in the schema (if/then) and checked from it (issue 44).
+    allOf: [
+      When('action', ['create'], {
+        required: ['name'],
+        forbidden: { id: 'is not taken on create: the server gives a created product its id' },
+        properties: { pricing_data: { required: ['retail'] } },
+      }),
+      When('action', ['update', 'archive'], { required: ['id'] }),
+    ],
+  },
+);
 
 export const BulkInput = Input({
   items: Type.Array(BulkItem, {

@@ -5,6 +5,7 @@ import migration002 from './migrations/002_currency_minor_units.sql' with { type
 import migration003 from './migrations/003_variants_metadata_search.sql' with { type: 'text' };
 import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
 import migration005 from './migrations/005_search_pending_list.sql' with { type: 'text' };
+import migration006 from './migrations/006_stock_in_inventory.sql' with { type: 'text' };
 import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
 import {
   Product,
@@ -45,8 +46,11 @@ const products = definePlugin({
     { id: 'products/003_variants_metadata_search', sql: migration003 },
     { id: 'products/004_sku_space', sql: migration004 },
     { id: 'products/005_search_pending_list', sql: migration005 },
+    { id: 'products/006_stock_in_inventory', sql: migration006 },
   ],
   requires: ['inventory'],
+  // list_products' collection_id filter asks collections for the members (it requires products).
+  calls: ['collections'],
   actions: {
     list_products: action({
       kind: 'read',

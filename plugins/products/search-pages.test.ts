@@ -15,11 +15,11 @@ describe('paging a q search over more products than its walk window', () => {
     // on a match, and takes the rest of its page from the index part, which must start right after
     // it. By name or by SKU, in any case. One statement: 2,600 products through the API would take minutes.
     await h.db.query(
-      `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, stock_quantity, created_at, updated_at)
+      `INSERT INTO products (id, store_id, name, sku, type, status, price_minor, currency, created_at, updated_at)
        SELECT gen_random_uuid(), $1,
               CASE WHEN (g <= 300 AND g % 3 = 0 OR g > 300 AND g % 200 = 0) AND g % 2 = 0 THEN 'Big NeEdLe ' || g ELSE 'Item ' || g END,
               CASE WHEN (g <= 300 AND g % 3 = 0 OR g > 300 AND g % 200 = 0) AND g % 2 = 1 THEN 'SKU-NEEDLE-' || g ELSE 'SKU-' || g END,
-              'simple', CASE WHEN g % 5 = 0 THEN 'draft' ELSE 'active' END, 100, 'USD', 0, $3, $3
+              'simple', CASE WHEN g % 5 = 0 THEN 'draft' ELSE 'active' END, 100, 'USD', $3, $3
        FROM generate_series(1, $2::int) AS g`,
       [h.store.id, TOTAL, h.clock.now()],
     );

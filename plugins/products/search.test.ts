@@ -68,6 +68,14 @@ describe('filtering the product list', () => {
     expect(names(await list(`collection_id=${c.body.id}`))).toEqual(['E-book', 'Blue Mug']);
     expect(names(await list(`collection_id=${c.body.id}&q=mug`))).toEqual(['Blue Mug']);
     expect((await list('collection_id=nope')).status).toBe(400);
+    // Membership is asked of collections (ctx.call): an unknown or another store's collection is
+    // 404 naming the filter, and a key that may read products needs no collections scope for it.
+    const unknown = await list(`collection_id=${crypto.randomUUID()}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.param).toBe('collection_id');
+    const productsOnly = await h.newKey(['products:read']);
+    const asProducts = await h.call('GET', `/products?collection_id=${c.body.id}`, undefined, { 'x-api-key': productsOnly });
+    expect(asProducts.body.data.map((p: { name: string }) => p.name)).toEqual(['E-book', 'Blue Mug']);
   });
 
   test('cursor pagination holds under a filter', async () => {

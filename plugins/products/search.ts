@@ -1,4 +1,5 @@
 import { errors, type Ctx, type PageInput, type Row } from '../../core/sdk';
+import { productStockSql } from '../inventory/public';
 
 /** The text q searches: the expression of the trigram index products_search (migration 003), exactly. */
 export const SEARCH_TEXT = "lower(name || ' ' || coalesce(sku, ''))";
@@ -64,8 +65,9 @@ export async function searchPage<T>(
   const take = arg(limit + 1);
   const filter = conditions.length ? conditions.join(' AND ') : 'true';
 
+  // Each found row gets its stock total (the inventory ledger's, ../inventory/public.ts), as PRODUCTS gives it.
   const rows = await ctx.db.query<Row>(
-    `SELECT * FROM (
+    `SELECT found.*, ${productStockSql('found.id')} AS stock_quantity FROM (
        (SELECT * FROM (SELECT * FROM products WHERE store_id = $1${after} ORDER BY seq ${dir} LIMIT ${SEARCH_WINDOW}) recent
          WHERE ${filter} AND ${matchesRow}
          ORDER BY seq ${dir} LIMIT ${take})

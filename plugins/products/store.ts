@@ -21,10 +21,17 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
-import { firstStockCtes, setTotal } from '../inventory/public';
+import { firstStockCtes, productStockSql, retire, setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 import { searchPage } from './search';
 import { checkOptions, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
+
+/**
+ * The products table with each row's stock_quantity, the inventory ledger's total (its public
+ * read, in the same statement: a product read stays one round trip). Stores read products
+ * through this wherever the API shows one; PostgreSQL folds it into the statement around it.
+ */
+export const PRODUCTS = `(SELECT *, ${productStockSql('products.id')} AS stock_quantity FROM products) products`;
 
 /** `variants`: the product's live variant rows (a variable product's; none for the others). */
 export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> {
@@ -93,7 +100,7 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate
     return ctx.db.transaction(async (tx) => {
       const row = await insertProduct({ ...ctx, db: tx }, input, metadata);
       await createVariants(tx, { ...ctx, db: tx }, row, structuredClone(input.options!), input.variants);
-      const [fresh] = await tx.query('SELECT * FROM products WHERE id = $1', [row.id]);
+      const [fresh] = await tx.query(`SELECT * FROM ${PRODUCTS} WHERE id = $1`, [row.id]);
       const product = await productOut(tx, ctx.store.id, fresh);
       ctx.emit('product.created', product);
       return product;
@@ -124,10 +131,10 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
   const [created] = await unique(
     ctx.db.query(
       `WITH p AS (
-       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, stock_quantity, metadata, options, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
+       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, metadata, options, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
      ), ${FIRST_STOCK}
-     SELECT * FROM p`,
+     SELECT *, $10::int AS stock_quantity FROM p`,
       [
         ctx.store.id,
         input.name,
@@ -152,7 +159,7 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
 /** Archived (deleted) products are gone from every lookup. */
 export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
   rowOr404(ctx.db, {
-    table: 'products',
+    table: PRODUCTS,
     storeId: ctx.store.id,
     id,
     noun: 'product',
@@ -161,25 +168,35 @@ export const getProductRow = (ctx: Ctx, id: string, forUpdate = false) =>
   });
 
 /**
+ * A collection's product ids. Collections owns membership (it requires products, so this plugin
+ * cannot import it): its get_collection, run as this plugin (`calls`), answers them; another
+ * store's or an unknown collection is 404 naming collection_id. Typed here, not inferred: the
+ * answer's type goes through CallableActions, which holds list_products' own type.
+ */
+async function collectionMembers(ctx: Ctx, id: string): Promise<string[]> {
+  return (await ctx.call('collections.get_collection', { id }, { notFoundParam: 'collection_id' })).product_ids;
+}
+
+/**
  * Each filter is a condition the store's indexes serve (migration 003): sku matches the product or
  * one of its live variants through the SKU indexes of both tables. q has its own query shape
  * (search.ts), so a page never sorts every match of a common term.
  */
-export function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>) {
+export async function listProducts(ctx: Ctx, input: Static<typeof ProductQuery>) {
   const where = [input.status === 'archived' ? 'archived_at IS NOT NULL' : 'archived_at IS NULL'];
+  const members = input.collection_id ? await collectionMembers(ctx, input.collection_id) : undefined;
   const filters = {
     'status = $': input.status === 'archived' ? undefined : input.status,
     'type = $': input.type,
     [`id IN (SELECT id FROM products WHERE store_id = $1 AND sku = $
            UNION SELECT product_id FROM product_variants WHERE store_id = $1 AND archived_at IS NULL AND sku = $)`]: input.sku,
-    // collection_products belongs to plugins/collections; its primary key (collection_id, product_id) serves this.
-    'id IN (SELECT product_id FROM collection_products WHERE collection_id = $)': input.collection_id,
+    'id = ANY($::uuid[])': members,
     ...metadataFilter(input.metadata),
     ...dateRangeFilters('created_at', input.created),
   };
   const toData = (rows: Row[]) => productsOut(ctx.db, ctx.store.id, rows);
   if (input.q !== undefined) return searchPage(ctx, { path: '/products', input, where, filters, pattern: containing(input.q) }, toData);
-  return listPage(ctx, { table: 'products', path: '/products', input, where, filters }, toData);
+  return listPage(ctx, { table: PRODUCTS, path: '/products', input, where, filters }, toData);
 }
 
 /**
@@ -198,6 +215,9 @@ function inCurrency(cur: Row, column: 'price_minor' | 'compare_at_minor', curren
     );
   }
 }
+
+// The new total, after setTotal moved it (a later statement of the transaction sees its levels).
+const STOCK = `${productStockSql('products.id')} AS stock_quantity`;
 
 export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate>) {
   return ctx.db.transaction(async (tx) => {
@@ -234,7 +254,7 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
     );
     if (input.stock_quantity !== undefined) await setTotal(tx, ctx.store.id, input.id, input.stock_quantity, ctx.clock.now());
     const [updated] = await unique(
-      tx.query(`UPDATE products SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *`, [ctx.store.id, input.id, ...set.params]),
+      tx.query(`UPDATE products SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING *, ${STOCK}`, [ctx.store.id, input.id, ...set.params]),
       { products_store_sku: () => duplicateSku(input.sku ?? cur.sku), product_skus_pkey: () => duplicateSku(input.sku ?? cur.sku) },
     );
     const product = await productOut(tx, ctx.store.id, updated);
@@ -252,6 +272,8 @@ export async function archiveProduct(ctx: Ctx, id: string) {
     [ctx.store.id, id, now],
   );
   if (!rows.length) throw errors.notFound(`product: '${id}'`, 'id');
+  // Its stock is retired (locations no longer count it as held).
+  await retire(ctx.db, ctx.store.id, id, now);
   // Its variants go with it: their SKUs are free again, as the product's is.
   await ctx.db.query(
     'UPDATE product_variants SET archived_at = $3, updated_at = $3 WHERE store_id = $1 AND product_id = $2 AND archived_at IS NULL',

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import type { VariantCreate, VariantId, VariantUpdate } from './schemas';
-import { getProductRow, productOut } from './store';
+import { getProductRow, PRODUCTS, productOut } from './store';
 import { addVariant, archiveVariant, changeVariant, requireVariable, toVariant, variantRow, variantRowsOf } from './variants';
 
 /**
@@ -13,7 +13,7 @@ async function changing<T>(ctx: Ctx, productId: string, fn: (product: Record<str
     const c = { ...ctx, db: tx };
     const product = await getProductRow(c, productId, true);
     const out = await fn(product, c);
-    const [fresh] = await tx.query('SELECT * FROM products WHERE id = $1', [product.id]);
+    const [fresh] = await tx.query(`SELECT * FROM ${PRODUCTS} WHERE id = $1`, [product.id]);
     ctx.emit('product.updated', await productOut(tx, ctx.store.id, fresh));
     return out;
   });

@@ -13,17 +13,20 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
-import { dropVariant, setTotal } from '../inventory/public';
+import { dropVariant, setTotal, variantStockSql } from '../inventory/public';
 import { MAX_VARIANTS, type Variant, type VariantCreate, type VariantInput, type VariantUpdate } from './schemas';
 
 /**
  * Variable products (type "variable"): up to 3 options, each with values, and variants, one per
  * combination of values, each with its own SKU, price, status, metadata and stock. A variant's
- * stock lives in the inventory ledger (plugins/inventory, keyed by variant); the product's
- * stock_quantity is the sum of its variants' levels.
+ * stock lives in the inventory ledger (plugins/inventory, keyed by variant), read with the row
+ * (VARIANTS); the product's stock_quantity is the sum of its variants' levels.
  */
 
 type Option = { name: string; values: string[] };
+
+/** The variants table with each row's stock_quantity, the inventory ledger's total (as PRODUCTS). */
+export const VARIANTS = `(SELECT *, ${variantStockSql('product_variants.id')} AS stock_quantity FROM product_variants) product_variants`;
 
 export function toVariant(r: Row, currency: string): Static<typeof Variant> {
   return {
@@ -45,10 +48,10 @@ export function toVariant(r: Row, currency: string): Static<typeof Variant> {
 export async function variantRowsOf(db: Db, storeId: string, productIds: string[]) {
   const byProduct = new Map<string, Row[]>();
   if (!productIds.length) return byProduct;
-  const rows = await db.query(
-    'SELECT * FROM product_variants WHERE store_id = $1 AND product_id = ANY($2::uuid[]) AND archived_at IS NULL ORDER BY seq',
-    [storeId, productIds],
-  );
+  const rows = await db.query(`SELECT * FROM ${VARIANTS} WHERE store_id = $1 AND product_id = ANY($2::uuid[]) AND archived_at IS NULL ORDER BY seq`, [
+    storeId,
+    productIds,
+  ]);
   for (const r of rows) byProduct.set(r.product_id, [...(byProduct.get(r.product_id) ?? []), r]);
   return byProduct;
 }
@@ -158,7 +161,7 @@ export function requireVariable(product: Row) {
 
 export async function variantRow(db: Db, storeId: string, productId: string, variantId: string, lock = false) {
   const [row] = await db.query(
-    `SELECT * FROM product_variants WHERE store_id = $1 AND product_id = $2 AND id = $3 AND archived_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT * FROM ${VARIANTS} WHERE store_id = $1 AND product_id = $2 AND id = $3 AND archived_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
     [storeId, productId, variantId],
   );
   if (!row) throw errors.notFound(`variant: '${variantId}'`, 'variant_id');

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import Bowser from 'bowser';
 import { Reader, type CityResponse } from 'maxmind';
 import type { Ctx } from '../../core/sdk';
+import type { QrCtx } from './config';
 
 /** Who scanned: device, city and a keyed fingerprint, from the request alone. Raw IPs are never kept. */
 
@@ -39,49 +40,6 @@ export function agentOf(userAgent: string): Agent {
   return agent;
 }
 
-const trustedLists = new Map<string, BlockList>();
-function trusted(spec: string): BlockList {
-  let list = trustedLists.get(spec);
-  if (list) return list;
-  list = new BlockList();
-  for (const entry of spec
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const [addr, bits] = entry.split('/');
-    const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-    if (!isIP(addr)) throw new Error(`SVC_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR.`);
-    if (bits === undefined) list.addAddress(addr, family);
-    else list.addSubnet(addr, Number(bits), family);
-  }
-  trustedLists.set(spec, list);
-  return list;
-}
-
-const isTrusted = (list: BlockList, ip: string) => {
-  const plain = ip.replace(/^::ffff:/, '');
-  return isIP(plain) !== 0 && list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
-};
-
-/**
- * The client's address: the peer, unless the peer is one of SVC_TRUSTED_PROXIES; then the
- * rightmost X-Forwarded-For entry that is not itself a trusted proxy (entries to its left could be
- * written by the client).
- */
-export function clientAddress(ctx: Pick<Ctx, 'config' | 'http'>): string | undefined {
-  const peer = ctx.http?.ip?.replace(/^::ffff:/, '');
-  const spec = ctx.config.trusted_proxies as string | undefined;
-  if (!peer || !spec) return peer;
-  const list = trusted(spec);
-  if (!isTrusted(list, peer)) return peer;
-  const hops = (ctx.http?.request.headers.get('x-forwarded-for') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (let i = hops.length - 1; i >= 0; i--) if (!isTrusted(list, hops[i])) return isIP(hops[i]) ? hops[i] : peer;
-  return hops[0] ?? peer;
-}
-
 const readers = new Map<string, Reader<CityResponse> | null>();
 /**
  * The geo-IP database, opened once per process (the file is read whole and kept in memory). One
@@ -102,8 +60,8 @@ function geoReader(path: string, log: Ctx['log']): Reader<CityResponse> | null {
 }
 
 /** The city of an address, or `unknown` (no database, a private address, no city): never invented. */
-export function cityOf(ctx: Pick<Ctx, 'config' | 'log'>, ip: string | undefined): string {
-  const path = ctx.config.geoip_db as string | undefined;
+export function cityOf(ctx: Pick<QrCtx, 'config' | 'log'>, ip: string | undefined): string {
+  const path = ctx.config.geoip_db;
   if (!path || !ip || !isIP(ip)) return 'unknown';
   return geoReader(path, ctx.log)?.get(ip)?.city?.names?.en ?? 'unknown';
 }

@@ -187,10 +187,29 @@ describe('MCP', () => {
     expect(out.isError).toBeFalsy();
     const img = out.content.find((c: any) => c.type === 'image');
     expect(img.mimeType).toBe('image/png');
-    // An MCP call carries no HTTP request of ours: without SVC_PUBLIC_URL the origin is localhost:PORT.
-    expect(out.structuredContent).toMatchObject({ code: code.code, status: 'active', scan_url: `http://localhost:3000/s/${code.code}` });
+    // Without SVC_PUBLIC_URL the origin is the one the MCP client reached (the core's ctx.origin).
+    expect(out.structuredContent).toMatchObject({ code: code.code, status: 'active', scan_url: `http://svc.test/s/${code.code}` });
     expect(out.structuredContent.image).toBeUndefined();
     expect(decodePng(Buffer.from(img.data, 'base64')).text).toBe(out.structuredContent.scan_url);
+  });
+
+  test('get_qr_image (a raw REST answer) is a tool: MCP image content that decodes to the scan URL', async () => {
+    const { mcpClient } = await import('../../test/kit/mcp');
+    const code = await newCode();
+    const { client } = await mcpClient(h, { query: '?tools=flat' });
+    const listed = (await client.listTools()).tools.find((t) => t.name === 'qr_codes_get_qr_image');
+    expect(listed?.outputSchema?.properties).toHaveProperty('mime_type');
+    const out: any = await client.callTool({ name: 'qr_codes_get_qr_image', arguments: { code: code.code, size: 200 } });
+    expect(out.isError).toBeFalsy();
+    const img = out.content.find((c: any) => c.type === 'image');
+    expect(img.mimeType).toBe('image/png');
+    expect(decodePng(Buffer.from(img.data, 'base64'))).toMatchObject({ width: 200, text: code.scan_url });
+    expect(out.structuredContent).toEqual({ object: 'image', mime_type: 'image/png', bytes: Buffer.from(img.data, 'base64').length });
+    // An unknown code is the tool's error, as over REST.
+    const missing: any = await client.callTool({ name: 'qr_codes_get_qr_image', arguments: { code: 'no-such-code' } });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse(missing.content[0].text).error.code).toBe('resource_missing');
+    await client.close();
   });
 });
 

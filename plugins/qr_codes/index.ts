@@ -1,9 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk';
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
 import { campaignAnalytics, codeAnalytics } from './analytics';
 import { followCta, scan } from './scan';
-import { FLUSH_MS, settleStore } from './scan-buffer';
+import { settleStore } from './scan-buffer';
+import { QrConfig } from './config';
 import {
   Analytics,
   CampaignAnalyticsQuery,
@@ -38,37 +38,7 @@ export default definePlugin({
   // orders/public.ts: the scans orders were attributed to (conversions).
   requires: ['orders'],
   tables: ['qr_codes', 'qr_scans', 'qr_scan_devices', 'qr_scan_days', 'qr_fingerprint_key'],
-  config: Type.Object({
-    public_url: Type.Optional(
-      Type.String({
-        env: 'SVC_PUBLIC_URL',
-        description: "This server's public origin for scan_url and image_url. Default: the Host of each request.",
-      }),
-    ),
-    port: Type.Optional(Type.Integer({ env: 'PORT', description: 'The server port: the origin of scan_url for MCP calls without SVC_PUBLIC_URL.' })),
-    geoip_db: Type.Optional(
-      Type.String({
-        env: 'SVC_GEOIP_DB',
-        description: 'Path of a MaxMind-format city database (.mmdb) for by_city; without it cities count as unknown.',
-      }),
-    ),
-    scan_flush_ms: Type.Optional(
-      Type.Integer({
-        env: 'SVC_QR_SCAN_FLUSH_MS',
-        minimum: 1,
-        maximum: 60_000,
-        description: `How long a scan of a code without max_scans may wait in memory for others to be written with (default ${FLUSH_MS} ms). Longer: fewer, larger writes, and more scans lost if the process is killed without a shutdown.`,
-      }),
-    ),
-    trusted_proxies: Type.Optional(
-      Type.String({
-        env: 'SVC_TRUSTED_PROXIES',
-        // Checked at boot: a typo must stop the server, not fail every scan.
-        pattern: '^\\s*[0-9a-fA-F:.]+(/\\d{1,3})?(\\s*,\\s*[0-9a-fA-F:.]+(/\\d{1,3})?)*\\s*$',
-        description: 'Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed for the scanning client.',
-      }),
-    ),
-  }),
+  config: QrConfig,
   events: { 'qr_code.created': QrCode, 'qr_code.updated': QrCode },
   errors: {
     duplicate_code: conflict('Another QR code on this server has this code (codes are unique across the instance).'),
@@ -152,7 +122,7 @@ export default definePlugin({
       description: 'The QR image encoding scan_url: PNG (default) or SVG, size 64 to 2048 pixels (default 300).',
       input: QrImageQuery,
       output: Page,
-      rest: { method: 'GET', path: '/qr-codes/:code/image', response: 'raw', contentType: 'image/png' },
+      rest: { method: 'GET', path: '/qr-codes/:code/image', response: 'raw', contentType: 'image/png', asTool: 'image' },
       errors: ['logo_unavailable'],
       example: withCode,
       handler: async (ctx, input) => imageResponse(ctx, await codeRow(ctx, input.code), input.size ?? 300, input.format ?? 'png'),

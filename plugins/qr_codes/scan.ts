@@ -1,5 +1,6 @@
 import type { Ctx, Db, Row } from '../../core/sdk';
-import { agentOf, cityOf, clientAddress, fingerprint } from './client';
+import { agentOf, cityOf, fingerprint } from './client';
+import type { QrCtx } from './config';
 import { expiredPage, landingPage, notFoundPage } from './pages';
 import { recordScan, settleScan } from './scan-buffer';
 import { CODE_PATTERN } from './schemas';
@@ -100,7 +101,7 @@ const current = async (db: Db, code: string) => (await db.query(READ, [code]))[0
 const usable = (r: Row, now: Date) =>
   r.status === 'active' && (!r.expires_at || new Date(r.expires_at) > now) && (r.max_scans === null || r.total_scans < r.max_scans);
 
-export async function scan(ctx: Ctx, code: string): Promise<Response> {
+export async function scan(ctx: QrCtx, code: string): Promise<Response> {
   if (!CODE.test(code)) return notFoundPage();
   const request = ctx.http?.request;
   const userAgent = request?.headers.get('user-agent') ?? '';
@@ -112,7 +113,7 @@ export async function scan(ctx: Ctx, code: string): Promise<Response> {
   const agent = agentOf(userAgent);
   if (request?.method === 'HEAD' || agent.crawler) return usable(row, now) ? answer(code, row, null) : refused();
   if (!usable(row, now)) return refused();
-  const ip = clientAddress(ctx);
+  const ip = ctx.http?.clientIp;
   const print = fingerprint(await fingerprintKey(ctx.db), ip, userAgent);
   if (row.max_scans !== null) {
     const [hit] = await ctx.db.query(CLAIM, [code, now, agent.device, cityOf(ctx, ip), print]);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Input, ListOf, ListParams, Timestamp, Uuid, WebUrl, When } from '../../core/sdk';
 
 export const QR_TYPES = ['product', 'coupon', 'landing_page', 'custom'] as const;
 export const QR_STATUSES = ['active', 'deactivated', 'expired', 'maxed_out'] as const;
@@ -9,7 +9,7 @@ export const CODE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const Code = (description: string) => Type.String({ pattern: CODE_PATTERN, errorMessage: 'must be 1 to 64 letters, digits, _ or -', description });
 const Hex = (description: string) =>
   Type.String({ pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', errorMessage: 'must be a hex color such as #1a73e8', description });
-const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
+const Url = (description: string) => WebUrl(description);
 const Text = (max: number, description: string) => Type.String({ minLength: 1, maxLength: max, description });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const CampaignName = Type.String({ minLength: 1, maxLength: 100, description: 'Groups codes for campaign analytics.' });
@@ -76,12 +76,22 @@ export const QrCode = Type.Object({
   ),
 });
 
-export const QrCreate = Input({
-  code: Type.Optional(Code('Unique across the instance; generated when omitted.')),
-  type: Literals(QR_TYPES),
-  ...Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])),
-  landing_page: Type.Optional(LandingInput),
-} as any);
+// What each type needs, stated in the schema (if/then) and checked from it (issue 44).
+export const QrCreate = Type.Object(
+  {
+    code: Type.Optional(Code('Unique across the instance; generated when omitted.')),
+    type: Literals(QR_TYPES),
+    ...Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])),
+    landing_page: Type.Optional(LandingInput),
+  } as any,
+  {
+    additionalProperties: false,
+    allOf: [
+      When('type', ['product', 'coupon', 'custom'], { required: ['destination_url'] }),
+      When('type', ['landing_page'], { required: ['landing_page'], properties: { landing_page: { required: ['title'] } } }),
+    ],
+  },
+);
 
 export const QrUpdate = Input({
   code: Code('The code to change.'),

@@ -6,25 +6,12 @@ import { LANDING_KEYS, type QrCode, type QrCreate, type QrQuery, type QrUpdate }
 
 type Code = Static<typeof QrCode>;
 
-/**
- * This server's public origin for scan and image URLs: SVC_PUBLIC_URL when set (behind a proxy,
- * and for MCP calls, which carry no HTTP request of their own), else the origin the request came to
- * (else localhost on the server's PORT).
- */
-export function baseUrl(ctx: Pick<Ctx, 'config' | 'http'>): string {
-  if (ctx.config.public_url) return String(ctx.config.public_url).replace(/\/+$/, '');
-  const request = ctx.http?.request;
-  if (!request) return `http://localhost:${ctx.config.port ?? 3000}`;
-  const url = new URL(request.url);
-  return `${url.protocol}//${request.headers.get('host') ?? url.host}`;
-}
-
 /** `expired` is not stored: an active code whose expires_at has passed reads as expired. */
 export const statusOf = (r: Row, now: Date): Code['status'] =>
   r.status === 'active' && r.expires_at && new Date(r.expires_at) <= now ? 'expired' : r.status;
 
-export function toQrCode(ctx: Pick<Ctx, 'config' | 'http' | 'clock' | 'storePath'>, r: Row): Code {
-  const base = baseUrl(ctx);
+export function toQrCode(ctx: Pick<Ctx, 'origin' | 'clock' | 'storePath'>, r: Row): Code {
+  const base = ctx.origin;
   const max = r.max_scans === null ? null : Number(r.max_scans);
   const total = Number(r.total_scans);
   return {

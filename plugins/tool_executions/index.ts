@@ -1,10 +1,20 @@
-import { action, actorOf, definePlugin, type Ctx, type ExampleKit } from '../../core/sdk';
+import { action, actionFor, actorOf, definePlugin, type Ctx, type ExampleKit } from '../../core/sdk';
 import { callTool, resolveTarget } from '../../core/platform';
 import { errors, fail, forbidden } from '../../core/sdk';
 import { approveExecution, rejectExecution } from '../../core/platform';
 import { executionRow, executionStream, queryExecutions, toExecution } from '../../core/platform';
 import { Type } from '@sinclair/typebox';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput, StreamEvent, StreamQuery } from './schemas';
+
+const ExecutionsConfig = Type.Object({
+  stream_keep_alive_ms: Type.Integer({
+    minimum: 10,
+    default: 15_000,
+    description: 'How often an idle execution stream sends a keep-alive comment.',
+  }),
+});
+/** `action` whose handlers read this plugin's settings, typed. */
+const configured = actionFor(ExecutionsConfig);
 
 const instant = (value: string | undefined, param: string) => {
   if (value === undefined) return undefined;
@@ -46,15 +56,9 @@ export default definePlugin({
   // approvals:write lets a user's token with the approver role decide without ai:write.
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write', 'approvals:write'] },
   errors: { role_required: forbidden("The caller's role in the store does not allow this.") },
-  config: Type.Object({
-    stream_keep_alive_ms: Type.Integer({
-      minimum: 10,
-      default: 15_000,
-      description: 'How often an idle execution stream sends a keep-alive comment.',
-    }),
-  }),
+  config: ExecutionsConfig,
   actions: {
-    stream_executions: action({
+    stream_executions: configured({
       kind: 'read',
       description:
         'Server-sent events of gated calls: a snapshot of the pending ones, then each change (held, decided, run) as it commits, from any server process.',
@@ -62,7 +66,7 @@ export default definePlugin({
       output: StreamEvent,
       rest: { method: 'GET', path: '/tool-executions/stream', response: 'raw', contentType: 'text/event-stream' },
       handler: (ctx) =>
-        executionStream({ db: ctx.db, storeId: ctx.store.id, shutdown: ctx.shutdown, keepAliveMs: ctx.config.stream_keep_alive_ms as number }) as any,
+        executionStream({ db: ctx.db, storeId: ctx.store.id, shutdown: ctx.shutdown, keepAliveMs: ctx.config.stream_keep_alive_ms }) as any,
     }),
     list_executions: action({
       kind: 'read',

@@ -1,4 +1,5 @@
-import { fail, type Ctx } from '../../core/sdk';
+import { errors, fail, type Ctx } from '../../core/sdk';
+import { asUsers } from './config';
 import { CLI_CLIENT, ensureCliClient, pollDevice, startDevice } from './device';
 import { GrantError, issueTokens, redeemRefresh, revokeByRefresh, revokeGrant } from './grants';
 
@@ -9,17 +10,13 @@ import { GrantError, issueTokens, redeemRefresh, revokeByRefresh, revokeGrant } 
  * not thrown: a thrown error would roll back the call's transaction, and with it the revocation a
  * replay must cause.
  */
-const asUsers = (ctx: Ctx): Ctx => ({ ...ctx, config: ctx.registry.configOf('users') });
 
 /** This server's public origin for links and token issuers: SVC_PUBLIC_URL, else the caller's own token issuer. */
 function publicBase(ctx: Ctx): string {
-  const configured = ctx.registry.configOf('users').public_url;
-  if (configured) return String(configured).replace(/\/$/, '');
+  const configured = ctx.registry.site.publicUrl;
+  if (configured) return configured;
   if (ctx.principal.kind === 'user' && ctx.principal.grant) return ctx.principal.grant.issuer;
-  throw fail(
-    'public_url_required',
-    "svc_login needs to know this server's public URL: set SVC_PUBLIC_URL on the server (or call it with a user's token).",
-  );
+  throw errors.notConfigured('SVC_PUBLIC_URL', "svc_login needs this server's public URL (or call it with a user's token)");
 }
 
 const outcome = (e: unknown) => {

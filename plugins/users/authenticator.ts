@@ -1,8 +1,7 @@
-import { errors, type Db, type JobDeps, type Principal, type Store } from '../../core/sdk';
+import { errors, requestOrigin, type Db, type JobDeps, type Principal, type Store } from '../../core/sdk';
 import { type Authenticator } from '../../core/platform';
 import { isRole, roleScopes } from './roles';
 import { verifyToken } from './signing';
-import { originOf } from './web';
 
 /** A JWT's shape (three base64url parts, a JSON header): API keys and admin tokens never look like it. */
 const looksLikeJwt = (c: string) => c.startsWith('eyJ') && c.split('.').length === 3;
@@ -48,7 +47,7 @@ const verified = new Map<string, { claims: Record<string, unknown>; issuer: stri
 const VERIFIED_MS = 60_000;
 
 export function userAuthenticator(deps: JobDeps): Authenticator {
-  const baseOf = (request?: Request) => (deps.config.public_url ? String(deps.config.public_url).replace(/\/$/, '') : originOf(request));
+  const baseOf = (request?: Request) => (request ? requestOrigin(deps.registry.site, request) : (deps.registry.site.publicUrl ?? 'http://localhost'));
 
   async function membership(db: Db, userId: string, storeId: string, grantId: string): Promise<Membership | undefined> {
     const key = `${userId}:${storeId}:${grantId}`;

@@ -7,7 +7,7 @@ import { createGrantWithCode } from './grants';
 import { csrfFailure } from './login';
 import { describeScope, grantable, isRole, scopeUniverse } from './roles';
 import { csrfField, csrfFor, csrfValid, currentUser } from './session';
-import { baseUrl, escapeHtml, html, page, redirect } from './web';
+import { escapeHtml, html, page, redirect } from './web';
 
 /** GET /auth/authorize (SPEC 4.9): sign in if needed, then consent; POST records the decision. */
 
@@ -52,7 +52,7 @@ async function parse(ctx: Ctx, p: Params): Promise<Parsed> {
   if (!redirectUri) return { kind: 'fatal', message: 'The request names no redirect_uri.' };
   if (!redirectMatches(client.redirect_uris, redirectUri))
     return { kind: 'fatal', message: 'The redirect_uri is not one this application registered.' };
-  const issuer = baseUrl(ctx);
+  const issuer = ctx.origin;
   const error = (code: string, description: string) => {
     const url = new URL(redirectUri);
     url.searchParams.set('error', code);
@@ -174,7 +174,7 @@ export const authorizeActions = {
       const url = new URL(req.redirectUri);
       url.searchParams.set('code', code);
       if (req.state !== undefined) url.searchParams.set('state', req.state);
-      url.searchParams.set('iss', baseUrl(ctx));
+      url.searchParams.set('iss', ctx.origin);
       return redirect(url.toString());
     },
   }),

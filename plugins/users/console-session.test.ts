@@ -68,3 +68,40 @@ test("signing out ends the session and the console's tokens", async () => {
   expect((await h.call('GET', '/products', undefined, bearer)).status).toBe(401);
   expect((await send('GET', '/auth/console/session')).status).toBe(401);
 }, 60_000);
+
+test('the token lists the operations the role may call, as the API decides them, and the roles it may give', async () => {
+  const { restRoutes } = await import('../../core/http/rest');
+  for (const role of ['viewer', 'staff']) {
+    const { h, send } = await signedIn(role);
+    const token = await (await send('POST', '/auth/console/token', { store_id: h.store.id })).json();
+    const bearer = { authorization: `Bearer ${token.access_token}`, 'x-api-key': '' };
+    const listed = new Set<string>(token.operations);
+    // Every store route a user's token may take, asked with this token: refused for its scope
+    // exactly when the token's answer leaves it out (any other answer means the scope let it in).
+    const routes = restRoutes(h.registry).filter(
+      (r) => r.scope === 'store' && r.auth.includes('user') && r.action.rest?.contentType !== 'text/event-stream',
+    );
+    expect(routes.length).toBeGreaterThan(50);
+    for (const r of routes) {
+      const path = r.path.replace('/v1/stores/:storeId', '').replace(/:[a-z_]+/gi, crypto.randomUUID());
+      const res = await h.call(r.method, path, r.method === 'GET' || r.method === 'DELETE' ? undefined : {}, bearer);
+      const refused = res.status === 403 && res.body?.error?.code === 'insufficient_scope';
+      expect({ operation: `${r.plugin.name}.${r.actionName}`, refused }).toEqual({
+        operation: `${r.plugin.name}.${r.actionName}`,
+        refused: !listed.has(`${r.plugin.name}.${r.actionName}`),
+      });
+    }
+    expect(listed.has('products.list_products')).toBe(true);
+    expect(listed.has('products.create_product')).toBe(role === 'staff');
+    expect(token.assignable_roles).toEqual([]);
+  }
+  for (const [role, gives] of [
+    ['owner', ['owner', 'admin', 'approver', 'staff', 'viewer']],
+    ['admin', ['admin', 'approver', 'staff', 'viewer']],
+  ] as const) {
+    const { h, send } = await signedIn(role);
+    const token = await (await send('POST', '/auth/console/token', { store_id: h.store.id })).json();
+    expect(token.assignable_roles).toEqual(gives);
+    expect(token.operations).toContain('users.update_member');
+  }
+}, 120_000);

@@ -1,12 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { action, errors, fail, type Ctx } from '../../core/sdk';
+import { actionFor, errors, fail, type Ctx } from '../../core/sdk';
+import { UsersConfig } from './config';
 import { roleOf } from './accounts';
 import { revokeGrant } from './grants';
-import { roleScopes } from './roles';
+import { userOperations, type Registry } from '../../core/platform';
+import { assignableRoles, roleScopes, type Role } from './roles';
 import { signToken } from './signing';
 import { currentUser, endSession } from './session';
 import { storesOfUser } from './switch';
-import { baseUrl, jsonResponse, originOf } from './web';
+import { jsonResponse } from './web';
+
+const action = actionFor(UsersConfig);
 
 /**
  * How the admin console (issue 27, console/) reaches the REST API: the browser session (an
@@ -33,7 +37,7 @@ const Raw = Type.Object({}, { description: 'JSON (no-store).' });
 function fromOurPage(ctx: Ctx) {
   const request = ctx.http?.request;
   const origin = request?.headers.get('origin');
-  const ours = ctx.config.public_url ? new URL(String(ctx.config.public_url)).origin : originOf(request);
+  const ours = new URL(ctx.origin).origin;
   if (request?.headers.get(CONSOLE_HEADER) !== '1' || origin !== ours)
     throw fail('cross_site_request', 'This request did not come from the console page of this server.');
 }
@@ -59,9 +63,24 @@ async function consoleGrant(ctx: Ctx, userId: string, storeId: string): Promise<
   const [row] = await ctx.db.query(
     `INSERT INTO oauth_grants (id, client_id, user_id, store_id, scopes, resource, created_at)
      VALUES (gen_random_uuid(), $1, $2, $3, '{}', $4, $5) RETURNING id`,
-    [CONSOLE_CLIENT, userId, storeId, baseUrl(ctx), ctx.clock.now()],
+    [CONSOLE_CLIENT, userId, storeId, ctx.origin, ctx.clock.now()],
   );
   return row.id;
+}
+
+/**
+ * What the console may show a role: the operations its scopes allow (so a page asks
+ * `c.may('products.create_product')` and names no scope), and the roles it may give members (only
+ * an owner gives or takes the owner role). Once per registry and role, like roleScopes.
+ */
+const byRegistry = new WeakMap<Registry, Map<Role, { operations: string[]; assignable_roles: string[] }>>();
+function consoleAccess(registry: Registry, role: Role) {
+  let roles = byRegistry.get(registry);
+  if (!roles) byRegistry.set(registry, (roles = new Map()));
+  let access = roles.get(role);
+  if (!access)
+    roles.set(role, (access = { operations: userOperations(registry, roleScopes(registry, role)), assignable_roles: assignableRoles(role) }));
+  return access;
 }
 
 export const consoleActions = {
@@ -93,8 +112,8 @@ export const consoleActions = {
       const role = /^[0-9a-f-]{36}$/i.test(input.store_id) ? await roleOf(ctx.db, input.store_id, user.userId) : undefined;
       if (!role) throw errors.notFound(`store: '${input.store_id}' (or you are not a member of it)`, 'store_id');
       const scopes = roleScopes(ctx.registry, role);
-      const ttl = ctx.config.access_token_ttl_seconds as number;
-      const base = baseUrl(ctx);
+      const ttl = ctx.config.access_token_ttl_seconds;
+      const base = ctx.origin;
       const gid = await consoleGrant(ctx, user.userId, input.store_id);
       const access_token = await signToken(
         ctx.db,
@@ -102,7 +121,8 @@ export const consoleActions = {
         { iss: base, sub: user.userId, aud: base, store: input.store_id, scope: scopes.join(' '), client_id: CONSOLE_CLIENT, gid },
         ttl,
       );
-      return jsonResponse(200, { access_token, token_type: 'Bearer', expires_in: ttl, store_id: input.store_id, role, scopes });
+      const access = consoleAccess(ctx.registry, role);
+      return jsonResponse(200, { access_token, token_type: 'Bearer', expires_in: ttl, store_id: input.store_id, role, scopes, ...access });
     },
   }),
   console_logout: action({

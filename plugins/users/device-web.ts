@@ -8,7 +8,7 @@ import { describeScope, isRole } from './roles';
 import { csrfField, csrfFor, csrfValid, currentUser } from './session';
 import { storesOfUser } from './switch';
 import { authenticateClient, oauthError, parseBody, RawBody } from './token';
-import { baseUrl, escapeHtml, html, jsonResponse, page, redirect } from './web';
+import { escapeHtml, html, jsonResponse, page, redirect } from './web';
 
 /** RFC 8628 over HTTP: the device authorization endpoint, and the page where the human answers. */
 
@@ -68,7 +68,7 @@ export const deviceActions = {
       if (!body) return oauthError(400, 'invalid_request', 'The body must be form-encoded (or a JSON object).');
       const client = await authenticateClient(ctx, body);
       if (client instanceof Response) return client;
-      const base = baseUrl(ctx);
+      const base = ctx.origin;
       const resource = typeof body.resource === 'string' ? body.resource : base;
       if (!audiencesOf(base).includes(resource))
         return oauthError(400, 'invalid_target', `resource must be this server (${base}) or its MCP endpoint.`);

@@ -1,4 +1,5 @@
 import type { Ctx, Db } from '../../core/sdk';
+import type { UsersCtx } from './config';
 import { forgetGrant } from './authenticator';
 import { roleOf } from './accounts';
 import { grantable } from './roles';
@@ -28,7 +29,11 @@ export interface Grant {
   resource: string;
 }
 
-export async function createGrantWithCode(ctx: Ctx, g: Omit<Grant, 'id'>, code: { redirectUri: string; challenge: string | null }): Promise<string> {
+export async function createGrantWithCode(
+  ctx: UsersCtx,
+  g: Omit<Grant, 'id'>,
+  code: { redirectUri: string; challenge: string | null },
+): Promise<string> {
   const plain = randomToken();
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
@@ -41,7 +46,7 @@ export async function createGrantWithCode(ctx: Ctx, g: Omit<Grant, 'id'>, code: 
       grant.id,
       code.redirectUri,
       code.challenge,
-      new Date(now.getTime() + (ctx.config.code_ttl_seconds as number) * 1000),
+      new Date(now.getTime() + ctx.config.code_ttl_seconds * 1000),
     ]);
   });
   return plain;
@@ -117,7 +122,7 @@ export async function redeemRefresh(ctx: Ctx, clientId: string, token: unknown):
  * A new access token and refresh token for a grant. Scopes are what the grant holds, narrowed by
  * `scope` if asked, and by the user's role in the store now (a demoted user gets fewer).
  */
-export async function issueTokens(ctx: Ctx, grant: Grant, issuer: string, narrow?: unknown) {
+export async function issueTokens(ctx: UsersCtx, grant: Grant, issuer: string, narrow?: unknown) {
   const role = await roleOf(ctx.db, grant.store_id, grant.user_id);
   if (!role) {
     await revokeGrant(ctx.db, ctx, grant.id);
@@ -129,7 +134,7 @@ export async function issueTokens(ctx: Ctx, grant: Grant, issuer: string, narrow
     if (asked.some((s) => !grant.scopes.includes(s))) throw new GrantError('invalid_scope', 'A refresh cannot add scopes the grant does not hold.');
     scopes = scopes.filter((s) => asked.includes(s));
   }
-  const ttl = ctx.config.access_token_ttl_seconds as number;
+  const ttl = ctx.config.access_token_ttl_seconds;
   const access_token = await signToken(
     ctx.db,
     ctx.clock,
@@ -149,7 +154,7 @@ export async function issueTokens(ctx: Ctx, grant: Grant, issuer: string, narrow
   await ctx.db.query('INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
     sha256(refresh),
     grant.id,
-    new Date(now.getTime() + (ctx.config.refresh_token_ttl_seconds as number) * 1000),
+    new Date(now.getTime() + ctx.config.refresh_token_ttl_seconds * 1000),
     now,
   ]);
   return { access_token, token_type: 'Bearer', expires_in: ttl, refresh_token: refresh, scope: scopes.join(' ') };

@@ -1,9 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/sdk';
 import migration001 from './migrations/001_users.sql' with { type: 'text' };
 import migration002 from './migrations/002_device.sql' with { type: 'text' };
 import migration003 from './migrations/003_client_metadata.sql' with { type: 'text' };
 import { userAuthenticator } from './authenticator';
+import { UsersConfig } from './config';
 import { authorizeActions } from './authorize';
 import { consoleActions, consoleErrors } from './console-session';
 import { deviceActions } from './device-web';
@@ -26,23 +26,7 @@ export default definePlugin({
   resource: 'user',
   tool: false,
   scopes: { read: ['platform', 'platform:read', 'users:read'], write: ['platform', 'platform:write', 'users:write'] },
-  config: Type.Object({
-    public_url: Type.Optional(
-      Type.String({
-        env: 'SVC_PUBLIC_URL',
-        description: "This server's public origin (https://svc.example.com): the OAuth issuer and token audience. Default: the Host of each request.",
-      }),
-    ),
-    trust_proxy: Type.Boolean({
-      default: false,
-      env: 'SVC_TRUST_PROXY',
-      description: 'Take the client address from X-Forwarded-For (sign-in throttling); set behind a proxy.',
-    }),
-    access_token_ttl_seconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
-    refresh_token_ttl_seconds: Type.Integer({ minimum: 3600, default: 30 * 86_400 }),
-    code_ttl_seconds: Type.Integer({ minimum: 10, maximum: 600, default: 60 }),
-    session_ttl_seconds: Type.Integer({ minimum: 300, default: 12 * 3600 }),
-  }),
+  config: UsersConfig,
   errors: { ...roleErrors, ...consoleErrors },
   tables: [
     'users',

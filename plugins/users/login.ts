@@ -3,7 +3,7 @@ import { action, type Ctx } from '../../core/sdk';
 import { checkPassword } from './accounts';
 import { csrfField, csrfFor, csrfValid, currentUser, endSession, startSession } from './session';
 import { claimAttempt, settleAttempt } from './throttle';
-import { clientIp, escapeHtml, html, page, redirect } from './web';
+import { escapeHtml, html, page, redirect } from './web';
 
 /** Browser sign-in: server-rendered forms, no JavaScript (issue 11, "Browser sign-in"). */
 
@@ -69,7 +69,7 @@ export const loginActions = {
         .trim()
         .slice(0, 320);
       const account = `account:${email.toLowerCase()}`;
-      const keys = [account, `ip:${clientIp(ctx)}`];
+      const keys = [account, `ip:${ctx.http?.clientIp ?? 'unknown'}`];
       const claim = await claimAttempt(ctx, keys);
       if (!claim.ok)
         return loginForm(ctx, {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { action, errors, fail, Input, iso, Timestamp, Uuid } from '../../core/sdk';
+import { action, Email, errors, fail, Input, iso, Timestamp, Uuid } from '../../core/sdk';
 import { actingManager, addMember, changeMember, checkEmail, findOrCreateUser, getMember, listMembers } from './accounts';
 import { ROLES, type Role } from './roles';
-import { baseUrl, randomToken, sha256 } from './web';
+import { randomToken, sha256 } from './web';
 
 /** Store members and invitations (issue 11, "Users and roles"). */
 
@@ -35,7 +35,7 @@ export const memberActions = {
     description:
       'Operator (admin token): add a user to the store with a role, creating the account if the email is new (then password is required). How the first owner is made.',
     input: Input({
-      email: Type.String({ maxLength: 320 }),
+      email: Email('The person to add; an account is made for a new address.'),
       name: Type.Optional(Type.String({ maxLength: 200 })),
       password: Type.Optional(Type.String({ maxLength: 512 })),
       role: RoleName,
@@ -96,7 +96,7 @@ export const memberActions = {
   create_invitation: action({
     kind: 'write',
     description: 'Invite someone by email to join the store with a role (owners and admins; only owners invite owners). Returns the invitation link.',
-    input: Input({ email: Type.String({ maxLength: 320 }), role: RoleName }),
+    input: Input({ email: Email('The address to invite.'), role: RoleName }),
     output: Invitation,
     errors: ['role_required'],
     rest: { method: 'POST', path: '/invitations', status: 201, auth: 'user' },
@@ -116,7 +116,7 @@ export const memberActions = {
         id: row.id,
         email,
         role: input.role,
-        url: `${baseUrl(ctx)}/auth/invitation?token=${token}`,
+        url: `${ctx.origin}/auth/invitation?token=${token}`,
         expires_at: iso(row.expires_at),
         created_at: iso(row.created_at),
       };
@@ -133,7 +133,6 @@ export const roleErrors = {
     type: 'permission_error' as const,
     description: "The credential is not an OAuth access token (a user's session).",
   },
-  public_url_required: { status: 400, type: 'invalid_request_error' as const, description: 'The server needs SVC_PUBLIC_URL for this.' },
   not_a_member: {
     status: 403,
     type: 'permission_error' as const,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, type Ctx } from '../../core/sdk';
 import { scopeUniverse } from './roles';
 import { jwks } from './signing';
-import { baseUrl, jsonResponse } from './web';
+import { jsonResponse } from './web';
 
 /**
  * Discovery: RFC 8414 authorization server metadata (at the root and under {mcp_url}/agent, SPEC
@@ -12,7 +12,7 @@ import { baseUrl, jsonResponse } from './web';
 const CORS = { 'Access-Control-Allow-Origin': '*' };
 
 export function serverMetadata(ctx: Ctx) {
-  const base = baseUrl(ctx);
+  const base = ctx.origin;
   return {
     issuer: base,
     authorization_endpoint: `${base}/auth/authorize`,
@@ -35,7 +35,7 @@ export function serverMetadata(ctx: Ctx) {
 }
 
 function resourceMetadata(ctx: Ctx, path: string) {
-  const base = baseUrl(ctx);
+  const base = ctx.origin;
   return {
     resource: base + path,
     authorization_servers: [base],

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_TOKEN, setup, type Harness } from '../../test/kit/setup';
 import { authorize, discover, exchange, register } from '../../test/kit/oauth';
-import { addUser, browser, formFields, PASSWORD } from '../../test/kit/users';
+import { addUser, browser, formFields, PASSWORD, uniqueIp } from '../../test/kit/users';
 
 /** Issue 11: roles per store, the last owner, invitations, sign-in pages, approvals by role. */
 let h: Harness;
@@ -148,6 +148,22 @@ describe('browser sign-in', () => {
     const sameIp = await b.post('/auth/login', { ...fields, email: u.email, password: PASSWORD });
     expect(sameIp.status === 303 || sameIp.status === 429).toBe(true);
     for (const r of [...guesses, unknown, early]) expect(r.text).not.toContain('guess number');
+  });
+
+  test('a client that writes its own X-Forwarded-For entry is still counted at its real address', async () => {
+    const [first, second] = [await addUser(h, 'viewer'), await addUser(h, 'viewer')];
+    // The proxy appends the address it saw (the rightmost entry); what is left of it the client wrote.
+    const real = uniqueIp();
+    const b = browser(h, { ip: real });
+    const fields = formFields((await b.get('/auth/login')).text, '/auth/login');
+    expect((await b.post('/auth/login', { ...fields, email: first.email, password: 'wrong password!' })).status).toBe(401);
+    // Another account (its own count is clean), a fresh spoofed entry: the address's failure still counts.
+    const spoofing = browser(h, { ip: `${uniqueIp()}, ${real}` });
+    const f2 = formFields((await spoofing.get('/auth/login')).text, '/auth/login');
+    const next = await spoofing.post('/auth/login', { ...f2, email: second.email, password: PASSWORD });
+    expect(next.status).toBe(429);
+    h.clock.advance(1_500);
+    expect((await spoofing.post('/auth/login', { ...f2, email: second.email, password: PASSWORD })).status).toBe(303);
   });
 });
 

@@ -55,6 +55,8 @@ export function grantable(registry: Registry, role: Role, requested: string[] | 
 
 /** Owners and admins manage members and invitations; only owners touch owners. */
 export const managesMembers = (role: string) => role === 'owner' || role === 'admin';
+/** The roles a member with `role` may give (and so change or take away). */
+export const assignableRoles = (role: Role): Role[] => (managesMembers(role) ? ROLES.filter((r) => r !== 'owner' || role === 'owner') : []);
 
 /** The scopes in words, for the consent page. */
 export function describeScope(scope: string): string {

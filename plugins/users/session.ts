@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/sdk';
+import type { UsersCtx } from './config';
 import { cookies, randomToken, sameText, setCookie, sha256 } from './web';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -22,9 +23,9 @@ export async function currentUser(ctx: Ctx): Promise<SignedIn | undefined> {
 }
 
 /** Starts a session: the Set-Cookie header for it. */
-export async function startSession(ctx: Ctx, userId: string): Promise<string> {
+export async function startSession(ctx: UsersCtx, userId: string): Promise<string> {
   const token = randomToken();
-  const ttl = ctx.config.session_ttl_seconds as number;
+  const ttl = ctx.config.session_ttl_seconds;
   await ctx.db.query('INSERT INTO user_sessions (token_hash, user_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
     sha256(token),
     userId,

@@ -2,6 +2,7 @@ import { errors, fail, type Ctx } from '../../core/sdk';
 import { roleOf } from './accounts';
 import { issueTokens, revokeGrant, type Grant } from './grants';
 import { grantable } from './roles';
+import { asUsers } from './config';
 
 /** The stores a user belongs to, with the role in each. */
 export async function storesOfUser(ctx: Pick<Ctx, 'db'>, userId: string): Promise<{ id: string; name: string; plan: string; role: string }[]> {
@@ -10,9 +11,6 @@ export async function storesOfUser(ctx: Pick<Ctx, 'db'>, userId: string): Promis
     [userId],
   );
 }
-
-/** The users plugin's settings (token lifetimes) for code running in another plugin's ctx. */
-const asUsers = (ctx: Ctx): Ctx => ({ ...ctx, config: ctx.registry.configOf('users') });
 
 async function liveGrant(ctx: Ctx, grantId: string): Promise<Grant> {
   const [g] = await ctx.db.query('SELECT id, client_id, user_id, store_id, scopes, resource, revoked_at FROM oauth_grants WHERE id = $1 FOR UPDATE', [

@@ -5,7 +5,7 @@ import { GrantError, issueTokens, redeemCode, redeemRefresh, revokeByRefresh, re
 import { verifyToken } from './signing';
 import { findClient } from './client-metadata';
 import { DEVICE_GRANT, pollDevice } from './device';
-import { baseUrl, jsonResponse } from './web';
+import { jsonResponse } from './web';
 
 /**
  * The token endpoint (SPEC 4.9), revocation (RFC 7009) and dynamic registration (RFC 7591). These
@@ -89,7 +89,7 @@ export const tokenActions = {
       const client = await authenticateClient(ctx, body);
       if (client instanceof Response) return client;
       try {
-        const issuer = baseUrl(ctx);
+        const issuer = ctx.origin;
         if (body.grant_type === 'authorization_code')
           return jsonResponse(200, await issueTokens(ctx, await redeemCode(ctx, client.client_id, body), issuer));
         if (body.grant_type === 'refresh_token')
@@ -116,7 +116,7 @@ export const tokenActions = {
       const client = await authenticateClient(ctx, body);
       if (client instanceof Response) return client;
       if (!(await revokeByRefresh(ctx, client.client_id, body.token))) {
-        const claims = await verifyToken(ctx.db, ctx.clock, body.token, baseUrl(ctx)).catch(() => undefined);
+        const claims = await verifyToken(ctx.db, ctx.clock, body.token, ctx.origin).catch(() => undefined);
         if (claims && claims.client_id === client.client_id && typeof claims.gid === 'string') await revokeGrant(ctx.db, ctx, claims.gid);
       }
       return new Response(null, { status: 200, headers: { 'Cache-Control': 'no-store' } });

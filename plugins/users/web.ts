@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { Ctx } from '../../core/sdk';
 
 /** Small pieces of HTTP the sign-in pages and the OAuth endpoints share. */
 
@@ -41,32 +40,6 @@ export function overHttps(request: Request | undefined): boolean {
 /** A cookie as the sign-in pages set them: HttpOnly, SameSite=Lax, Secure behind https. */
 export function setCookie(request: Request | undefined, name: string, value: string, maxAgeSeconds: number): string {
   return stringifySetCookie({ name, value, path: '/', httpOnly: true, sameSite: 'lax', maxAge: maxAgeSeconds, secure: overHttps(request) });
-}
-
-/**
- * This server's public origin: SVC_PUBLIC_URL when set (production behind a proxy should set it),
- * else what the request was addressed to. The issuer, the token audience and every metadata URL
- * derive from it.
- */
-export function baseUrl(ctx: Pick<Ctx, 'config' | 'http'>): string {
-  if (ctx.config.public_url) return String(ctx.config.public_url).replace(/\/$/, '');
-  return originOf(ctx.http?.request);
-}
-
-export function originOf(request: Request | undefined): string {
-  if (!request) return 'http://localhost';
-  const url = new URL(request.url);
-  const host = request.headers.get('host') ?? url.host;
-  return `${overHttps(request) ? 'https' : url.protocol.replace(':', '')}://${host}`;
-}
-
-/** The client's address, for throttling: the proxy's X-Forwarded-For only when trusted. */
-export function clientIp(ctx: Pick<Ctx, 'config' | 'http'>): string {
-  if (ctx.config.trust_proxy) {
-    const fwd = ctx.http?.request.headers.get('x-forwarded-for')?.split(',')[0].trim();
-    if (fwd) return fwd;
-  }
-  return ctx.http?.ip ?? 'unknown';
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Input, ListOf, ListParams, Timestamp, Uuid, WebUrl } from '../../core/sdk';
 import { API_VERSIONS } from '../../core/platform';
 
 // The registered plugins declare the event types, so the handler checks them against the registry,
@@ -20,7 +20,7 @@ const Secret = Type.String({
   errorMessage: 'must be visible ASCII characters only (no spaces)',
   description: 'Your own signing secret (16-200 visible ASCII characters); by default one is generated (whsec_...).',
 });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL receiving the POSTs.' });
+const Url = WebUrl('HTTPS URL receiving the POSTs.', { httpsOnly: true });
 const Description = Type.String({ maxLength: 500 });
 
 export const WebhookEndpoint = Type.Object({

@@ -13,6 +13,7 @@ import { Input } from '../../core/plugins/schema';
 import notes from '../fixtures/notes';
 import { freshWorld } from '../kit/examples';
 import { mcpClient } from '../kit/mcp';
+import { toolOutputOf } from '../../core/tools/raw-answers';
 import { setup, type Harness } from '../kit/setup';
 import { call, callTool, credentialFor, exampleOr, fakeModel, report, sweepRoutes, sweepTools } from '../kit/sweep';
 
@@ -108,7 +109,7 @@ describe('sweep: outputs', () => {
         const answer = await callTool(client, tool.name, input);
         if (answer.isError) problems.push(`${tool.name}: ${answer.text.slice(0, 300)}`);
         else {
-          const bad = schemaProblem(tool.action.output, answer.body);
+          const bad = schemaProblem(toolOutputOf(tool.action), answer.body);
           if (bad) problems.push(`${tool.name}: ${bad}`);
           else ok++;
         }

@@ -175,17 +175,18 @@ function arrayInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
 
 /** Record-like parts of an object schema: patternProperties, and additionalProperties given as a schema. */
 function extraProps(s: Schema, opts: ArbOptions): Arbitrary<Record<string, unknown>> | undefined {
-  const maxKeys = Math.min(s.maxProperties ?? 4, 4);
+  const maxKeys = Math.max(Math.min(s.maxProperties ?? 4, 4), s.minProperties ?? 0);
+  const minKeys = s.minProperties ?? 0;
   const [pattern, valueSchema] = Object.entries<Schema>(s.patternProperties ?? {})[0] ?? [];
   if (pattern) {
     const key =
       pattern === '^(.*)$' || pattern === '^.*$'
         ? fc.string({ minLength: 1, maxLength: 12 })
         : stringValid({ type: 'string', pattern, maxLength: 40 }, opts);
-    return fc.dictionary(key, valid(valueSchema, opts), { maxKeys });
+    return fc.dictionary(key, valid(valueSchema, opts), { minKeys, maxKeys });
   }
   if (s.additionalProperties && typeof s.additionalProperties === 'object')
-    return fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/), valid(s.additionalProperties, opts), { maxKeys });
+    return fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/), valid(s.additionalProperties, opts), { minKeys, maxKeys });
   return undefined;
 }
 
@@ -194,8 +195,28 @@ function objectValid(s: Schema, opts: ArbOptions): Arbitrary<Record<string, unkn
   const record = fc.record(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, valid(p, opts)])), { requiredKeys: s.required ?? [] });
   const extra = extraProps(s, opts);
   // Plain objects: fc.record's have no prototype, which JSON does not care about but tests might.
-  if (!extra) return record.map((r) => ({ ...r }));
-  return fc.tuple(extra, record).map(([e, r]) => ({ ...e, ...r }));
+  const plain = extra ? fc.tuple(extra, record).map(([e, r]) => ({ ...e, ...r })) : record.map((r) => ({ ...r }));
+  return withConditions(s, plain, opts);
+}
+
+/**
+ * The object's if/then conditions met: when an `if` holds, the fields its `then` requires are
+ * added (the first of an anyOf of requirements) and the fields it forbids (`not: {}`) dropped.
+ */
+function withConditions(s: Schema, arb: Arbitrary<Record<string, unknown>>, opts: ArbOptions): Arbitrary<Record<string, unknown>> {
+  const conditions: Schema[] = (s.allOf ?? []).filter((m: Schema) => m.if && m.then);
+  if (!conditions.length) return arb;
+  const props: Record<string, Schema> = s.properties ?? {};
+  return arb.chain((value) => {
+    const met = conditions.filter((c) => holds(c.if, value));
+    const v = { ...value };
+    for (const c of met) for (const [k, p] of Object.entries<Schema>(c.then.properties ?? {})) if (p.not && !Object.keys(p.not).length) delete v[k];
+    const adds = met.map((c) => {
+      const names: string[] = [...(c.then.required ?? []), ...(c.then.anyOf?.[0]?.required ?? [])].filter((k: string) => !(k in v));
+      return fc.record(Object.fromEntries(names.map((k) => [k, valid({ ...props[k], ...(c.then.properties?.[k] ?? {}) }, opts)])));
+    });
+    return adds.length ? fc.tuple(...adds).map((parts) => Object.assign({ ...v }, ...parts)) : fc.constant(v);
+  });
 }
 
 function objectInvalid(s: Schema, opts: ArbOptions): Arbitrary<unknown> {
@@ -228,7 +249,9 @@ export function valid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown>
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((m: Schema) => valid(m, opts)));
   if (Array.isArray(s.oneOf)) return fc.oneof(...s.oneOf.map((m: Schema) => valid(m, opts)));
-  if (Array.isArray(s.allOf)) return fc.tuple(...s.allOf.map((m: Schema) => valid(m, opts))).map((parts) => Object.assign({}, ...parts));
+  // An object's allOf holds its if/then conditions (objectValid meets them); elsewhere it is an intersection.
+  if (Array.isArray(s.allOf) && !s.properties)
+    return fc.tuple(...s.allOf.map((m: Schema) => valid(m, opts))).map((parts) => Object.assign({}, ...parts));
   switch (s.type) {
     case 'null':
       return fc.constant(null);
@@ -257,7 +280,7 @@ export function invalid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknow
       fc.string({ maxLength: 8 }).filter((v) => !s.enum.includes(v)),
       fc.integer(),
     );
-  const members: Schema[] | undefined = s.anyOf ?? s.oneOf ?? s.allOf;
+  const members: Schema[] | undefined = s.anyOf ?? s.oneOf ?? (s.properties ? undefined : s.allOf);
   if (members) return fc.oneof(...members.map((m) => invalid(m, opts)));
   switch (s.type) {
     case 'null':
@@ -282,3 +305,46 @@ export function invalid(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknow
 /** Mostly valid values, a good share invalid: the fuzz sweep's input for one call. */
 export const mixed = (schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown> =>
   fc.oneof({ weight: 3, arbitrary: valid(schema, opts) }, { weight: 2, arbitrary: invalid(schema, opts) });
+
+/**
+ * The smallest bodies a client generator builds from the schema alone: required fields only, at
+ * every level, and what an `if`/`then` asks for when its `if` holds (the schema's allOf). What
+ * the schema states is all that is used, so a body the server refuses is a rule the schema lacks.
+ */
+export function requiredOnly(schema: Schema, opts: ArbOptions = {}): Arbitrary<unknown> {
+  const s = schema ?? {};
+  if (s.const !== undefined || Array.isArray(s.enum)) return valid(s, opts);
+  if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((m: Schema) => requiredOnly(m, opts)));
+  if (Array.isArray(s.oneOf)) return fc.oneof(...s.oneOf.map((m: Schema) => requiredOnly(m, opts)));
+  if (s.type === 'array') {
+    const min = s.minItems ?? 0;
+    return fc.array(s.items ? requiredOnly(s.items, opts) : fc.jsonValue({ maxDepth: 1 }), { minLength: min, maxLength: Math.max(min, 1) });
+  }
+  if (s.type !== 'object' || !s.properties || !Object.keys(s.properties).length) return valid(s, opts);
+  const props: Record<string, Schema> = s.properties;
+  const pick = (names: string[]) => fc.record(Object.fromEntries(names.filter((k) => props[k]).map((k) => [k, requiredOnly(props[k], opts)])));
+  const conditions: Schema[] = (s.allOf ?? []).filter((m: Schema) => m.if && m.then);
+  return pick(s.required ?? []).chain((base) => {
+    // Each condition whose `if` holds adds its required fields (and their own required ones).
+    const extra = conditions
+      .filter((c) => holds(c.if, base))
+      .map((c) => {
+        // An anyOf of requirements is met by its first.
+        const names: string[] = [...(c.then.required ?? []), ...(c.then.anyOf?.[0]?.required ?? [])].filter((k: string) => !(k in base));
+        return fc.record(Object.fromEntries(names.map((k) => [k, requiredOnly({ ...props[k], ...(c.then.properties?.[k] ?? {}) }, opts)])));
+      });
+    return extra.length ? fc.tuple(...extra).map((parts) => Object.assign({ ...base }, ...parts)) : fc.constant({ ...base });
+  });
+}
+
+/** Whether an `if` of the form the schemas use (properties with enum/const, required) holds. */
+function holds(cond: Schema, value: Record<string, unknown>): boolean {
+  if (cond.not) return !holds(cond.not, value);
+  if ((cond.required ?? []).some((k: string) => !(k in value))) return false;
+  return Object.entries<Schema>(cond.properties ?? {}).every(([k, p]) => {
+    if (!(k in value)) return true;
+    if (p.const !== undefined) return value[k] === p.const;
+    if (Array.isArray(p.enum)) return p.enum.includes(value[k]);
+    return true;
+  });
+}

@@ -62,7 +62,13 @@ export async function freshWorld(h: Harness, name = 'Sweep store'): Promise<Worl
   const scopes = [...new Set([...h.registry.scopes, ...h.registry.plugins.flatMap((p) => [...p.scopes.read, ...p.scopes.write])])];
   const created = await createKey(h.db, h.clock, { storeId: store.id, scopes, livemode: false });
   const principal: Principal = { kind: 'api_key', keyId: created.id, storeId: store.id, scopes, livemode: false };
-  const ctx = callerCtx(h, principal, { id: store.id, name: store.name, plan: store.plan }, { requestId: 'req_sweep_fixture' });
+  // Made as a client of the in-process app would make them: links in them name its origin.
+  const ctx = callerCtx(
+    h,
+    principal,
+    { id: store.id, name: store.name, plan: store.plan },
+    { requestId: 'req_sweep_fixture', origin: 'http://svc.test' },
+  );
   const made: unknown[] = [];
 
   async function example(ref: ActionRef, over: Record<string, unknown> = {}): Promise<Record<string, any>> {

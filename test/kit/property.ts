@@ -81,7 +81,8 @@ export function checkAnswer(res: Res, x: Expectation): boolean {
 export async function snapshot(h: Harness, storeIds: string[]) {
   const products = await h.db.query(
     `SELECT id, store_id, name, description, sku, type, status, price_minor::text AS price, compare_at_minor::text AS compare_at,
-            currency, stock_quantity, created_at, updated_at, archived_at
+            currency, (SELECT coalesce(sum(quantity), 0)::int FROM inventory_levels l WHERE l.product_id = products.id) AS stock_quantity,
+            created_at, updated_at, archived_at
      FROM products WHERE store_id = ANY($1::uuid[]) ORDER BY seq`,
     [storeIds],
   );

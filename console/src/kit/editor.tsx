@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { request, type ApiError } from '../api';
+import type { AnswerOf, BodyOf, PathOf, RouteOf } from '../api-paths';
 import { useAction } from '../ui';
 
 /**
@@ -8,13 +9,13 @@ import { useAction } from '../ui';
  * goes after saving.
  */
 
-/** One resource by its path (null: nothing to load): the body, or the error. */
-export function useResource<T>(path: string | null) {
+/** One resource by its path (null: nothing to load): the body (typed by the route), or the error. */
+export function useResource<P extends PathOf<'GET'>, T = AnswerOf<'GET', RouteOf<P>>>(path: P | null) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiError | string | null>(null);
   const reload = async () => {
     if (!path) return;
-    const r = await api<T>('GET', path);
+    const r = await request('GET', path);
     if (r.ok) (setData(r.body), setError(null));
     else setError(r.error);
   };
@@ -22,9 +23,14 @@ export function useResource<T>(path: string | null) {
   return { data, setData, error, setError, reload };
 }
 
-export interface EditorOptions<T, F> {
+/** A collection route whose items are at `<path>/<id>`. */
+type Collection = PathOf<'POST'> & string;
+/** The item route of a collection, e.g. `/customers/{id}` of `/customers`. */
+type ItemOf<C extends string> = RouteOf<`${C}/${string}`>;
+
+export interface EditorOptions<C extends Collection, T, F> {
   /** The collection, e.g. `/customers`; the resource is `<path>/<id>`. */
-  path: string;
+  path: C;
   /** Undefined for a new one. */
   id?: string;
   /** The form of a new one. */
@@ -33,7 +39,13 @@ export interface EditorOptions<T, F> {
   formOf: (saved: T) => F;
 }
 
-export function useEditor<T, F extends object>({ path, id, blank, formOf }: EditorOptions<T, F>) {
+/** The resource is typed by the route: what GET `<path>/<id>` answers; `save` takes the body of a POST or a PATCH. */
+export function useEditor<C extends Collection, F extends object, T = AnswerOf<'GET', ItemOf<C>>>({
+  path,
+  id,
+  blank,
+  formOf,
+}: EditorOptions<C, T, F>) {
   const act = useAction();
   const [saved, setSaved] = useState<T | null>(null);
   const [form, setForm] = useState<F>(blank);
@@ -43,7 +55,7 @@ export function useEditor<T, F extends object>({ path, id, blank, formOf }: Edit
     setForm(formOf(resource));
   };
   useEffect(() => {
-    if (id) api<T>('GET', url).then((r) => (r.ok ? show(r.body) : act.setError(r.error)));
+    if (id) request('GET', url).then((r) => (r.ok ? show(r.body) : act.setError(r.error)));
   }, [url]);
   return {
     ...act,
@@ -59,9 +71,9 @@ export function useEditor<T, F extends object>({ path, id, blank, formOf }: Edit
       (value: F[K]) =>
         setForm((f) => ({ ...f, [key]: value })),
     /** POST (new) or PATCH (existing) `body`: the saved resource (also shown), or undefined with the error shown. */
-    save: (body: unknown) =>
-      act.run(async () => {
-        const r = await api<T>(id ? 'PATCH' : 'POST', url, body);
+    save: (body: BodyOf<'POST', RouteOf<C>> | BodyOf<'PATCH', ItemOf<C>>) =>
+      act.run(async (): Promise<T | undefined> => {
+        const r = await request(id ? 'PATCH' : 'POST', url, body);
         if (!r.ok) return void act.setError(r.error);
         show(r.body);
         return r.body;

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, query, type ApiError } from '../api';
+import { query, request, type ApiError } from '../api';
+import type { Item, ListRoute, QueryOf } from '../api-paths';
 import { ErrorLine } from '../ui';
 
 /**
@@ -9,7 +10,8 @@ import { ErrorLine } from '../ui';
  * state, an error line and a "More" button. A page says only its path, filters and columns.
  */
 
-type Params = Record<string, string | number | undefined>;
+/** A list route's filters; an empty string is no filter. */
+type Params<R> = { [K in keyof QueryOf<R>]?: QueryOf<R>[K] | '' };
 
 export interface CursorList<T> {
   /** null until the first answer. */
@@ -31,7 +33,8 @@ export interface CursorListOptions<T> {
   watch?: unknown[];
 }
 
-export function useCursorList<T = any>(path: string, params: Params = {}, options: CursorListOptions<T> = {}): CursorList<T> {
+/** The list at `path` (a list route, typed from the API: `useCursorList('/products', { q })`). */
+export function useCursorList<R extends ListRoute, T = Item<R>>(path: R, params: Params<R> = {}, options: CursorListOptions<T> = {}): CursorList<T> {
   const { limit = 25, cursorOf = (x: any) => x.id, watch = [] } = options;
   const [items, setItems] = useState<T[] | null>(null);
   const [more, setMore] = useState(false);
@@ -39,7 +42,7 @@ export function useCursorList<T = any>(path: string, params: Params = {}, option
   const latest = useRef(0);
   const load = async (after?: string) => {
     const mine = ++latest.current;
-    const r = await api('GET', `${path}${query({ ...params, limit, starting_after: after })}`);
+    const r = await request('GET', `${path}${query({ ...(params as Record<string, string>), limit, starting_after: after })}`);
     if (mine !== latest.current) return; // a newer search's answer wins
     if (!r.ok) return void setError(r.error);
     setError(null);

@@ -3,9 +3,12 @@ import type { ConsoleCtx } from '../context';
 
 /**
  * One page of the console. `id` is its address (`#/<id>`, and `#/<id>/<arg>` for what follows);
- * `visible` hides it from roles that could not use it (the API refuses them anyway); `order` places
- * it in the navigation (smaller first, within its group); `group: 'Settings'` files it under
- * Settings. A plugin exports its pages as `consolePages` from `plugins/<name>/console/index.tsx`.
+ * `visible` hides it from users who could not use it (`(c) => c.may('products.list_products')`;
+ * the API refuses them anyway); `order` places it in the navigation (smaller first, within its
+ * group); `group: 'Settings'` files it under Settings. `load` brings the page's code when it is
+ * first opened, `() => import('./products').then((m) => m.ProductsPage)`: the build puts each
+ * dynamic import in a file of its own, so the first load carries only the list of pages. A plugin
+ * exports its pages as `consolePages` from `plugins/<name>/console/index.tsx`.
  */
 export interface PageDef {
   id: string;
@@ -13,7 +16,7 @@ export interface PageDef {
   order: number;
   group?: 'Settings';
   visible?: (ctx: ConsoleCtx) => boolean;
-  component: FunctionComponent;
+  load: () => Promise<FunctionComponent>;
 }
 
 /**

@@ -6,11 +6,12 @@ import { duration, ErrorLine, Json, Notice, PageHeader, TextArea, useAction, use
 /**
  * The approvals inbox: tool calls held for a human (SPEC 3.1), live from the executions stream.
  * A decision made here or in any other console removes the call from every inbox at once (the
- * stream reports it). Only owners, admins and approvers see the buttons; the API refuses others.
+ * stream reports it). Only those the console token says may approve see the buttons; the API refuses others.
  */
 export function ApprovalsPage() {
   const c = useConsole();
   const now = useNow();
+  const mayDecide = c.may('tool_executions.approve_execution');
   return (
     <>
       <PageHeader title="Approvals">
@@ -18,13 +19,13 @@ export function ApprovalsPage() {
           {c.live ? 'Live' : 'Connecting…'}
         </span>
       </PageHeader>
-      {!c.canApprove && <Notice>Your role ({c.role}) may see held calls but not decide them.</Notice>}
+      {!mayDecide && <Notice>Your role ({c.role}) may see held calls but not decide them.</Notice>}
       {c.pending.length === 0 ? (
         <p class="empty">No tool call is waiting for approval.</p>
       ) : (
         <ul class="cards" aria-label="Calls waiting for approval">
           {c.pending.map((x) => (
-            <Held key={x.id} x={x} now={now} canApprove={c.canApprove} />
+            <Held key={x.id} x={x} now={now} canApprove={mayDecide} />
           ))}
         </ul>
       )}
@@ -35,7 +36,7 @@ export function ApprovalsPage() {
 function Held({ x, now, canApprove }: { x: Execution; now: number; canApprove: boolean }) {
   const [note, setNote] = useState('');
   const act = useAction();
-  const left = x.approval?.expires_at ? new Date(x.approval.expires_at).getTime() - now : 0;
+  const left = x.approval?.expires_at ? new Date(String(x.approval.expires_at)).getTime() - now : 0;
   const decide = (how: 'approve' | 'reject') =>
     act.run(async () => {
       const r = await api(

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api';
-import { useConsole, type Execution } from '../context';
+import { useConsole } from '../context';
+import type { Query, Resource } from '../api-paths';
+import { valuesOf } from '../kit/values';
 import { ErrorLine, Field, Json, PageHeader, Select, when } from '../ui';
 import { FilterForm } from '../kit/list';
 import { useResource } from '../kit/editor';
 
-const STATUSES = ['', 'success', 'error', 'timeout', 'pending_approval', 'approved', 'rejected'];
+type ExecutionStatus = NonNullable<Query<'/tool-executions'>['status']>;
+const STATUSES = valuesOf<ExecutionStatus>({ success: true, error: true, timeout: true, pending_approval: true, approved: true, rejected: true });
 const PAGE = 25;
 
 /** The tool execution audit log (SPEC 2.6, 4.5): filters, limit/offset pages, and one call's detail. */
@@ -17,12 +20,12 @@ export function ExecutionsPage() {
 function Log() {
   const c = useConsole();
   const [tool, setTool] = useState('');
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<ExecutionStatus | ''>('');
   const [agent, setAgent] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<{ executions: Execution[]; total: number } | null>(null);
+  const [data, setData] = useState<Resource<'/tool-executions'> | null>(null);
   const [error, setError] = useState<any>(null);
   const load = async (at = 0) => {
     setOffset(at);
@@ -39,7 +42,7 @@ function Log() {
       <PageHeader title="Tool executions" />
       <FilterForm search={false} onSubmit={() => void load(0)}>
         <Field label="Tool" value={tool} onValue={setTool} placeholder="products" />
-        <Select label="Status" value={status} onValue={setStatus} options={STATUSES.map((s) => [s, s || 'any'] as [string, string])} />
+        <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], ...STATUSES]} />
         <Field label="Agent id" value={agent} onValue={setAgent} />
         <Field label="From" type="datetime-local" value={from} onValue={setFrom} />
         <Field label="To" type="datetime-local" value={to} onValue={setTo} />
@@ -102,7 +105,7 @@ function Log() {
 }
 
 function Detail({ id }: { id: string }) {
-  const { data: x, error } = useResource<Execution>(`/tool-executions/${encodeURIComponent(id)}`);
+  const { data: x, error } = useResource(`/tool-executions/${encodeURIComponent(id)}`);
   return (
     <>
       <PageHeader title={x ? `${x.tool}.${x.action}` : 'Tool execution'}>

@@ -1,8 +1,5 @@
 import { pluginPages } from 'svc:plugin-pages';
 import { arrangePages, type PageDef } from '../kit/page';
-import { ApprovalsPage } from './approvals';
-import { ExecutionsPage } from './executions';
-import { StorePage } from './store';
 
 /**
  * The console's own pages: the approvals inbox and the audit log (fed by the shell's live
@@ -10,9 +7,9 @@ import { StorePage } from './store';
  * (plugins/<name>/console/index.tsx, found by console/build.ts); `order` interleaves them.
  */
 const own: PageDef[] = [
-  { id: 'approvals', title: 'Approvals', order: 10, component: ApprovalsPage },
-  { id: 'executions', title: 'Tool executions', order: 20, component: ExecutionsPage },
-  { id: 'store', title: 'Store', group: 'Settings', order: 30, component: StorePage },
+  { id: 'approvals', title: 'Approvals', order: 10, load: () => import('./approvals').then((m) => m.ApprovalsPage) },
+  { id: 'executions', title: 'Tool executions', order: 20, load: () => import('./executions').then((m) => m.ExecutionsPage) },
+  { id: 'store', title: 'Store', group: 'Settings', order: 30, load: () => import('./store').then((m) => m.StorePage) },
 ];
 
 export const pages: PageDef[] = arrangePages([own, ...pluginPages]);

@@ -15,25 +15,18 @@ import {
   useCursorList,
   useEditor,
   useResource,
+  valuesOf,
+  type Body,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface Agent {
-  id: string;
-  name: string;
-  model: string;
-  system_prompt: string;
-  tools: string[];
-  channels: string[];
-  status: string;
-}
-interface Choices {
-  builtin: { name: string; category: string; description: string; actions: string[] }[];
-  custom: { name: string; description: string; requires_approval: boolean }[];
-}
-const CHANNELS = ['api', 'webchat'];
+type Agent = Resource<'/agents/{id}'>;
+type Channel = NonNullable<Body<'POST', '/agents'>['channels']>[number];
+const CHANNELS = valuesOf<Channel>({ api: true, webchat: true });
 
-/** tool_overrides (SPEC 4.5): per tool name, its approval settings. */
+/** tool_overrides (SPEC 4.5): per tool name, its approval settings (the schema says only "an object per name"). */
 type Overrides = Record<string, Record<string, unknown>>;
+type ToolConfig = Resource<'/agents/{id}/tool-config'>['tool_overrides'];
 
 function parseOverrides(text: string): Overrides | null {
   try {
@@ -114,11 +107,11 @@ export function AgentsPage() {
 
 function List() {
   const c = useConsole();
-  const list = useCursorList<Agent>('/agents', {}, { limit: 100 });
+  const list = useCursorList('/agents', {}, { limit: 100 });
   return (
     <>
       <PageHeader title="Agents">
-        {c.can('ai:write') && (
+        {c.may('agents.create_agent') && (
           <a class="button primary" href="#/agents/new">
             New agent
           </a>
@@ -139,26 +132,27 @@ function List() {
   );
 }
 
-const BLANK = { name: '', model: 'openai/gpt-4o-mini', system_prompt: '', tools: [] as string[], channels: ['api'] };
-const formOf = ({ name, model, system_prompt, tools, channels }: Agent) => ({ name, model, system_prompt, tools, channels });
+const BLANK = { name: '', model: 'openai/gpt-4o-mini', system_prompt: '', tools: [] as string[], channels: ['api'] as Channel[] };
+const formOf = ({ name, model, system_prompt, tools, channels }: Agent) => ({ name, model, system_prompt, tools, channels: channels as Channel[] });
 
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
-  const writable = c.can('ai:write');
+  const writable = c.may(id ? 'agents.update_agent' : 'agents.create_agent');
   const ed = useEditor({ path: '/agents', id, blank: BLANK, formOf });
   const { form, set } = ed;
   const [overrides, setOverrides] = useState('{}');
   // What the server holds: a tool taken out of the JSON is sent as null, since PATCH merges per tool.
   const [stored, setStored] = useState<Overrides>({});
-  const choices = useResource<Choices>('/agent-tools').data;
+  const choices = useResource('/agent-tools').data;
   const [saved, setSaved] = useState<string | null>(null);
-  const loaded = (o: Overrides | undefined) => {
+  const loaded = (config: ToolConfig) => {
+    const o = config as Overrides | undefined;
     setStored(o ?? {});
     setOverrides(JSON.stringify(o ?? {}, null, 2));
   };
   useEffect(() => {
     if (!id) return;
-    api<{ tool_overrides?: Overrides }>('GET', `/agents/${encodeURIComponent(id)}/tool-config`).then((r) => r.ok && loaded(r.body.tool_overrides));
+    api('GET', `/agents/${encodeURIComponent(id)}/tool-config`).then((r) => r.ok && loaded(r.body.tool_overrides));
   }, [id]);
   const toggle = (key: 'tools' | 'channels', item: string) => set(key)(toggled(form[key], item));
   const save = async (e: Event) => {
@@ -171,7 +165,7 @@ function Editor({ id }: { id?: string }) {
     await ed.run(async () => {
       const removed = Object.keys(stored).filter((tool) => !(tool in parsedOverrides));
       const patch = { ...parsedOverrides, ...Object.fromEntries(removed.map((tool) => [tool, null])) };
-      const t = await api<{ tool_overrides?: Overrides }>('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: patch });
+      const t = await api('PATCH', `/agents/${agent.id}/tool-config`, { tool_overrides: patch });
       if (!t.ok) return ed.setError(t.error);
       loaded(t.body.tool_overrides);
       setSaved('Saved.');

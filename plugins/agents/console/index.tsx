@@ -1,4 +1,5 @@
 import type { PageDef } from '../../../console/src/kit';
-import { AgentsPage } from './agents';
 
-export const consolePages: PageDef[] = [{ id: 'agents', title: 'Agents', order: 30, visible: (c) => c.can('ai:read'), component: AgentsPage }];
+export const consolePages: PageDef[] = [
+  { id: 'agents', title: 'Agents', order: 30, visible: (c) => c.may('agents.list_agents'), load: () => import('./agents').then((m) => m.AgentsPage) },
+];

@@ -13,18 +13,14 @@ import {
   useConsole,
   useCursorList,
   useEditor,
+  type Body,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface Tool {
-  id: string;
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  execution_type: 'http' | 'javascript';
-  execution_config: Record<string, any>;
-  requires_approval: boolean;
-  secret_names: string[];
-}
+type Tool = Resource<'/tools/{id}'>;
+type ToolBody = Body<'POST', '/tools'>;
+type Kind = ToolBody['execution_type'];
+type Config = ToolBody['execution_config'];
 
 const json = (v: unknown) => JSON.stringify(v ?? {}, null, 2);
 const SAMPLE_SCHEMA = { type: 'object', properties: { quantity: { type: 'integer' } }, required: ['quantity'] };
@@ -37,11 +33,11 @@ export function CustomToolsPage() {
 
 function List() {
   const c = useConsole();
-  const list = useCursorList<Tool>('/tools', {}, { limit: 100 });
+  const list = useCursorList('/tools', {}, { limit: 100 });
   return (
     <>
       <PageHeader title="Custom tools">
-        {c.can('ai:write') && (
+        {c.may('custom_tools.create_tool') && (
           <a class="button primary" href="#/custom-tools/new">
             New tool
           </a>
@@ -72,25 +68,28 @@ function List() {
 const BLANK = {
   name: '',
   description: '',
-  kind: 'javascript' as Tool['execution_type'],
+  kind: 'javascript' as Kind,
   schema: json(SAMPLE_SCHEMA),
   code: 'return { ordered: params.quantity };',
   url: '',
-  method: 'POST',
+  method: 'POST' as NonNullable<Config['method']>,
   headers: '{}',
   approval: false,
 };
-const formOf = (t: Tool) => ({
-  ...BLANK,
-  name: t.name,
-  description: t.description,
-  kind: t.execution_type,
-  schema: json(t.parameters),
-  approval: t.requires_approval,
-  ...(t.execution_type === 'javascript'
-    ? { code: t.execution_config.code ?? '' }
-    : { url: t.execution_config.url ?? '', method: t.execution_config.method ?? 'POST', headers: json(t.execution_config.headers) }),
-});
+const formOf = (t: Tool) => {
+  const config = t.execution_config as Config; // the API answers what it was given
+  return {
+    ...BLANK,
+    name: t.name,
+    description: t.description,
+    kind: t.execution_type as Kind,
+    schema: json(t.parameters),
+    approval: t.requires_approval,
+    ...(t.execution_type === 'javascript'
+      ? { code: config.code ?? '' }
+      : { url: config.url ?? '', method: config.method ?? BLANK.method, headers: json(config.headers) }),
+  };
+};
 
 const parse = (text: string, what: string) => {
   try {
@@ -102,7 +101,7 @@ const parse = (text: string, what: string) => {
 
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
-  const writable = c.can('ai:write');
+  const writable = c.may(id ? 'custom_tools.update_tool' : 'custom_tools.create_tool');
   const ed = useEditor({ path: '/tools', id, blank: BLANK, formOf });
   const { form, set } = ed;
   // Secrets are saved on their own: their names change without reloading (or resetting) the form.
@@ -110,7 +109,7 @@ function Editor({ id }: { id?: string }) {
   const [note, setNote] = useState<string | null>(null);
   const save = async (e: Event) => {
     e.preventDefault();
-    let body: unknown;
+    let body: ToolBody;
     try {
       body = {
         name: form.name,
@@ -148,7 +147,7 @@ function Editor({ id }: { id?: string }) {
           <Select
             label="Kind"
             value={form.kind}
-            onValue={(v) => set('kind')(v as Tool['execution_type'])}
+            onValue={(v) => set('kind')(v as Kind)}
             options={[
               ['javascript', 'JavaScript (sandboxed)'],
               ['http', 'HTTP request'],
@@ -202,7 +201,7 @@ function TestRun({ id }: { id: string }) {
   const run = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      let parameters: unknown;
+      let parameters: Record<string, unknown>;
       try {
         parameters = JSON.parse(input || '{}');
       } catch {

@@ -1,16 +1,18 @@
 import { useState } from 'preact/hooks';
-import { ErrorLine, Field, FilterForm, PageHeader, ResourceList, useConsole, useCursorList, useEditor, when } from '../../../console/src/kit';
+import {
+  ErrorLine,
+  Field,
+  FilterForm,
+  PageHeader,
+  ResourceList,
+  useConsole,
+  useCursorList,
+  useEditor,
+  when,
+  type Resource,
+} from '../../../console/src/kit';
 
-interface Customer {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  accepts_marketing: boolean;
-  tags: string[];
-  created_at: string;
-}
+type Customer = Resource<'/customers/{id}'>;
 
 const nameOf = (c: Customer) => [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email;
 
@@ -23,11 +25,11 @@ export function CustomersPage() {
 function List() {
   const c = useConsole();
   const [q, setQ] = useState('');
-  const list = useCursorList<Customer>('/customers', { q });
+  const list = useCursorList('/customers', { q });
   return (
     <>
       <PageHeader title="Customers">
-        {c.can('customers:write') && (
+        {c.may('customers.create_customer') && (
           <a class="button primary" href="#/customers/new">
             New customer
           </a>
@@ -54,7 +56,7 @@ const formOf = (c: Customer) => ({ email: c.email, first_name: c.first_name ?? '
 
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
-  const writable = c.can('customers:write');
+  const writable = c.may(id ? 'customers.update_customer' : 'customers.create_customer');
   const ed = useEditor({ path: '/customers', id, blank: { email: '', first_name: '', last_name: '', phone: '' }, formOf });
   const { form, set } = ed;
   const save = async (e: Event) => {

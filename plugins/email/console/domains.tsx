@@ -1,24 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorLine, Field, Notice, PageHeader, useAction, useConsole, when } from '../../../console/src/kit';
+import { api, ErrorLine, Field, Notice, PageHeader, useAction, useConsole, when, type Resource } from '../../../console/src/kit';
 
-interface DnsRecord {
-  purpose: string;
-  type: string;
-  name: string;
-  host: string;
-  value: string;
-}
-interface Domain {
-  id: string;
-  domain: string;
-  status: string;
-  dns_records: DnsRecord[];
-  spf?: string;
-  dkim?: string;
-  dmarc?: string;
-  verified_at: string | null;
-  checked_at: string | null;
-}
+type Domain = Resource<'/email/domains/{id}'>;
 
 /** Which finding of a verification concerns a record (tracking has none: it is not required to send). */
 const findingOf = (d: Domain, purpose: string) => (d as unknown as Record<string, string | undefined>)[purpose];
@@ -26,7 +9,7 @@ const findingOf = (d: Domain, purpose: string) => (d as unknown as Record<string
 /** Sending domains (SPEC 2.10, 3.2): each DNS record to add, its verification state, Verify. */
 export function EmailDomainsPage() {
   const c = useConsole();
-  const writable = c.can('marketing:write');
+  const writable = c.may('email.create_domain');
   const [list, setList] = useState<Domain[] | null>(null);
   const [domain, setDomain] = useState('');
   const [note, setNote] = useState<string | null>(null);
@@ -40,7 +23,7 @@ export function EmailDomainsPage() {
   const add = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const r = await api<Domain>('POST', '/email/domains', { domain: domain.trim() });
+      const r = await api('POST', '/email/domains', { domain: domain.trim() });
       if (!r.ok) return act.setError(r.error);
       setDomain('');
       setNote(`${r.body.domain} added: publish its records, then verify.`);
@@ -49,7 +32,7 @@ export function EmailDomainsPage() {
   };
   const verify = (d: Domain) =>
     act.run(async () => {
-      const r = await api<Domain>('POST', `/email/domains/${encodeURIComponent(d.id)}/verify`, {});
+      const r = await api('POST', `/email/domains/${encodeURIComponent(d.id)}/verify`, {});
       if (!r.ok) return act.setError(r.error);
       setNote(r.body.status === 'verified' ? `${d.domain} is verified.` : `${d.domain} is not verified yet: see each record.`);
       await load();

@@ -11,30 +11,13 @@ import {
   useConsole,
   useCursorList,
   useResource,
+  valuesOf,
   when,
+  type Query,
 } from '../../../console/src/kit';
 
-interface Message {
-  id: string;
-  to: string[];
-  from: string;
-  subject: string;
-  status: string;
-  category: string;
-  template_id: string | null;
-  template_version: number | null;
-  tags: string[];
-  smtp_response: string | null;
-  warning?: string;
-  created_at: string;
-}
-interface MessageEvent {
-  event: string;
-  timestamp: string;
-  details: Record<string, unknown>;
-}
-
-const STATUSES = ['queued', 'sending', 'delivered', 'bounced', 'failed', 'suppressed'];
+type MessageStatus = NonNullable<Query<'/email/messages'>['status']>;
+const STATUSES = valuesOf<MessageStatus>({ queued: true, sending: true, delivered: true, bounced: true, failed: true, suppressed: true });
 const tone = (s: string) => (s === 'delivered' ? 'success' : s === 'queued' || s === 'sending' ? 'pending_approval' : 'error');
 
 /** Sent email (SPEC 2.10, 4.8): the list with status, tag and recipient filters; one message with its event timeline. */
@@ -44,10 +27,10 @@ export function EmailMessagesPage() {
 }
 
 function Messages() {
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<MessageStatus | ''>('');
   const [tag, setTag] = useState('');
   const [to, setTo] = useState('');
-  const list = useCursorList<Message>('/email/messages', { status, tag: tag.trim(), to: to.trim() }, { limit: 50 });
+  const list = useCursorList('/email/messages', { status, tag: tag.trim(), to: to.trim() }, { limit: 50 });
   return (
     <>
       <PageHeader title="Email messages" />
@@ -73,9 +56,9 @@ function Messages() {
 }
 
 function Detail({ id }: { id: string }) {
-  const path = `/email/messages/${encodeURIComponent(id)}`;
-  const { data: m, error } = useResource<Message>(path);
-  const timeline = useResource<{ data: MessageEvent[] }>(`${path}/events`);
+  const path = `/email/messages/${encodeURIComponent(id)}` as const;
+  const { data: m, error } = useResource(path);
+  const timeline = useResource(`${path}/events`);
   const events = timeline.data?.data;
   return (
     <>

@@ -1,19 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorLine, PageHeader, Select } from '../../../console/src/kit';
+import { api, ErrorLine, PageHeader, Select, type Resource } from '../../../console/src/kit';
 
-interface Stats {
-  date_range: { from: string; to: string };
-  sent: number;
-  delivered: number;
-  opened: number;
-  clicked: number;
-  bounced: number;
-  complained: number;
-  unsubscribed: number;
-  open_rate: number;
-  click_rate: number;
-  bounce_rate: number;
-}
+type Stats = Resource<'/email/stats'>;
 type Day = Stats & { day: string };
 
 const SERIES = ['sent', 'delivered', 'opened'] as const;
@@ -32,7 +20,7 @@ export function EmailStatsPage() {
     const n = Number(days);
     const today = Date.now();
     const dates = Array.from({ length: n }, (_, i) => utcDay(new Date(today - (n - 1 - i) * 86400_000)));
-    const one = (from: string, to: string) => api<Stats>('GET', `/email/stats?date_from=${from}&date_to=${to}`);
+    const one = (from: string, to: string) => api('GET', `/email/stats?date_from=${from}&date_to=${to}`);
     void Promise.all([one(dates[0], dates[n - 1]), ...dates.map((d) => one(d, d))]).then(([all, ...each]) => {
       const failed = [all, ...each].find((r) => !r.ok);
       if (failed && !failed.ok) return setError(failed.error);

@@ -11,26 +11,16 @@ import {
   useConsole,
   useCursorList,
   useEditor,
+  valuesOf,
   when,
+  type Body,
+  type Reply,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface Template {
-  id: string;
-  name: string;
-  slug: string;
-  category: string;
-  subject: string;
-  html: string;
-  text: string;
-  version: number;
-  updated_at: string;
-}
-interface Rendered {
-  subject: string;
-  html: string;
-  text: string;
-  missing_variables: string[];
-}
+type Template = Resource<'/email/templates/{id}'>;
+type Category = Body<'POST', '/email/templates'>['category'] & string;
+const CATEGORIES = valuesOf<Category>({ transactional: true, marketing: true });
 
 const SAMPLE = JSON.stringify(
   {
@@ -41,7 +31,7 @@ const SAMPLE = JSON.stringify(
   null,
   2,
 );
-const BLANK = { name: '', slug: '', category: 'transactional', subject: '', html: '', text: '' };
+const BLANK = { name: '', slug: '', category: 'transactional' as Category, subject: '', html: '', text: '' };
 
 /** Email templates (SPEC 2.10): the list, and one template's editor with a live preview. */
 export function EmailTemplatesPage() {
@@ -51,10 +41,10 @@ export function EmailTemplatesPage() {
 
 function Templates() {
   const c = useConsole();
-  const list = useCursorList<Template>('/email/templates', {}, { limit: 100 });
+  const list = useCursorList('/email/templates', {}, { limit: 100 });
   return (
     <>
-      <PageHeader title="Email templates">{c.can('marketing:write') && <a href="#/email-templates/new">New template</a>}</PageHeader>
+      <PageHeader title="Email templates">{c.may('email.create_template') && <a href="#/email-templates/new">New template</a>}</PageHeader>
       <ResourceList
         list={list}
         label="Email templates"
@@ -74,12 +64,12 @@ function Templates() {
 function Editor({ id }: { id: string }) {
   const c = useConsole();
   const isNew = id === 'new';
-  const writable = c.can('marketing:write');
+  const writable = c.may(isNew ? 'email.create_template' : 'email.update_template');
   const ed = useEditor({
     path: '/email/templates',
     id: isNew ? undefined : id,
     blank: BLANK,
-    formOf: ({ name, slug, category, subject, html, text }: Template) => ({ name, slug, category, subject, html, text }),
+    formOf: ({ name, slug, category, subject, html, text }: Template) => ({ name, slug, category: category as Category, subject, html, text }),
   });
   const { form, set, saved } = ed;
   const [vars, setVars] = useState(SAMPLE);
@@ -112,7 +102,7 @@ function Editor({ id }: { id: string }) {
               required
               hint="Lower-case words joined by hyphens, e.g. order-confirmation."
             />
-            <Select label="Category" value={form.category} onValue={set('category')} options={['transactional', 'marketing']} />
+            <Select label="Category" value={form.category} onValue={set('category')} options={CATEGORIES} />
             <Field label="Subject" value={form.subject} onValue={set('subject')} required />
             <TextArea label="HTML" value={form.html} onValue={set('html')} rows={8} class="code" spellcheck={false} />
             <TextArea label="Text" value={form.text} onValue={set('text')} rows={6} class="code" spellcheck={false} required />
@@ -144,12 +134,12 @@ function Editor({ id }: { id: string }) {
  * html and text in place of the stored ones, so the output is what a send would carry once saved.
  */
 function Preview({ id, form, vars }: { id: string; form: typeof BLANK; vars: string }) {
-  const [out, setOut] = useState<Rendered | null>(null);
+  const [out, setOut] = useState<Reply<'POST', '/email/templates/{id}/preview'> | null>(null);
   const [error, setError] = useState<any>(null);
   const seq = useRef(0);
   useEffect(() => {
     const t = setTimeout(async () => {
-      let variables: unknown;
+      let variables: Record<string, unknown>;
       try {
         variables = JSON.parse(vars || '{}');
       } catch {
@@ -157,7 +147,7 @@ function Preview({ id, form, vars }: { id: string; form: typeof BLANK; vars: str
       }
       const mine = ++seq.current;
       const { subject, html, text } = form;
-      const r = await api<Rendered>('POST', `/email/templates/${encodeURIComponent(id)}/preview`, { variables, subject, html, text });
+      const r = await api('POST', `/email/templates/${encodeURIComponent(id)}/preview`, { variables, subject, html, text });
       if (mine !== seq.current) return; // a newer keystroke's answer wins
       if (r.ok) {
         setOut(r.body);

@@ -13,30 +13,13 @@ import {
   useCursorList,
   useResource,
   when,
+  type Answer,
+  type Item,
+  type Query,
 } from '../../../console/src/kit';
 
-interface Thread {
-  id: string;
-  subject: string;
-  customer_email: string;
-  status: string;
-  message_count: number;
-  last_message_at: string;
-  assigned_to: string | null;
-}
-interface ThreadMessage {
-  id: string;
-  direction: string;
-  from: string;
-  subject: string;
-  text: string | null;
-  created_at: string;
-}
-interface Member {
-  user_id: string;
-  email: string;
-  name: string;
-}
+type Member = Item<'/members'>;
+type ThreadStatus = NonNullable<Query<'/email/threads'>['status']>;
 
 /** The shared inbox (issue 28): customer threads; one thread's messages, reply, assign, close. */
 export function InboxPage() {
@@ -44,13 +27,27 @@ export function InboxPage() {
   return c.arg ? <ThreadView id={c.arg} /> : <Threads />;
 }
 
+/** Where the store's mail is forwarded to, so a merchant can point support@ at it. */
+function InboxAddress() {
+  const { data } = useResource('/email/inbox');
+  if (!data) return null;
+  return data.inbox_address ? (
+    <p class="inbox-address">
+      Forward your shop's support mail to <code>{data.inbox_address}</code>: each conversation becomes a thread here.
+    </p>
+  ) : (
+    <p class="inbox-address sub">No inbox address yet: the server needs SVC_EMAIL_INBOUND_DOMAIN for mail to arrive.</p>
+  );
+}
+
 function Threads() {
-  const [status, setStatus] = useState('open');
+  const [status, setStatus] = useState<ThreadStatus | ''>('open');
   // A status picked is applied at once (no submit button): the list reloads with it.
-  const list = useCursorList<Thread>('/email/threads', { status }, { limit: 50, watch: [status] });
+  const list = useCursorList('/email/threads', { status }, { limit: 50, watch: [status] });
   return (
     <>
       <PageHeader title="Inbox" />
+      <InboxAddress />
       <div class="filters">
         <Select label="Status" value={status} onValue={setStatus} options={['open', 'closed', ['', 'any']]} />
       </div>
@@ -80,19 +77,19 @@ function Threads() {
 
 function ThreadView({ id }: { id: string }) {
   const c = useConsole();
-  const writable = c.can('inbox:write');
-  const path = `/email/threads/${encodeURIComponent(id)}`;
-  const { data: thread, error, reload: load } = useResource<Thread & { messages: ThreadMessage[] }>(path);
+  const writable = c.may('inbox.reply');
+  const path = `/email/threads/${encodeURIComponent(id)}` as const;
+  const { data: thread, error, reload: load } = useResource(path);
   const [members, setMembers] = useState<Member[]>([]);
   const [text, setText] = useState('');
   const [note, setNote] = useState<string | null>(null);
   const act = useAction();
   useEffect(() => {
-    if (writable) api('GET', '/members').then((r) => r.ok && setMembers(r.body.data));
+    if (c.may('users.list_members')) api('GET', '/members').then((r) => r.ok && setMembers(r.body.data));
   }, [id]);
-  const post = (sub: string, body: unknown, done: string) =>
+  const post = (send: () => Promise<Answer<unknown>>, done: string) =>
     act.run(async () => {
-      const r = await api('POST', `${path}/${sub}`, body);
+      const r = await send();
       if (!r.ok) return act.setError(r.error);
       setNote(done);
       await load();
@@ -100,7 +97,7 @@ function ThreadView({ id }: { id: string }) {
     });
   const reply = async (e: Event) => {
     e.preventDefault();
-    if (await post('reply', { text }, 'Reply queued for delivery.')) setText('');
+    if (await post(() => api('POST', `${path}/reply`, { text }), 'Reply queued for delivery.')) setText('');
   };
   const nameOf = (userId: string | null) => {
     const m = members.find((x) => x.user_id === userId);
@@ -128,11 +125,13 @@ function ThreadView({ id }: { id: string }) {
               <Select
                 label="Assign to"
                 value={thread.assigned_to ?? ''}
-                onValue={(v) => void post('assign', { assigned_to: v || null }, v ? `Assigned to ${nameOf(v)}.` : 'Unassigned.')}
+                onValue={(v) =>
+                  void post(() => api('POST', `${path}/assign`, { assigned_to: v || null }), v ? `Assigned to ${nameOf(v)}.` : 'Unassigned.')
+                }
                 options={[['', 'nobody'], ...members.map((m): [string, string] => [m.user_id, m.name || m.email])]}
               />
               {thread.status === 'open' && (
-                <button disabled={act.busy} onClick={() => post('close', {}, 'Thread closed.')}>
+                <button disabled={act.busy} onClick={() => post(() => api('POST', `${path}/close`, {}), 'Thread closed.')}>
                   Close thread
                 </button>
               )}

@@ -1,4 +1,5 @@
 import type { PageDef } from '../../../console/src/kit';
-import { InboxPage } from './inbox';
 
-export const consolePages: PageDef[] = [{ id: 'inbox', title: 'Inbox', order: 100, visible: (c) => c.can('inbox:read'), component: InboxPage }];
+export const consolePages: PageDef[] = [
+  { id: 'inbox', title: 'Inbox', order: 100, visible: (c) => c.may('inbox.list_threads'), load: () => import('./inbox').then((m) => m.InboxPage) },
+];

@@ -1,4 +1,5 @@
 import type { PageDef } from '../../../console/src/kit';
-import { OrdersPage } from './orders';
 
-export const consolePages: PageDef[] = [{ id: 'orders', title: 'Orders', order: 60, visible: (c) => c.can('orders:read'), component: OrdersPage }];
+export const consolePages: PageDef[] = [
+  { id: 'orders', title: 'Orders', order: 60, visible: (c) => c.may('orders.list_orders'), load: () => import('./orders').then((m) => m.OrdersPage) },
+];

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import {
   api,
+  type Answer,
   ErrorLine,
   Field,
   FilterForm,
@@ -14,23 +15,15 @@ import {
   useConsole,
   useCursorList,
   useResource,
+  valuesOf,
   when,
+  type Query,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface Order {
-  id: string;
-  order_number: string;
-  status: string;
-  currency: string;
-  total: number;
-  customer_id: string | null;
-  payment_method: string | null;
-  line_items: { name?: string; sku?: string; quantity: number; unit_price?: number; total?: number }[];
-  amount_refunded: number;
-  created_at: string;
-  cancelled_at: string | null;
-  cancel_reason: string | null;
-}
+type Order = Resource<'/orders/{id}'>;
+type OrderStatus = NonNullable<Query<'/orders'>['status']>;
+const STATUSES = valuesOf<OrderStatus>({ pending: true, paid: true, fulfilled: true, completed: true, cancelled: true });
 
 const money = (o: Order, n: number) => `${n.toFixed(2)} ${o.currency}`;
 
@@ -41,15 +34,15 @@ export function OrdersPage() {
 }
 
 function List() {
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<OrderStatus | ''>('');
   const [q, setQ] = useState('');
-  const list = useCursorList<Order>('/orders', { status, q });
+  const list = useCursorList('/orders', { status, q });
   return (
     <>
       <PageHeader title="Orders" />
       <FilterForm onSubmit={list.reload}>
         <Field label="Order number" value={q} onValue={setQ} />
-        <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], 'pending', 'paid', 'fulfilled', 'completed', 'cancelled']} />
+        <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], ...STATUSES]} />
       </FilterForm>
       <ResourceList
         list={list}
@@ -68,11 +61,10 @@ function List() {
 
 function Detail({ id }: { id: string }) {
   const c = useConsole();
-  const { data: o, setData: setO, error } = useResource<Order>(`/orders/${encodeURIComponent(id)}`);
+  const { data: o, setData: setO, error } = useResource(`/orders/${encodeURIComponent(id)}`);
   const [reason, setReason] = useState('');
   const act = useAction();
-  const writable = c.can('orders:write');
-  const change = (fn: () => Promise<any>) =>
+  const change = (fn: () => Promise<Answer<Order>>) =>
     act.run(async () => {
       const r = await fn();
       if (!r.ok) return act.setError(r.error);
@@ -130,7 +122,7 @@ function Detail({ id }: { id: string }) {
               { title: 'Total', num: true, cell: (li) => (li.total == null ? '—' : money(o, li.total)) },
             ]}
           />
-          {writable && (
+          {c.may('orders.update_order') && (
             <div class="form actions">
               <div class="buttons">
                 {o.status === 'pending' && (

@@ -11,16 +11,16 @@ import {
   useConsole,
   useCursorList,
   useEditor,
+  valuesOf,
+  type Body,
+  type Query,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface Product {
-  id: string;
-  name: string;
-  sku: string | null;
-  status: string;
-  pricing_data: { retail: number; currency?: string };
-  stock_quantity: number;
-}
+type Status = NonNullable<Query<'/products'>['status']>;
+type Editable = NonNullable<Body<'POST', '/products'>['status']>;
+const STATUSES = valuesOf<Status>({ active: true, draft: true, archived: true });
+const EDITABLE = valuesOf<Editable>({ draft: true, active: true });
 
 /** Products (SPEC 2.2, 4.1): list and search, create, edit, archive. */
 export function ProductsPage() {
@@ -31,12 +31,12 @@ export function ProductsPage() {
 function List() {
   const c = useConsole();
   const [q, setQ] = useState('');
-  const [status, setStatus] = useState('');
-  const list = useCursorList<Product>('/products', { q, status });
+  const [status, setStatus] = useState<Status | ''>('');
+  const list = useCursorList('/products', { q, status });
   return (
     <>
       <PageHeader title="Products">
-        {c.can('products:write') && (
+        {c.may('products.create_product') && (
           <a class="button primary" href="#/products/new">
             New product
           </a>
@@ -44,7 +44,7 @@ function List() {
       </PageHeader>
       <FilterForm onSubmit={list.reload} submit="Search">
         <Field label="Search name or SKU" type="search" value={q} onValue={setQ} />
-        <Select label="Status" value={status} onValue={setStatus} options={[['', 'active and draft'], 'active', 'draft', 'archived']} />
+        <Select label="Status" value={status} onValue={setStatus} options={[['', 'active and draft'], ...STATUSES]} />
       </FilterForm>
       <ResourceList
         list={list}
@@ -62,23 +62,23 @@ function List() {
   );
 }
 
-const formOf = (p: Product) => ({
+const formOf = (p: Resource<'/products/{id}'>) => ({
   name: p.name,
   sku: p.sku ?? '',
   price: String(p.pricing_data?.retail ?? ''),
   stock: String(p.stock_quantity ?? 0),
-  status: p.status,
+  status: p.status as Editable,
 });
 
 function Editor({ id }: { id?: string }) {
   const c = useConsole();
-  const writable = c.can('products:write');
-  const ed = useEditor({ path: '/products', id, blank: { name: '', sku: '', price: '', stock: '0', status: 'draft' }, formOf });
+  const writable = c.may(id ? 'products.update_product' : 'products.create_product');
+  const ed = useEditor({ path: '/products', id, blank: { name: '', sku: '', price: '', stock: '0', status: 'draft' as Editable }, formOf });
   const { form, set } = ed;
   const save = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, unknown> = { name: form.name, status: form.status, pricing_data: { retail: Number(form.price) } };
-    if (form.sku || id) body.sku = form.sku || (id ? null : undefined); // an emptied SKU is cleared
+    const body: Body<'POST', '/products'> = { name: form.name, status: form.status, pricing_data: { retail: Number(form.price) } };
+    if (form.sku || id) (body as Body<'PATCH', '/products/{id}'>).sku = form.sku || (id ? null : undefined); // an emptied SKU is cleared
     if (!id) body.stock_quantity = Number(form.stock); // stock moves through inventory once created
     if (await ed.save(body)) c.go('products');
   };
@@ -101,7 +101,7 @@ function Editor({ id }: { id?: string }) {
             <Field label="SKU" value={form.sku} onValue={set('sku')} hint="Unique in the store; optional." />
             <Field label="Price" type="number" step="0.01" min="0" value={form.price} onValue={set('price')} required inputMode="decimal" />
             {!id && <Field label="Stock" type="number" step="1" min="0" value={form.stock} onValue={set('stock')} />}
-            <Select label="Status" value={form.status} onValue={set('status')} options={['draft', 'active']} />
+            <Select label="Status" value={form.status} onValue={set('status')} options={EDITABLE} />
           </fieldset>
           <ErrorLine error={ed.error} />
           {writable && (

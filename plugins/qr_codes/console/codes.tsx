@@ -17,40 +17,21 @@ import {
   useConsole,
   useCursorList,
   useEditor,
+  valuesOf,
   when,
+  type Answer,
+  type Body,
+  type Query,
+  type Resource,
 } from '../../../console/src/kit';
 
-interface QrCode {
-  code: string;
-  type: string;
-  status: string;
-  destination_url: string | null;
-  brand_color: string | null;
-  logo_url: string | null;
-  campaign_name: string | null;
-  expires_at: string | null;
-  max_scans: number | null;
-  total_scans: number;
-  remaining: number | null;
-  expired_message: string | null;
-  landing_page: Partial<Landing> | null;
-  track_conversions: boolean;
-  scan_url: string;
-  created_at: string;
-}
-
-const TYPES = ['custom', 'product', 'coupon', 'landing_page'];
-const LANDING_KEYS: (keyof Landing)[] = [
-  'title',
-  'description',
-  'image_url',
-  'cta_text',
-  'cta_url',
-  'background_color',
-  'text_color',
-  'accent_color',
-];
-const imagePath = (code: string, format: 'png' | 'svg', size = 300) => `/qr-codes/${encodeURIComponent(code)}/image${query({ format, size })}`;
+type QrCode = Resource<'/qr-codes/{code}'>;
+type QrType = Body<'POST', '/qr-codes'>['type'] & string;
+type QrStatus = NonNullable<Query<'/qr-codes'>['status']>;
+const TYPES = valuesOf<QrType>({ custom: true, product: true, coupon: true, landing_page: true });
+const STATUSES = valuesOf<QrStatus>({ active: true, deactivated: true, expired: true, maxed_out: true });
+const imagePath = (code: string, format: 'png' | 'svg', size = 300) =>
+  `/qr-codes/${encodeURIComponent(code)}/image${query({ format, size })}` as const;
 
 /** QR codes (issue 29): the list with images and downloads, create and edit with live previews. */
 export function QrCodesPage() {
@@ -98,20 +79,20 @@ function Downloads({ code }: { code: string }) {
 
 function List() {
   const c = useConsole();
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<QrStatus | ''>('');
   const [campaign, setCampaign] = useState('');
-  const list = useCursorList<QrCode>('/qr-codes', { status, campaign_name: campaign }, { cursorOf: (q) => q.code });
+  const list = useCursorList('/qr-codes', { status, campaign_name: campaign }, { cursorOf: (q) => q.code });
   return (
     <>
       <PageHeader title="QR codes">
-        {c.can('marketing:write') && (
+        {c.may('qr_codes.create_qr_code') && (
           <a class="button primary" href="#/qr-codes/new">
             New QR code
           </a>
         )}
       </PageHeader>
       <FilterForm onSubmit={list.reload}>
-        <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], 'active', 'deactivated', 'expired', 'maxed_out']} />
+        <Select label="Status" value={status} onValue={setStatus} options={[['', 'any'], ...STATUSES]} />
         <Field label="Campaign" value={campaign} onValue={setCampaign} />
       </FilterForm>
       <ResourceList
@@ -165,9 +146,13 @@ const toLocalInput = (iso: string | null) => {
 };
 
 type Form = Record<
-  'code' | 'type' | 'destination_url' | 'brand_color' | 'logo_url' | 'campaign_name' | 'expires_at' | 'max_scans' | 'expired_message',
+  'code' | 'destination_url' | 'brand_color' | 'logo_url' | 'campaign_name' | 'expires_at' | 'max_scans' | 'expired_message',
   string
-> & { track_conversions: boolean; landing: Landing };
+> & {
+  type: QrType;
+  track_conversions: boolean;
+  landing: Landing;
+};
 
 const emptyLanding = (): Landing => ({
   title: '',
@@ -183,7 +168,7 @@ const emptyLanding = (): Landing => ({
 function formOf(q?: QrCode): Form {
   return {
     code: q?.code ?? '',
-    type: q?.type ?? 'custom',
+    type: (q?.type as QrType) ?? 'custom',
     destination_url: q?.destination_url ?? '',
     brand_color: q?.brand_color ?? '',
     logo_url: q?.logo_url ?? '',
@@ -197,7 +182,7 @@ function formOf(q?: QrCode): Form {
 }
 
 /** The request body: on create, empty fields are left out; on edit, they clear (null). */
-function bodyOf(f: Form, creating: boolean) {
+function bodyOf(f: Form, creating: boolean): Body<'POST', '/qr-codes'> | Body<'PATCH', '/qr-codes/{code}'> {
   const blank = creating ? undefined : null;
   const v = (s: string) => (s.trim() === '' ? blank : s.trim());
   const body: Record<string, unknown> = {
@@ -211,13 +196,13 @@ function bodyOf(f: Form, creating: boolean) {
     track_conversions: f.track_conversions,
   };
   if (creating) Object.assign(body, { type: f.type, code: v(f.code) });
-  if (f.type === 'landing_page') body.landing_page = Object.fromEntries(LANDING_KEYS.map((k) => [k, v(f.landing[k])]));
+  if (f.type === 'landing_page') body.landing_page = Object.fromEntries(Object.entries(f.landing).map(([k, text]) => [k, v(text)]));
   return JSON.parse(JSON.stringify(body)); // drops the undefined ones
 }
 
 function Editor({ code }: { code?: string }) {
   const c = useConsole();
-  const writable = c.can('marketing:write');
+  const writable = c.may(code ? 'qr_codes.update_qr_code' : 'qr_codes.create_qr_code');
   const ed = useEditor({ path: '/qr-codes', id: code, blank: formOf(), formOf });
   const { form, saved } = ed;
   const [note, setNote] = useState<string | null>(null);
@@ -231,14 +216,20 @@ function Editor({ code }: { code?: string }) {
     if (!code) return c.go(`qr-codes/${encodeURIComponent(q.code)}`);
     setNote('Saved.');
   };
-  const post = (method: string, path: string, done: string, after?: () => void, body: unknown = method === 'DELETE' ? undefined : {}) =>
+  const post = (send: () => Promise<Answer<QrCode>>, done: string) =>
     ed.run(async () => {
-      const r = await api<QrCode>(method, path, body);
+      const r = await send();
       if (!r.ok) return ed.setError(r.error);
-      if (after) return after();
       ed.show(r.body);
       setNote(done);
     });
+  const archive = () =>
+    ed.run(async () => {
+      const r = await api('DELETE', at!);
+      if (!r.ok) return ed.setError(r.error);
+      c.go('qr-codes');
+    });
+  const at = saved && (`/qr-codes/${encodeURIComponent(saved.code)}` as const);
 
   // The preview encodes what the printed code will: the saved scan_url, or this server's /s/{code}.
   const scanUrl = saved?.scan_url ?? `${location.origin}/s/${form.code.trim() || 'xxxxxxxxxx'}`;
@@ -344,25 +335,15 @@ function Editor({ code }: { code?: string }) {
       {saved && writable && (
         <div class="buttons">
           {saved.status === 'active' ? (
-            <button onClick={() => post('POST', `/qr-codes/${encodeURIComponent(saved.code)}/deactivate`, 'Deactivated.')} disabled={ed.busy}>
+            <button onClick={() => post(() => api('POST', `${at!}/deactivate`, {}), 'Deactivated.')} disabled={ed.busy}>
               Deactivate
             </button>
           ) : (
-            <button
-              onClick={() => post('PATCH', `/qr-codes/${encodeURIComponent(saved.code)}`, 'Reactivated.', undefined, { status: 'active' })}
-              disabled={ed.busy}
-            >
+            <button onClick={() => post(() => api('PATCH', at!, { status: 'active' }), 'Reactivated.')} disabled={ed.busy}>
               Reactivate
             </button>
           )}
-          <button
-            class="danger"
-            disabled={ed.busy}
-            onClick={() =>
-              confirm(`Archive ${saved.code}? Its scan URL will answer 404.`) &&
-              post('DELETE', `/qr-codes/${encodeURIComponent(saved.code)}`, '', () => c.go('qr-codes'))
-            }
-          >
+          <button class="danger" disabled={ed.busy} onClick={() => confirm(`Archive ${saved.code}? Its scan URL will answer 404.`) && archive()}>
             Archive
           </button>
         </div>

@@ -1,5 +1,6 @@
 // @ts-expect-error qrcode ships no types for its core; only the matrix builder is bundled (no canvas, no PNG code).
 import QRCodeCore from 'qrcode/lib/core/qrcode';
+import type { Body } from '../../../console/src/kit';
 
 /**
  * Live previews for the QR code editor, drawn in the page from the form's values before anything
@@ -29,16 +30,8 @@ export function QrMatrixPreview({ text, brandColor, withLogo }: { text: string; 
   );
 }
 
-export interface Landing {
-  title: string;
-  description: string;
-  image_url: string;
-  cta_text: string;
-  cta_url: string;
-  background_color: string;
-  text_color: string;
-  accent_color: string;
-}
+/** A landing page's fields as the form holds them: the API's, each as text. */
+export type Landing = Record<keyof NonNullable<Body<'POST', '/qr-codes'>['landing_page']>, string>;
 
 export function LandingPreview({ page }: { page: Landing }) {
   const bg = color(page.background_color, '#ffffff');

@@ -1,4 +1,12 @@
 import type { PageDef } from '../../../console/src/kit';
-import { MembersPage } from './members';
 
-export const consolePages: PageDef[] = [{ id: 'members', title: 'Members', order: 20, group: 'Settings', component: MembersPage }];
+export const consolePages: PageDef[] = [
+  {
+    id: 'members',
+    title: 'Members',
+    order: 20,
+    group: 'Settings',
+    visible: (c) => c.may('users.list_members'),
+    load: () => import('./members').then((m) => m.MembersPage),
+  },
+];

@@ -1,28 +1,35 @@
 import { useState } from 'preact/hooks';
-import { api, ErrorLine, Field, PageHeader, ResourceTable, Select, useAction, useConsole, useResource } from '../../../console/src/kit';
+import {
+  api,
+  ErrorLine,
+  Field,
+  PageHeader,
+  ResourceTable,
+  Select,
+  useAction,
+  useConsole,
+  useResource,
+  type Body,
+  type Item,
+} from '../../../console/src/kit';
 
-interface Member {
-  user_id: string;
-  email: string;
-  name: string;
-  role: string;
-  created_at: string;
-}
-const ROLES = ['owner', 'admin', 'approver', 'staff', 'viewer'];
+type Member = Item<'/members'>;
+type Role = Body<'PATCH', '/members/{user_id}'>['role'] & string;
 
 /** Settings → Members: the people of the store; owners and admins invite, change roles, remove. */
 export function MembersPage() {
   const c = useConsole();
-  const manages = c.role === 'owner' || c.role === 'admin';
-  const roles = c.role === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
-  const listed = useResource<{ data: Member[] }>('/members');
+  // The roles this user may give (the token's answer): none for a member who manages no one.
+  const roles = c.assignableRoles as Role[];
+  const manages = c.may('users.update_member') && roles.length > 0;
+  const listed = useResource('/members');
   const members = listed.data?.data;
   const load = listed.reload;
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState('staff');
+  const [role, setRole] = useState<Role>(roles[roles.length - 1]); // the least a new member may hold
   const [link, setLink] = useState<string | null>(null);
   const act = useAction();
-  const change = (m: Member, to: string) =>
+  const change = (m: Member, to: Role) =>
     act.run(async () => {
       const r = await api('PATCH', `/members/${m.user_id}`, { role: to });
       if (!r.ok) act.setError(r.error);
@@ -44,7 +51,8 @@ export function MembersPage() {
       setEmail('');
     });
   };
-  const editable = (m: Member) => manages && m.user_id !== c.session.user.id && (m.role !== 'owner' || c.role === 'owner');
+  // Another member, holding a role this user may give (so may take away): only owners touch owners.
+  const editable = (m: Member) => manages && m.user_id !== c.session.user.id && roles.includes(m.role as Role);
   return (
     <>
       <PageHeader title="Members" />
@@ -72,7 +80,7 @@ export function MembersPage() {
                     aria-label={`Role of ${m.email}`}
                     value={m.role}
                     disabled={act.busy}
-                    onChange={(e) => change(m, (e.target as HTMLSelectElement).value)}
+                    onChange={(e) => change(m, (e.target as HTMLSelectElement).value as Role)}
                   >
                     {roles.map((r) => (
                       <option key={r} value={r}>

@@ -6,3 +6,20 @@ export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
 export const planAtLeast = (have: Plan, needed: Plan) => PLANS.indexOf(have) >= PLANS.indexOf(needed);
+
+/**
+ * What each plan allows, as `store.get_plan` shows it: integers, `null` for unlimited. The rate
+ * limiter (core/http/rate-limit.ts) and the email plugin's hourly cap read their defaults here;
+ * later issues add their own limits to this one table.
+ */
+export interface PlanLimits {
+  requests_per_minute: number | null;
+  burst_per_second: number | null;
+  emails_per_hour: number | null;
+}
+export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  free: { requests_per_minute: 120, burst_per_second: 20, emails_per_hour: 100 },
+  starter: { requests_per_minute: 600, burst_per_second: 50, emails_per_hour: 1_000 },
+  pro: { requests_per_minute: 3_000, burst_per_second: 150, emails_per_hour: 10_000 },
+  enterprise: { requests_per_minute: 12_000, burst_per_second: 500, emails_per_hour: 100_000 },
+};

@@ -32,7 +32,7 @@ export { checkMetadata, mergeMetadata, Metadata, metadataFilter, MetadataFilter,
 export { containing, DateRange, dateRangeFilters, parseInstant } from './plugins/filters';
 export { conflict, defineErrors, errors, fail, forbidden, invalid, SvcError } from './errors';
 export type { ErrorDef } from './errors';
-export { PLANS, type Plan } from './plans';
+export { PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans';
 
 // Rows, time, money.
 export type { Db } from './db/types';

@@ -18,6 +18,10 @@ import reviews from './reviews';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
+import store from './store';
+import coupons from './coupons';
+import tax from './tax';
+import wholesale from './wholesale';
 import usage from './usage';
 import llm from './llm';
 import embeddings from './embeddings';
@@ -37,6 +41,9 @@ export const pluginList: PluginDef[] = [
   customers,
   collections,
   reviews,
+  coupons,
+  tax,
+  wholesale,
   webhooks_mgmt,
   agents,
   custom_tools,
@@ -44,6 +51,7 @@ export const pluginList: PluginDef[] = [
   users,
   api_keys,
   svc_stores,
+  store,
   svc_login,
   qr_codes,
   email,

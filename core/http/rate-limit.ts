@@ -1,6 +1,7 @@
 import type { Db } from '../db/types';
 import type { Clock } from '../clock';
 import { errors } from '../errors';
+import { PLAN_LIMITS } from '../plans';
 
 export interface PlanLimit {
   perMinute: number;
@@ -9,12 +10,9 @@ export interface PlanLimit {
 }
 
 /** Defaults per plan; SVC_RATE_LIMITS overrides them (README, Rate limits). */
-export const DEFAULT_LIMITS: Record<string, PlanLimit> = {
-  free: { perMinute: 120, burst: 20 },
-  starter: { perMinute: 600, burst: 50 },
-  pro: { perMinute: 3_000, burst: 150 },
-  enterprise: { perMinute: 12_000, burst: 500 },
-};
+export const DEFAULT_LIMITS: Record<string, PlanLimit> = Object.fromEntries(
+  Object.entries(PLAN_LIMITS).map(([plan, l]) => [plan, { perMinute: l.requests_per_minute!, burst: l.burst_per_second! }]),
+);
 
 /** Parses `plan=perMinute:burst,...`, e.g. `free=60:10,enterprise=1000000:100000`. */
 export function parseLimits(spec: string | undefined): Record<string, PlanLimit> {

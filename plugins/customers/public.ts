@@ -23,3 +23,9 @@ export async function customerIdByEmail(db: Db, storeId: string, email: string):
   );
   return row?.id;
 }
+
+/** A customer's tags (wholesale reads them as customer groups); none for an unknown or erased customer. */
+export async function customerTags(db: Db, storeId: string, id: string): Promise<string[]> {
+  const [row] = await db.query<{ tags: string[] }>('SELECT tags FROM customers WHERE store_id = $1 AND id = $2 AND erased_at IS NULL', [storeId, id]);
+  return row?.tags ?? [];
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { EMAIL_ADDRESS, errors, type Ctx, type Plan } from '../../core/sdk';
+import { EMAIL_ADDRESS, errors, PLAN_LIMITS, type Ctx, type Plan } from '../../core/sdk';
 import type { EmailSettings } from './config';
 import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
@@ -9,7 +9,9 @@ import { mergeVariables, renderVersion, storeVariables, templateVersion } from '
 import { trackedContent, unsubscribeUrl } from './links';
 
 /** Messages a store may send per hour, by plan (README, Email: limits). */
-export const HOURLY_LIMIT: Record<Plan, number> = { free: 100, starter: 1_000, pro: 10_000, enterprise: 100_000 };
+export const HOURLY_LIMIT = Object.fromEntries(
+  Object.entries(PLAN_LIMITS).map(([plan, l]) => [plan, l.emails_per_hour ?? Number.MAX_SAFE_INTEGER]),
+) as Record<Plan, number>;
 
 export function checkAddress(value: string, param: string): string {
   if (!EMAIL_ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);

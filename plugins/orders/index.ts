@@ -7,6 +7,7 @@ import { createRefund, listRefunds } from './refunds';
 import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
+import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -31,6 +32,9 @@ const orders = definePlugin({
     refund_exceeds_paid: conflict('A refund would give back more than the order has left to refund; the message names the amount left.'),
     refund_exceeds_quantity: conflict('A refund names more units of a line than are left to refund.'),
     order_not_refundable: conflict('Only paid, fulfilled or completed orders can be refunded.'),
+    coupon_not_applicable: conflict(
+      "A discount code of the order does not apply; `param` names it (discount_codes.<n>), the message gives coupons.validate's reason.",
+    ),
   },
   tables: ['orders', 'order_line_items', 'order_refunds'],
   migrations: [
@@ -39,8 +43,12 @@ const orders = definePlugin({
     { id: 'orders/003_addresses_notes_refunds', sql: migration003 },
     { id: 'orders/004_line_variant', sql: migration004 },
     { id: 'orders/005_attribution', sql: migration005 },
+    { id: 'orders/006_discounts_tax', sql: migration006 },
   ],
-  requires: ['inventory', 'customers', 'products'],
+  // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
+  // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
+  // wholesale: a customer's group prices.
+  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale'],
   actions: {
     list_orders: action({
       kind: 'read',
@@ -60,7 +68,8 @@ const orders = definePlugin({
     }),
     create_order: action({
       kind: 'write',
-      description: 'Place an order for active products; the total is computed and stock is taken atomically.',
+      description:
+        'Place an order for active products (up to 500 lines), with up to 5 discount_codes applied in order; subtotal, discounts, tax and total are computed and stock is taken atomically.',
       input: OrderCreate,
       output: Order,
       rest: { method: 'POST', path: '/orders', status: 201 },
@@ -69,7 +78,7 @@ const orders = definePlugin({
         payment_method: 'card',
       }),
       emits: ['order.created'],
-      errors: ['insufficient_stock'],
+      errors: ['insufficient_stock', 'coupon_not_applicable'],
       handler: createOrder,
     }),
     update_order: action({

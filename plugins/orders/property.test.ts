@@ -79,7 +79,7 @@ function orderArbs(w: World) {
         .map((v) => ({ path: 'line_items', value: v, status: 400, param: 'line_items' })),
       fc.constant({
         path: 'line_items',
-        value: Array.from({ length: 101 }, () => ({ product_id: w.plenty[0].id, quantity: 1 })),
+        value: Array.from({ length: 501 }, () => ({ product_id: w.plenty[0].id, quantity: 1 })),
         status: 400,
         param: 'line_items',
       }),

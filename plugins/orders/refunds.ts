@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { recordRefundTax } from '../tax/public';
 import { decimalsOf, errors, fail, fromMinor, jsonParam, listPage, toMinor, type Ctx, type Db, type Row } from '../../core/sdk';
 import type { Allocation } from '../inventory/public';
 import { returnUnits } from './restock';
@@ -24,6 +25,19 @@ interface RefundedLine {
   amount_minor: number;
 }
 
+/**
+ * What `quantity` more units of a line give back: their share of what was paid for the line
+ * (after its discounts, with its tax when added on top), taken as the difference of two
+ * cumulative half-up shares, so the refunds of every unit add up to exactly what was paid.
+ */
+function paidFor(item: Row, quantity: number) {
+  const paid = BigInt(item.amount_paid_minor ?? item.total_minor);
+  const units = BigInt(item.quantity);
+  const share = (q: number) => (2n * paid * BigInt(q) + units) / (2n * units);
+  const before = Number(item.quantity_refunded);
+  return Number(share(before + quantity) - share(before));
+}
+
 /** The units refunded: the lines asked for (repeats of one line add up), or for a full refund every unit not yet refunded. */
 function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: boolean): RefundedLine[] {
   if (!input.lines) {
@@ -31,7 +45,7 @@ function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: b
     return items
       .filter((i) => Number(i.quantity) > Number(i.quantity_refunded))
       .map((item) => ({ item, quantity: Number(item.quantity) - Number(item.quantity_refunded), amount_minor: 0 }))
-      .map((l) => ({ ...l, amount_minor: Number(l.item.unit_price_minor) * l.quantity }));
+      .map((l) => ({ ...l, amount_minor: paidFor(l.item, l.quantity) }));
   }
   const byId = new Map(items.map((i) => [String(i.id).toLowerCase(), i]));
   const wanted = new Map<string, RefundedLine>();
@@ -47,7 +61,7 @@ function refundedLines(items: Row[], input: Static<typeof RefundCreate>, full: b
         `Line '${item.id}' (${item.name}) has ${left} of ${item.quantity} units left to refund; ${entry.quantity} asked.`,
         `lines.${n}.quantity`,
       );
-    entry.amount_minor = Number(item.unit_price_minor) * entry.quantity;
+    entry.amount_minor = paidFor(item, entry.quantity);
     wanted.set(item.id, entry);
   }
   return [...wanted.values()];
@@ -124,6 +138,14 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
       now,
     ],
   );
+  // The tax report takes this refund's share of the order's tax back on today's date.
+  await recordRefundTax(ctx.db, ctx.store.id, {
+    orderId: order.id,
+    refundId: row.id,
+    amountMinor: amount,
+    orderTotalMinor: Number(order.total_minor),
+    at: now,
+  });
   await ctx.db.query('UPDATE orders SET amount_refunded_minor = amount_refunded_minor + $3, updated_at = $4 WHERE store_id = $1 AND id = $2', [
     ctx.store.id,
     order.id,

@@ -17,6 +17,16 @@ export const LineItem = Type.Object({
   unit_price: Type.Number(),
   total: Type.Number(),
   quantity_refunded: Type.Integer({ description: 'Units of this line refunded so far.' }),
+  discount: Type.Number({ description: 'What the discount codes took off this line.' }),
+  tax: Type.Number({ description: "This line's tax, on its amount after discounts." }),
+});
+
+const Discount = Type.Object({ code: Type.String(), amount: Type.Number() });
+const TaxLine = Type.Object({
+  rate_id: Uuid(),
+  name: Type.String(),
+  percentage: Type.Number(),
+  amount: Type.Number(),
 });
 
 export const Order = Type.Object({
@@ -25,7 +35,13 @@ export const Order = Type.Object({
   order_number: Type.String(),
   status: Type.String(),
   currency: Type.String(),
-  total: Type.Number(),
+  total: Type.Number({ description: 'subtotal - discount_total + tax_total (tax not added again when prices include it).' }),
+  subtotal: Type.Number({ description: 'The lines at their unit prices, before discounts.' }),
+  discounts: Type.Array(Discount, { description: 'Each discount code applied, in the order given, and what it took.' }),
+  discount_total: Type.Number(),
+  tax_lines: Type.Array(TaxLine, { description: 'Tax per rate, as computed when the order was placed.' }),
+  tax_total: Type.Number(),
+  prices_include_tax: Type.Boolean({ description: "Whether the lines' prices included their tax (the store setting when the order was placed)." }),
   customer_id: Type.Union([Type.String(), Type.Null()]),
   payment_method: Type.Union([Type.String(), Type.Null()]),
   line_items: Type.Array(LineItem),
@@ -71,7 +87,14 @@ export const OrderCreate = Input({
       variant_id: Type.Optional(Uuid('Required when the product is variable: which of its active variants.')),
       quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
     }),
-    { minItems: 1, maxItems: 100 },
+    { minItems: 1, maxItems: 500 },
+  ),
+  discount_codes: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 50 }), {
+      maxItems: 5,
+      description:
+        'Coupon codes, applied in this order, each to what the previous left. One that does not apply refuses the order: 409 coupon_not_applicable naming discount_codes.<n>.',
+    }),
   ),
   shipping_address: Type.Optional(details.shipping_address),
   billing_address: Type.Optional(details.billing_address),

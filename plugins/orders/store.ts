@@ -21,6 +21,11 @@ import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
 import { customerIdIn } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
 import { refundsByOrder } from './refund-rows';
+import { discountsOut, priceOrder } from './pricing';
+import { storeSettings } from '../store/public';
+import { redeemCodes } from '../coupons/public';
+import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
+import { unitPrices } from '../wholesale/public';
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
@@ -39,6 +44,17 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
     status: r.status,
     currency: r.currency,
     total: fromMinor(r.total_minor, r.currency),
+    subtotal: fromMinor(r.subtotal_minor ?? r.total_minor, r.currency),
+    discounts: discountsOut(r.discounts ?? [], r.currency),
+    discount_total: fromMinor(r.discount_total_minor ?? 0, r.currency),
+    tax_lines: (r.tax_lines ?? []).map((t: Row) => ({
+      rate_id: t.rate_id,
+      name: t.name,
+      percentage: Number(t.percentage),
+      amount: fromMinor(t.amount_minor, r.currency),
+    })),
+    tax_total: fromMinor(r.tax_total_minor ?? 0, r.currency),
+    prices_include_tax: r.prices_include_tax ?? false,
     customer_id: r.customer_id,
     payment_method: r.payment_method,
     line_items: items.map((i) => ({
@@ -52,6 +68,8 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
       unit_price: fromMinor(i.unit_price_minor, r.currency),
       total: fromMinor(i.total_minor, r.currency),
       quantity_refunded: Number(i.quantity_refunded),
+      discount: fromMinor(i.discount_minor ?? 0, r.currency),
+      tax: fromMinor(i.tax_minor ?? 0, r.currency),
     })),
     ...detailsOf(r),
     amount_refunded: fromMinor(r.amount_refunded_minor, r.currency),
@@ -156,24 +174,52 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     }
     const currencies = new Set(taken.map((t) => t.product.currency));
     if (currencies.size > 1) throw errors.validation('All line items must share one currency.', 'line_items');
+    const currency = [...currencies][0];
+    const settings = await storeSettings(tx, ctx.store.id);
+    // Lines in the order given: codes and tax are worked out on them, and stored in that order.
+    const ordered = [...taken].sort((a, b) => a.position - b.position);
+    // Retail, or less for a customer whose groups have wholesale prices (the lowest applies).
+    const units = await unitPrices(
+      tx,
+      ctx.store.id,
+      customerId,
+      ordered.map((t) => ({
+        product_id: t.product.id,
+        variant_id: t.variant?.id ?? null,
+        quantity: t.quantity,
+        unit_price_minor: Number((t.variant ?? t.product).price_minor),
+        currency: t.product.currency,
+      })),
+    );
+    const amounts = ordered.map((t, i) => units[i] * t.quantity);
+    // Beyond 2^53 minor units the sum is no longer exact (and soon overflows bigint): refuse, never round.
+    if (!Number.isSafeInteger(amounts.reduce((s, a) => s + a, 0))) throw errors.validation('The order total is too large.', 'line_items');
+    const details = checkDetails(input);
+    const priced = await priceOrder(tx, ctx.store.id, {
+      lines: ordered.map((t, i) => ({ product_id: t.product.id, amount_minor: amounts[i], tax_class: t.product.tax_class ?? 'standard' })),
+      codes: input.discount_codes ?? [],
+      customerId,
+      currency,
+      now,
+      // Taxed where it goes: the shipping address, else the billing one; neither, no tax.
+      address: details.shipping_address ?? details.billing_address ?? null,
+      pricesIncludeTax: settings.prices_include_tax,
+    });
     const [{ n }] = await tx.query<{ n: number }>(
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
     );
-    const unitPrice = (t: (typeof taken)[number]) => Number((t.variant ?? t.product).price_minor);
-    const total = taken.reduce((sum, t) => sum + unitPrice(t) * t.quantity, 0);
-    // Beyond 2^53 cents the sum is no longer exact (and soon overflows bigint): refuse, never round.
-    if (!Number.isSafeInteger(total)) throw errors.validation('The order total is too large.', 'line_items');
-    const details = checkDetails(input);
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
-         shipping_address, billing_address, customer_note, merchant_note, metadata, attribution)
-       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb) RETURNING *`,
+         shipping_address, billing_address, customer_note, merchant_note, metadata, attribution,
+         subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines)
+       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
+         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb) RETURNING *`,
       [
         ctx.store.id,
-        String(n),
-        [...currencies][0],
-        total,
+        `${settings.order_number_prefix}${n}`,
+        currency,
+        priced.total,
         customerId,
         input.payment_method ?? null,
         now,
@@ -183,15 +229,25 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         details.merchant_note ?? null,
         jsonParam(details.metadata ?? {}),
         jsonParam(input.attribution ? { qr_scan_id: input.attribution.qr_scan_id.toLowerCase() } : null),
+        priced.subtotal,
+        priced.discountTotal,
+        priced.taxTotal,
+        priced.pricesIncludeTax,
+        JSON.stringify(priced.discounts),
+        JSON.stringify(priced.taxLines),
       ],
     );
-    const ordered = [...taken].sort((a, b) => a.position - b.position);
+    await redeemCodes(tx, ctx.store.id, priced.discounts, { id: order.id, customerId, now });
+    await recordOrderTax(tx, ctx.store.id, { id: order.id, currency, status: order.status, at: now, taxLines: priced.taxLines });
     for (const [position, t] of ordered.entries()) {
       // A variant's line reads "Tee (M / red)" and carries the variant's SKU and price.
       const name = t.variant ? `${t.product.name} (${Object.values(t.variant.options).join(' / ')})` : t.product.name;
+      const tax = priced.lineTax[position];
+      const paid = amounts[position] - priced.lineDiscounts[position] + (priced.pricesIncludeTax ? 0 : tax.minor);
       await tx.query(
-        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, variant_id, name, sku, quantity, unit_price_minor, total_minor, allocations)
-         VALUES (gen_random_uuid(), $1, $2, $3, $4, $11, $5, $6, $7, $8, $9, $10::text::jsonb)`,
+        `INSERT INTO order_line_items (id, order_id, store_id, position, product_id, variant_id, name, sku, quantity, unit_price_minor, total_minor, allocations,
+           discount_minor, tax_minor, tax_rate_id, amount_paid_minor)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $11, $5, $6, $7, $8, $9, $10::text::jsonb, $12, $13, $14, $15)`,
         [
           order.id,
           ctx.store.id,
@@ -200,10 +256,14 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
           name,
           (t.variant ?? t.product).sku,
           t.quantity,
-          unitPrice(t),
-          unitPrice(t) * t.quantity,
+          units[position],
+          amounts[position],
           JSON.stringify(t.allocations),
           t.variant?.id ?? null,
+          priced.lineDiscounts[position],
+          tax.minor,
+          tax.rate_id,
+          paid,
         ],
       );
     }
@@ -251,6 +311,7 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>, c
        WHERE store_id = $1 AND id = $2 RETURNING *`,
       [ctx.store.id, cur.id, status, input.payment_method ?? cur.payment_method, now, cancelReason ?? null, ...set.params],
     );
+    if (status !== cur.status) await setOrderTaxStatus(tx, ctx.store.id, cur.id, status);
     const order = (await withItems(tx, [row]))[0];
     emitChanges(ctx, cur, order, set.params.length > 0);
     return order;

@@ -66,3 +66,100 @@ export async function canTakeBack(tx: Db, storeId: string, productId: string, va
   const [live] = await tx.query('SELECT 1 FROM product_variants WHERE id = $1 AND archived_at IS NULL', [variantId]);
   return Boolean(live);
 }
+
+/** A line to price: what orders, coupons and tax are given. */
+export interface LineRequest {
+  product_id: string;
+  variant_id?: string;
+  quantity: number;
+}
+
+/** A line priced at the catalog's current price, with what discounts and tax need to know of it. */
+export interface PricedLine {
+  product_id: string;
+  variant_id: string | null;
+  quantity: number;
+  unit_price_minor: number;
+  amount_minor: number;
+  currency: string;
+  tax_class: string;
+}
+
+/**
+ * Prices lines as an order would (coupons' validate, tax's calculate_tax): every product a live,
+ * active one of the store (404 / 400 naming `line_items.<n>.product_id`), a variable product's
+ * line naming one of its active variants (`line_items.<n>.variant_id`), one currency for all.
+ * Two queries whatever the number of lines; nothing is locked or taken.
+ */
+export async function pricedLines(db: Db, storeId: string, lines: readonly LineRequest[], param = 'line_items'): Promise<PricedLine[]> {
+  const ids = [...new Set(lines.map((l) => l.product_id.toLowerCase()))];
+  const products = new Map(
+    (await db.query('SELECT * FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [storeId, ids])).map((r) => [
+      r.id,
+      r,
+    ]),
+  );
+  const variantIds = [...new Set(lines.flatMap((l) => (l.variant_id ? [l.variant_id.toLowerCase()] : [])))];
+  const variants = new Map(
+    variantIds.length
+      ? (
+          await db.query('SELECT * FROM product_variants WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [storeId, variantIds])
+        ).map((r) => [r.id, r])
+      : [],
+  );
+  const priced = lines.map((l, n) => {
+    const p = products.get(l.product_id.toLowerCase());
+    if (!p) throw errors.notFound(`product: '${l.product_id}'`, `${param}.${n}.product_id`);
+    if (p.status !== 'active') throw errors.validation(`Product '${p.id}' is not active and cannot be ordered.`, `${param}.${n}.product_id`);
+    let unit = Number(p.price_minor);
+    let variantId: string | null = null;
+    const vParam = `${param}.${n}.variant_id`;
+    if (p.type === 'variable') {
+      if (!l.variant_id) throw errors.validation(`Missing ${vParam}: product '${p.id}' has variants; say which one.`, vParam);
+      const v = variants.get(l.variant_id.toLowerCase());
+      if (!v || v.product_id !== p.id) throw errors.notFound(`variant: '${l.variant_id}'`, vParam);
+      if (v.status !== 'active') throw errors.validation(`Variant '${v.id}' is not active and cannot be ordered.`, vParam);
+      unit = Number(v.price_minor);
+      variantId = v.id;
+    } else if (l.variant_id !== undefined) throw errors.validation(`Invalid ${vParam}: product '${p.id}' has no variants.`, vParam);
+    return {
+      product_id: p.id,
+      variant_id: variantId,
+      quantity: l.quantity,
+      unit_price_minor: unit,
+      amount_minor: unit * l.quantity,
+      currency: p.currency,
+      tax_class: p.tax_class ?? 'standard',
+    };
+  });
+  if (new Set(priced.map((l) => l.currency)).size > 1) throw errors.validation('All line items must share one currency.', param);
+  return priced;
+}
+
+/** The product each of `variantIds` belongs to, for its live variants of live products (one query). */
+export async function variantProducts(db: Db, storeId: string, variantIds: readonly string[]) {
+  const out = new Map<string, string>();
+  if (!variantIds.length) return out;
+  const rows = await db.query<{ id: string; product_id: string }>(
+    `SELECT v.id, v.product_id FROM product_variants v JOIN products p ON p.id = v.product_id AND p.archived_at IS NULL
+     WHERE v.store_id = $1 AND v.id = ANY($2::uuid[]) AND v.archived_at IS NULL`,
+    [storeId, [...new Set(variantIds)]],
+  );
+  for (const r of rows) out.set(r.id, r.product_id);
+  return out;
+}
+
+/** What each SKU names among the store's live products and variants (SKUs are unique per store; one query). */
+export async function skuOwners(db: Db, storeId: string, skus: readonly string[]) {
+  const out = new Map<string, { product_id: string; variant_id: string | null }>();
+  if (!skus.length) return out;
+  const rows = await db.query<{ sku: string; product_id: string; variant_id: string | null }>(
+    `SELECT s.sku, coalesce(p.id, v.product_id) AS product_id, v.id AS variant_id FROM product_skus s
+     LEFT JOIN products p ON p.id = s.owner_id AND p.store_id = s.store_id AND p.archived_at IS NULL
+     LEFT JOIN product_variants v ON v.id = s.owner_id AND v.store_id = s.store_id AND v.archived_at IS NULL
+     WHERE s.store_id = $1 AND s.sku = ANY($2::text[]) AND (p.id IS NOT NULL OR v.id IS NOT NULL)`,
+    [storeId, [...new Set(skus)]],
+  );
+  for (const r of rows) out.set(r.sku, { product_id: r.product_id, variant_id: r.variant_id });
+  return out;
+}

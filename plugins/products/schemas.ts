@@ -3,11 +3,23 @@ import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, Metadat
 
 const Money = (description: string) => Type.Number({ minimum: 0, description });
 
+const TaxClass = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  pattern: '^[a-z0-9_-]+$',
+  errorMessage: 'must be lowercase letters, digits, _ or -, e.g. reduced',
+  description: 'Which tax rates apply (tax rates have a tax_class); left out or null: standard.',
+});
+
 const PricingInput = Input({
   retail: Money("Selling price in the currency's major unit, with at most its decimals (USD 2, JPY 0, KWD 3)."),
   compare_at: Type.Optional(Money('Former price, shown struck through.')),
   currency: Type.Optional(
-    Type.String({ pattern: '^[A-Z]{3}$', errorMessage: 'must be an ISO 4217 currency code, e.g. USD', description: 'ISO 4217 code, default USD.' }),
+    Type.String({
+      pattern: '^[A-Z]{3}$',
+      errorMessage: 'must be an ISO 4217 currency code, e.g. USD',
+      description: "ISO 4217 code; default: the store's currency setting (USD unless changed).",
+    }),
   ),
 });
 
@@ -70,6 +82,7 @@ export const Product = Type.Object({
   stock_quantity: Type.Integer(),
   stock_status: Type.Union([Type.Literal('in_stock'), Type.Literal('out_of_stock')]),
   metadata: Type.Record(Type.String(), Type.String()),
+  tax_class: Type.Union([Type.String(), Type.Null()], { description: 'Which tax rates apply; null: standard.' }),
   options: Type.Array(ProductOption, { description: "A variable product's options; empty for other types." }),
   variants: Type.Array(Variant, {
     description: "A variable product's live variants, oldest first; empty for other types. stock_quantity adds them up.",
@@ -102,6 +115,7 @@ export const ProductCreate = Input({
   pricing_data: Type.Optional(PricingInput),
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(Metadata()),
+  tax_class: Type.Optional(TaxClass),
   options: Type.Optional(OptionsInput),
   variants: Type.Optional(
     Type.Array(VariantInput, {
@@ -127,6 +141,7 @@ export const ProductUpdate = Input({
   ),
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(MetadataPatch()),
+  tax_class: Type.Optional(Type.Union([TaxClass, Type.Null()])),
 });
 
 export const ProductQuery = Input({

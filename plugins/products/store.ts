@@ -4,7 +4,6 @@ import {
   checkCurrency,
   checkMetadata,
   dateRangeFilters,
-  DEFAULT_CURRENCY,
   errors,
   fromMinor,
   jsonParam,
@@ -21,6 +20,7 @@ import {
   type Db,
   type Row,
 } from '../../core/sdk';
+import { storeSettings } from '../store/public';
 import { firstStockCtes, productStockSql, retire, setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 import { searchPage } from './search';
@@ -51,6 +51,7 @@ export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> 
     stock_quantity: Number(r.stock_quantity),
     stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
     metadata: r.metadata ?? {},
+    tax_class: r.tax_class ?? null,
     options: r.options ?? [],
     variants: variants.map((v) => toVariant(v, r.currency)),
     ...stamps(r),
@@ -123,7 +124,8 @@ const FIRST_STOCK = firstStockCtes({ storeId: '$1', quantity: '$10', now: '$11' 
 
 async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, metadata: Record<string, string>): Promise<Row> {
   const p = input.pricing_data;
-  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : DEFAULT_CURRENCY;
+  // Without one, the store's currency setting (one indexed read, only then).
+  const currency = p?.currency ? checkCurrency(p.currency, 'pricing_data.currency') : (await storeSettings(ctx.db, ctx.store.id)).currency;
   const now = ctx.clock.now();
   // One statement, so PostgreSQL applies it atomically without a transaction of ours (the
   // action is declared `atomic`): the product, and its first stock (inventory's firstStockCtes).
@@ -131,8 +133,8 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
   const [created] = await unique(
     ctx.db.query(
       `WITH p AS (
-       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, metadata, options, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $12::text::jsonb, $13::text::jsonb, $11, $11) RETURNING *
+       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, metadata, options, created_at, updated_at, tax_class)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $12::text::jsonb, $13::text::jsonb, $11, $11, $14) RETURNING *
      ), ${FIRST_STOCK}
      SELECT *, $10::int AS stock_quantity FROM p`,
       [
@@ -149,6 +151,7 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
         now,
         jsonParam(metadata),
         jsonParam(input.options ?? []),
+        input.tax_class ?? null,
       ],
     ),
     { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) },
@@ -248,6 +251,7 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
               : toMinor(p.compare_at, currency, 'pricing_data.compare_at'),
         currency: p.currency === undefined ? undefined : currency,
         metadata,
+        tax_class: input.tax_class,
         updated_at: ctx.clock.now(),
       },
       { json: ['metadata'], after: 2 },

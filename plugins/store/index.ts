@@ -1,0 +1,53 @@
+import { action, definePlugin, Input, type ActionsOf } from '../../core/sdk';
+import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
+import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
+import { getPlan, getStore, updateSettings } from './store';
+
+/** SPEC 4.10 `store`: the store itself, its settings and its plan's limits. */
+const store = definePlugin({
+  name: 'store',
+  category: 'platform',
+  description:
+    "The store itself: its name and settings (currency, time zone, address, number prefixes, whether prices include tax) and its plan's limits.",
+  resource: 'store',
+  catalog: true,
+  // SPEC 5.4 lists platform and platform:read; writes also take platform:write, as email's did.
+  scopes: { read: ['platform', 'platform:read', 'platform:write'], write: ['platform', 'platform:write'] },
+  tables: ['store_settings'],
+  events: { 'store.settings_updated': StoreInfo },
+  migrations: [{ id: 'store/001_store_settings', sql: migration001 }],
+  actions: {
+    get_store: action({
+      kind: 'read',
+      description: 'This store: id, name, plan and settings (currency, timezone, address, contact, prefixes, prices_include_tax).',
+      input: Input({}),
+      output: StoreInfo,
+      rest: { method: 'GET', path: '/store' },
+      handler: getStore,
+    }),
+    update_settings: action({
+      kind: 'write',
+      description:
+        "Change the store's name or settings; fields left out keep their value, null clears address, contact_email or website_url. A bad currency or timezone is 400.",
+      input: SettingsUpdate,
+      output: StoreInfo,
+      rest: { method: 'PATCH', path: '/settings' },
+      emits: ['store.settings_updated'],
+      example: { timezone: 'Europe/Berlin', contact_email: 'shop@example.com' },
+      handler: updateSettings,
+    }),
+    get_plan: action({
+      kind: 'read',
+      description: "The store's plan and its limits (requests per minute, emails per hour, ...); null means unlimited.",
+      input: Input({}),
+      output: PlanInfo,
+      rest: { method: 'GET', path: '/plan' },
+      handler: getPlan,
+    }),
+  },
+});
+export default store;
+
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'store', typeof store> {}
+}

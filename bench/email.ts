@@ -29,6 +29,7 @@ const { freePort } = await import('../test/kit/email');
 const { closeTransports } = await import('../plugins/email/delivery');
 const { flushOpens } = await import('../plugins/email/opens');
 const { createLogger } = await import('../core/log');
+const { pluginJobs } = await import('../core/jobs/run');
 const { requireWrk, runWrk } = await import('./wrk');
 const { countRoundTrips } = await import('./db-counter');
 const { cpuMs, postgresCpuMs, postgresCpuSince } = await import('./proc-cpu');
@@ -95,8 +96,7 @@ try {
   const domain = (await h.call('POST', '/email/domains', { domain: 'mail.bench.test' })).body;
   if (!domain.id) throw new Error(`domain: ${JSON.stringify(domain)}`);
   await h.db.query(`UPDATE email_domains SET status = 'verified' WHERE id = $1`, [domain.id]);
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'deliver')!;
-  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('email') };
+  const deliver = pluginJobs(h.db, h.clock, h.registry).find((j) => j.queue === 'email.deliver')!;
   log(`sending ${MESSAGES} messages...`);
   const sendCost = costMeter();
   const t0 = performance.now();
@@ -121,11 +121,7 @@ try {
       const batch = await h.db.query<{ data: unknown }>(
         `DELETE FROM pgboss.job WHERE id IN (SELECT id FROM pgboss.job WHERE name = 'email.deliver' AND state = 'created' LIMIT 50) RETURNING data`,
       );
-      if (batch.length)
-        await job.run(
-          deps,
-          batch.map((b) => b.data),
-        );
+      if (batch.length) await deliver.run!(batch.map((b) => b.data));
       else await Bun.sleep(2);
     }
   })();

@@ -17,7 +17,8 @@ import core014 from './db/migrations/014_migration_checksums.sql' with { type: '
 import core015 from './db/migrations/015_execution_notify.sql' with { type: 'text' };
 import core016 from './db/migrations/016_publishable_keys.sql' with { type: 'text' };
 import core017 from './db/migrations/017_audit_pages.sql' with { type: 'text' };
-import core018 from './db/migrations/018_provider_usage.sql' with { type: 'text' };
+import core018 from './db/migrations/018_jobs.sql' with { type: 'text' };
+import core019 from './db/migrations/019_provider_usage.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -42,7 +43,8 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/015_execution_notify', sql: core015 },
     { id: 'core/016_publishable_keys', sql: core016 },
     { id: 'core/017_audit_pages', sql: core017 },
-    { id: 'core/018_provider_usage', sql: core018 },
+    { id: 'core/018_jobs', sql: core018 },
+    { id: 'core/019_provider_usage', sql: core019 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

@@ -13,6 +13,8 @@ export { userOperations } from './http/operations';
 
 // Events and webhooks.
 export { writeEvents, deliveryJob, WEBHOOK_QUEUE } from './events/outbox';
+// The core's own queues (webhook deliveries), which a plugin's ctx.enqueue does not reach.
+export { enqueue } from './jobs/send';
 export { invalidateSubscriptions } from './events/subscriptions';
 export { ALL_EVENTS, TEST_EVENT } from './events/types';
 export { API_VERSIONS, bodyForVersion, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';

@@ -7,13 +7,21 @@
  */
 
 // Declaring a plugin: the contract, schemas, errors.
-export { action, actionFor, actorOf, definePlugin, noExample } from './plugins/contract';
+export { action, actionFor, actorOf, definePlugin, job, noExample } from './plugins/contract';
+export { JobStarted } from './jobs/tracked';
 export type {
   ActionDef,
   ActionExample,
   ActionsOf,
   CallableActions,
   CallOptions,
+  DeclaredEvents,
+  EventsOf,
+  JobCtx,
+  JobObject,
+  JobSpec,
+  Reaction,
+  ReactionEvent,
   ActionKind,
   Ctx,
   EnqueueOptions,
@@ -21,7 +29,6 @@ export type {
   JobDeps,
   PluginDef,
   PersonalDataColumn,
-  PluginJob,
   Principal,
   RestMapping,
   Store,
@@ -48,8 +55,9 @@ export { errorFields, type Logger } from './log';
 // High-rate events (views, clicks, scans, opens) answered at once and written in batches, drained at shutdown.
 export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
 
-// Work outside an action (a job handler's transaction): queue a job, record events, seal a secret at rest.
-export { enqueue, jobInsertStatement } from './jobs/send';
+// A write that is one statement with its job (a data-modifying CTE, plugins/email/accept.ts); events
+// recorded outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
+export { jobInsertStatement } from './jobs/send';
 export { recordEvents } from './events/outbox';
 export { secretBox } from './secrets';
 

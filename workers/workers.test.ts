@@ -3,8 +3,10 @@ import { manualClock } from '../core/clock';
 import { startWorkers } from '../core/jobs/run';
 import { createRegistry } from '../core/plugins/registry';
 import { allJobs } from '.';
-import { definePlugin } from '../core/plugins/contract';
-import { setup } from '../test/kit/setup';
+import { definePlugin, job } from '../core/plugins/contract';
+import { Type } from '@sinclair/typebox';
+import { product, setup } from '../test/kit/setup';
+import { fixtureJobs, fixturePoints } from '../test/fixtures/jobs';
 import { MAINTENANCE_QUEUE, runMaintenance } from './maintenance';
 
 const countKeys = async (h: Awaited<ReturnType<typeof setup>>) =>
@@ -60,15 +62,38 @@ describe('workers (pg-boss on the same database)', () => {
       category: 'platform',
       scopes: { read: ['products'], write: ['products'] },
       actions: {},
-      jobs: [{ name: 'record', run: async (_deps, batch) => void seen.push(...batch) }],
+      jobs: { record: job({ input: Type.Object({ n: Type.Number() }), handler: async (ctx, input) => void seen.push([ctx.store.id, input]) }) },
     });
     const jobs = allJobs(h.db, h.clock, createRegistry([plugin])).filter((j) => j.queue === 'jobs_fixture.record');
     expect(jobs).toHaveLength(1);
     const workers = await startWorkers(h.db, jobs, () => {});
     try {
-      await workers.boss.send('jobs_fixture.record', { store: h.store.id });
+      // As ctx.enqueue writes it: the input and its store.
+      await workers.boss.send('jobs_fixture.record', { input: { n: 1 }, store_id: h.store.id });
       for (let i = 0; i < 100 && !seen.length; i++) await Bun.sleep(100);
-      expect(seen).toEqual([{ store: h.store.id }]);
+      expect(seen).toEqual([[h.store.id, { n: 1 }]]);
+    } finally {
+      await workers.stop();
+    }
+  }, 30_000);
+
+  test('a reaction runs on a started worker once its order is paid, and an action-started job runs to succeeded', async () => {
+    const h = await setup({ extra: [fixturePoints, fixtureJobs] });
+    const queues = ['fixture_points.on', 'fixture_jobs.count'];
+    const workers = await startWorkers(
+      h.db,
+      allJobs(h.db, h.clock, h.registry).filter((j) => queues.includes(j.queue)),
+      () => {},
+    );
+    try {
+      const p = (await h.call('POST', '/products', product({ pricing_data: { retail: 4 } }))).body.id;
+      const order = (await h.call('POST', '/orders', { line_items: [{ product_id: p, quantity: 1 }], status: 'paid' })).body;
+      const started = (await h.call('POST', '/fixture-jobs/count', { to: 2 })).body;
+      const points = () => h.db.query('SELECT order_id, points FROM fixture_points WHERE store_id = $1', [h.store.id]);
+      const status = async () => (await h.call('GET', `/jobs/${started.id}`)).body.status;
+      for (let i = 0; i < 100 && (!(await points()).length || (await status()) !== 'succeeded'); i++) await Bun.sleep(100);
+      expect(await points()).toEqual([{ order_id: order.id, points: 4 }]);
+      expect((await h.call('GET', `/jobs/${started.id}`)).body).toMatchObject({ status: 'succeeded', result: { counted: 2 } });
     } finally {
       await workers.stop();
     }

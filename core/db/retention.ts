@@ -13,6 +13,10 @@ export const RETENTION = {
   rate_limit_windows: { column: 'window_start', ms: 10 * 60_000 },
   /** MCP sessions idle this long are gone (clients re-initialize). */
   mcp_sessions: { column: 'last_used_at', ms: 24 * 3600_000 },
+  /** Finished jobs stay readable (GET STORE/jobs/{id}) for 30 days; queued and running ones stay. */
+  jobs: { column: 'finished_at', ms: 30 * 86_400_000 },
+  /** A reaction's record only has to outlive its job's retries (hours at most). */
+  event_reactions: { column: 'created_at', ms: 30 * 86_400_000 },
 } as const;
 
 /** Deletes every expired record of the tables above. */

@@ -25,7 +25,12 @@ export const deliveryJob = (deliveryId: string, attempt: number, delaySeconds?: 
  * endpoint subscribed to its type or to `*` (or to `endpointId` alone: the test ping), with one job each.
  * Returns the deliveries' ids. Runs before the commit: a rolled-back change leaves nothing behind.
  */
-export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[], opts: { endpointId?: string } = {}): Promise<string[]> {
+export async function writeEvents(
+  tx: Db,
+  storeId: string,
+  events: PendingEvent[],
+  opts: { endpointId?: string; reactions?: ReadonlyMap<string, readonly string[]> } = {},
+): Promise<string[]> {
   if (!events.length) return [];
   const rows = events.map((e) => {
     const id = newEventId();
@@ -52,18 +57,52 @@ export async function writeEvents(tx: Db, storeId: string, events: PendingEvent[
     WEBHOOK_QUEUE,
     deliveries.map((d) => deliveryJob(d.id, 0)),
   );
+  if (opts.reactions) await queueReactions(tx, storeId, rows, opts.reactions);
   return deliveries.map((d) => d.id);
+}
+
+/** The pg-boss queue of a plugin's reactions (core/jobs/run.ts works it). */
+export const reactionQueue = (plugin: string) => `${plugin}.on`;
+
+/** One job per (event, reacting plugin), each with its row in `jobs` (its name in the jobs list: `loyalty.on:order.paid`). */
+async function queueReactions(
+  tx: Db,
+  storeId: string,
+  events: { id: string; type: string; created_at: string }[],
+  reactions: ReadonlyMap<string, readonly string[]>,
+) {
+  const wanted = events.flatMap((e) => (reactions.get(e.type) ?? []).map((plugin) => ({ id: crypto.randomUUID(), plugin, event: e })));
+  if (!wanted.length) return;
+  await tx.query(
+    `INSERT INTO jobs (id, store_id, type, status, created_at)
+     SELECT x.id, $1, x.type, 'queued', x.created_at FROM jsonb_to_recordset($2::text::jsonb) AS x(id uuid, type text, created_at timestamptz)`,
+    [storeId, JSON.stringify(wanted.map((w) => ({ id: w.id, type: `${w.plugin}.on:${w.event.type}`, created_at: w.event.created_at })))],
+  );
+  for (const plugin of new Set(wanted.map((w) => w.plugin)))
+    await enqueue(
+      tx,
+      reactionQueue(plugin),
+      wanted.filter((w) => w.plugin === plugin).map((w) => ({ data: { store_id: storeId, event_id: w.event.id, job_id: w.id } })),
+    );
 }
 
 /**
  * For actions that cannot use ctx.emit (streaming ones, which write in several short
- * transactions): writes the events the store subscribes to in the caller's transaction `tx`.
+ * transactions): writes the events the store subscribes to in the caller's transaction `tx`, and
+ * those some plugin reacts to when the caller passes `reactions` (ctx.registry.reactions), with
+ * their reactions' jobs.
  */
-export async function recordEvents(tx: Db, storeId: string, events: PendingEvent[]): Promise<void> {
+export async function recordEvents(
+  tx: Db,
+  storeId: string,
+  events: PendingEvent[],
+  reactions?: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
   const subscribed = await subscribedTypes(tx, storeId);
   await writeEvents(
     tx,
     storeId,
-    events.filter((e) => subscribed.has(e.type)),
+    events.filter((e) => subscribed.has(e.type) || reactions?.has(e.type)),
+    { reactions },
   );
 }

@@ -91,15 +91,12 @@ export function requestOrigin(site: Site, request: Request, peer?: string): stri
 }
 
 /**
- * The origin outside any request (a job, stdio): SVC_PUBLIC_URL, or `provider_not_configured`
+ * The origin outside any request (a job, stdio): SVC_PUBLIC_URL, or 400 `provider_not_configured`
  * naming it (its status is the error table's).
  */
 export function configuredOrigin(site: Site): string {
   if (site.publicUrl) return site.publicUrl;
-  throw errors.unavailable(
-    'provider_not_configured',
-    "This needs the server's public URL and no request names it: set SVC_PUBLIC_URL (e.g. https://svc.example.com).",
-  );
+  throw errors.notConfigured('SVC_PUBLIC_URL', "this needs the server's public URL (e.g. https://svc.example.com) and no request names it");
 }
 
 /**

@@ -18,6 +18,11 @@ export interface EnqueueOptions {
   startAfter?: Date | number;
   /** pg-boss singleton key: one pending job per key. */
   singletonKey?: string;
+  /**
+   * The transaction to write the job in, when the handler opened its own (a job's handler runs
+   * outside one: `ctx.db.transaction(tx => ... ctx.enqueue(name, input, { db: tx }))`). Default: this call's.
+   */
+  db?: Db;
 }
 
 /**
@@ -58,8 +63,18 @@ export interface Ctx<C = any> {
    * is typed for actions of plugins that declare `CallableActions` (see ActionsOf).
    */
   call<K extends string>(target: K, input: unknown, opts?: CallOptions): Promise<K extends keyof CallableActions ? CallableActions[K] : any>;
-  /** Enqueues one of this plugin's declared jobs in the change's transaction (exactly when it commits). */
-  enqueue(job: string, payload: object, opts?: EnqueueOptions): Promise<void>;
+  /**
+   * Queues one of this plugin's declared `jobs` with its input (checked against the job's schema
+   * now: a bad input is the caller's bug), in this call's transaction: it exists exactly when the
+   * change commits. The job runs in this store. Internal work: no client follows it (see startJob).
+   */
+  enqueue(job: string, input: object | readonly object[], opts?: EnqueueOptions): Promise<void>;
+  /**
+   * Like enqueue, for long work a client waits for: the job gets a row a client reads at
+   * `GET STORE/jobs/{id}` (and cancels). Answers that job, which an action declaring `startsJob`
+   * returns as its output (REST 202).
+   */
+  startJob(job: string, input: object, opts?: EnqueueOptions): Promise<JobObject>;
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
   afterCommit(fn: () => void | Promise<void>): void;
   /**
@@ -99,7 +114,7 @@ export type ActionsOf<N extends string, P extends { actions: Record<string, Acti
 };
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
-export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
+export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'startJob' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
   log?: Logger;
   /** The origin of a request that is not REST's (an MCP connection's, an agent chat's): ctx.origin's second choice. */
   origin?: string;
@@ -190,6 +205,11 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   /** REST only, never a tool for agents or MCP clients (decisions a human must make). */
   humanOnly?: boolean;
   /**
+   * The action starts long work and answers its job (`return ctx.startJob('reindex', input)`, output
+   * `JobStarted`, REST status 202). Its tool gains `get_job` and `cancel_job`, derived by the kit.
+   */
+  startsJob?: boolean;
+  /**
    * The handler waits on something outside svc and writes nothing itself: REST never runs it in a
    * transaction, and ignores an Idempotency-Key (a repeat runs again).
    */
@@ -266,8 +286,18 @@ export interface PluginDef {
    * this plugin's public.ts (its existence check, `productsIn`) or ctx.call.
    */
   tables?: string[];
-  /** Background jobs, run by `svc serve --role worker|all`; the queue is `<plugin>.<name>`. */
-  jobs?: PluginJob[];
+  /**
+   * Background jobs by name (`job({...})`), run by `svc serve --role worker|all` on the queue
+   * `<plugin>.<name>`; queued with ctx.enqueue or ctx.startJob, or by `cron`.
+   */
+  jobs?: Record<string, JobSpec<any>>;
+  /**
+   * Reactions to events any plugin declares (`'order.paid': (ctx, event) => ...`): each runs as a
+   * job once the emitting change committed, as this plugin, in the event's store, in a
+   * transaction; at least once, applied once per (event, plugin). Events of a type some plugin
+   * reacts to are stored for every store.
+   */
+  on?: Reactions;
   /**
    * Runs once when `svc serve` has started (any role): long-lived listeners of this plugin (a DNS
    * or SMTP server) and start-up warnings about missing settings. What it returns is stopped at
@@ -301,13 +331,81 @@ export interface JobDeps {
   config: Record<string, any>;
 }
 
-export interface PluginJob {
-  name: string;
-  /** Runs a batch of job payloads; a throw fails them and pg-boss retries them. */
-  run: (deps: JobDeps, batch: unknown[]) => Promise<void>;
-  /** Cron schedule (once per cluster), if the job is periodic. */
-  cron?: string;
+/** What a job's handler gets: an action's ctx (store, call, log, clock, db, emit, enqueue), plus progress. */
+export interface JobCtx extends Ctx {
+  /** The job's id when a client follows it (started with ctx.startJob, or a reaction). */
+  jobId?: string;
+  /**
+   * Records how far the job is (`GET STORE/jobs/{id}` shows it). Throws once the job was
+   * cancelled, which ends the handler; `ctx.shutdown` is aborted then too, for long waits.
+   */
+  progress(done: number, total?: number): Promise<void>;
 }
+
+export interface JobSpec<I extends TSchema = TSchema> {
+  /** What it does, for the logs and the jobs list. */
+  description?: string;
+  /** Its input, checked when queued and again when run (a bad one fails at once, never retried). */
+  input: I;
+  /** Cron schedule (once per cluster): runs with `{}` as input and no store (a sweep over every store). */
+  cron?: string;
+  /** Attempts after the first before it is failed (default 5), 5 s doubling up to 10 minutes apart. */
+  retries?: number;
+  /**
+   * One input. Runs outside a transaction (long work, outside calls): ctx.db is the database, and
+   * what must commit together goes in `ctx.db.transaction`. A throw retries it.
+   */
+  handler?: (ctx: JobCtx, input: Static<I>) => Promise<unknown>;
+  /**
+   * Instead of `handler`: many inputs at once (up to 50, from every store: ctx has no store), for
+   * high-rate internal work such as deliveries. A throw retries the whole batch.
+   */
+  batch?: (ctx: JobCtx, inputs: Static<I>[]) => Promise<void>;
+}
+
+/** A job of a plugin's declaration: `jobs: { reindex: job({ input, handler }) }`. */
+export const job = <I extends TSchema>(j: JobSpec<I>): JobSpec<I> => j;
+
+/** The job a client follows: `GET STORE/jobs/{id}`. */
+export interface JobObject {
+  object: 'job';
+  id: string;
+  type: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  progress: { done: number; total: number | null };
+  result: unknown;
+  error: { message: string; code?: string } | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  url: string;
+}
+
+/**
+ * Every event type's payload, by type, for typed reactions. Empty here: a plugin that emits
+ * events fills in its own from its index.ts
+ * (`declare module '../../core/sdk' { interface DeclaredEvents extends EventsOf<typeof orders> {} }`).
+ */
+export interface DeclaredEvents {}
+
+/** A plugin's `events` as `type -> payload type`, for DeclaredEvents. */
+export type EventsOf<P extends { events?: Record<string, TSchema> }> = {
+  [T in keyof NonNullable<P['events']> & string]: Static<NonNullable<P['events']>[T]>;
+};
+
+/** The event a reaction gets: as a webhook receives it (SPEC 6.1). */
+export interface ReactionEvent<D = any> {
+  id: string;
+  object: 'event';
+  type: string;
+  created_at: string;
+  data: D;
+}
+
+export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>) => Promise<void>;
+
+/** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
+export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };
 
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
@@ -391,6 +489,8 @@ export interface Registry {
   grantable: readonly string[];
   /** Every event type an endpoint may subscribe to, with its payload schema. */
   events: ReadonlyMap<string, TSchema>;
+  /** Event type -> the plugins reacting to it (`on`): such events are stored for every store. */
+  reactions: ReadonlyMap<string, readonly string[]>;
   /** The plugins of SPEC 4.10's catalog, by name. */
   catalog: readonly string[];
   /** The noun of one of a plugin's resources, for messages. */

@@ -5,10 +5,22 @@ import { errors, SvcError } from '../errors';
 import { explain } from './messages';
 import { conditionalFailure } from './conditional';
 import './formats';
-import { acceptedScopes, type ActionDef, type CallerCtx, type Ctx, type PluginDef, type Principal, type Store } from './contract';
+import {
+  acceptedScopes,
+  type ActionDef,
+  type CallerCtx,
+  type Ctx,
+  type EnqueueOptions,
+  type JobCtx,
+  type JobObject,
+  type PluginDef,
+  type Principal,
+  type Store,
+} from './contract';
+import { insertJob } from '../jobs/tracked';
 import type { Clock } from '../clock';
 import { newRequestId } from '../ids';
-import type { Registry } from './registry';
+import type { Registry } from './contract';
 import type { Db } from '../db/types';
 import { configuredOrigin } from '../net/site';
 import { createLogger, errorFields, type Logger } from '../log';
@@ -212,14 +224,22 @@ export const runsBare = (action: ActionDef, joined: boolean) => action.kind === 
  * atomic decision below and the docs), keeps only types the store subscribes to (the rest are not
  * stored at all), and holds them until the transaction writes them.
  */
-function collector(plugin: PluginDef, action: ActionDef, subscribed: ReadonlySet<string>, ctx: CallerCtx) {
+export function collector(
+  plugin: PluginDef,
+  emits: readonly string[] | undefined,
+  subscribed: ReadonlySet<string>,
+  ctx: Pick<CallerCtx, 'clock' | 'registry'>,
+) {
   const pending: PendingEvent[] = [];
   const emit = (type: string, data: object) => {
-    if (!action.emits?.includes(type)) throw new Error(`${plugin.name}: emit('${type}') is not declared in the action's emits`);
-    if (subscribed.has(type)) pending.push({ type, data, at: ctx.clock.now() });
+    if (!emits?.includes(type)) throw new Error(`${plugin.name}: emit('${type}') is not declared in the action's emits`);
+    if (subscribed.has(type) || ctx.registry.reactions.has(type)) pending.push({ type, data, at: ctx.clock.now() });
   };
   return { pending, emit };
 }
+
+/** Whether an event of this type is stored: a webhook of the store subscribes, or some plugin reacts to it. */
+const kept = (registry: Registry, subscribed: ReadonlySet<string>) => (type: string) => subscribed.has(type) || registry.reactions.has(type);
 
 // Outputs are checked against their declared schemas under test, so a handler whose answer drifts
 // from its documented shape fails the suite instead of surprising a client. Production skips it.
@@ -250,11 +270,8 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
       config: caller.registry.configOf(plugin.name),
       emit,
       afterCommit: (fn) => void queue.push(fn),
-      enqueue: async (job, payload, opts = {}) => {
-        if (!plugin.jobs?.some((j) => j.name === job)) throw new Error(`${plugin.name}: enqueue('${job}') is not a declared job`);
-        const startAfter = typeof opts.startAfter === 'number' ? new Date(caller.clock.now().getTime() + opts.startAfter * 1000) : opts.startAfter;
-        await enqueue(db, `${plugin.name}.${job}`, [{ data: payload, startAfter, singletonKey: opts.singletonKey }]);
-      },
+      enqueue: async (job, input, opts) => void (await queueJob(plugin, caller, db, job, input, opts)),
+      startJob: (job, input, opts) => queueJob(plugin, caller, db, job, input, opts, true) as Promise<JobObject>,
       call: async (target, input, opts) => {
         const ref = resolveAction(caller.registry, target);
         const nested = { ...caller, db, afterCommitQueue: queue, withChange: undefined, callingPlugin: plugin.name };
@@ -274,6 +291,89 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
       Object.defineProperty(ctx, 'origin', { get: () => configuredOrigin(caller.registry.site), enumerable: false });
     return ctx;
   };
+}
+
+/**
+ * ctx.enqueue and ctx.startJob: the input is checked now (a bad one is the calling plugin's bug,
+ * refused in its transaction), and pg-boss's row is written on `db`, the change's transaction.
+ * A started job also gets the row a client reads; its id rides in the job's data.
+ */
+async function queueJob(
+  plugin: PluginDef,
+  caller: CallerCtx,
+  db: Db,
+  name: string,
+  input: object | readonly object[],
+  opts: EnqueueOptions = {},
+  tracked = false,
+): Promise<JobObject | undefined> {
+  const spec = plugin.jobs?.[name];
+  if (!spec) throw new Error(`${plugin.name}: enqueue('${name}') is not a declared job`);
+  const inputs = Array.isArray(input) ? input : [input];
+  for (const i of inputs) validateInput(spec.input, i);
+  const storeId = caller.store?.id as string | undefined;
+  if (tracked && !storeId) throw new Error(`${plugin.name}: startJob('${name}') needs a store`);
+  const tx = opts.db ?? db;
+  const started = tracked ? await insertJob(tx, storeId!, `${plugin.name}.${name}`, caller.clock.now()) : undefined;
+  // Seconds stay seconds from the database's now (pg-boss's own time), whatever the process clock says.
+  const startAfter = opts.startAfter;
+  const data = (i: unknown): JobData => ({ input: i, ...(storeId ? { store_id: storeId } : {}), ...(started ? { job_id: started.id } : {}) });
+  await enqueue(
+    tx,
+    `${plugin.name}.${name}`,
+    inputs.map((i) => ({ data: data(i), startAfter, singletonKey: opts.singletonKey })),
+  );
+  return started;
+}
+
+/**
+ * The ctx of a job or a reaction: an action's ctx as the plugin (its own scopes; ctx.call runs as
+ * it to plugins it requires or calls), in the job's store. `emits` are the plugin's own event
+ * types; the caller writes what was emitted (`events.pending`) and runs `afterCommit`.
+ */
+export function jobContext(plugin: PluginDef, deps: CallerDeps, store: Store | undefined, db: Db, extra: Pick<JobCtx, 'jobId' | 'progress'>) {
+  const principal: Principal = {
+    kind: 'job',
+    plugin: plugin.name,
+    storeId: store?.id,
+    scopes: [...plugin.scopes.read, ...plugin.scopes.write],
+    livemode: false,
+  };
+  const caller: CallerCtx = {
+    db: deps.db,
+    clock: deps.clock,
+    registry: deps.registry,
+    log: deps.log,
+    shutdown: deps.shutdown,
+    principal,
+    store: store as Store,
+    requestId: newRequestId(),
+    storePath: store ? `/v1/stores/${store.id}` : '',
+    callingPlugin: plugin.name,
+  };
+  // Every event is kept here; writeJobEvents keeps those the store subscribes to or a plugin reacts to.
+  const events = collector(plugin, Object.keys(plugin.events ?? {}), EVERY, caller);
+  const queue: (() => void | Promise<void>)[] = [];
+  const ctx: JobCtx = Object.assign(bind(plugin, caller, queue, events.emit)(db), extra);
+  return { ctx, events, queue };
+}
+
+const EVERY = { has: () => true } as unknown as ReadonlySet<string>;
+
+/** Writes what a job or reaction emitted, in `tx`: the types the store subscribes to, and those some plugin reacts to. */
+export async function writeJobEvents(tx: Db, registry: Registry, storeId: string | undefined, pending: PendingEvent[]) {
+  if (!pending.length) return;
+  if (!storeId) throw new Error('a job without a store has no store to emit events in');
+  const subscribed = await subscribedTypes(tx, storeId);
+  const kept = pending.splice(0).filter((e) => subscribed.has(e.type) || registry.reactions.has(e.type));
+  await writeEvents(tx, storeId, kept, { reactions: registry.reactions });
+}
+
+/** What pg-boss holds for a declared job: its input, its store, the row a client follows. */
+export interface JobData {
+  input: unknown;
+  store_id?: string;
+  job_id?: string;
 }
 
 /** `'plugin.action'` to its declaration; a typo is a bug in the calling plugin. */
@@ -315,11 +415,11 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   // Reads change nothing, so they emit nothing: the hot path skips the event machinery.
   if (action.kind === 'read') return finish(await action.handler(bind(plugin, caller, queue, readsDoNotEmit)(caller.db), input as any));
   const subscribed = action.emits?.length ? await subscribedTypes(caller.db, caller.store.id) : NONE;
-  const events = collector(plugin, action, subscribed, caller);
+  const events = collector(plugin, action.emits, subscribed, caller);
   const ctxFor = bind(plugin, caller, queue, events.emit);
   // An atomic (one-statement) write stays outside a transaction unless one of its events must be
   // written with it; so does an external action (it writes nothing and waits on the outside world).
-  if (runsBare(action, !!caller.withChange) && !action.emits?.some((t) => subscribed.has(t))) {
+  if (runsBare(action, !!caller.withChange) && !action.emits?.some(kept(caller.registry, subscribed))) {
     const out = await action.handler(ctxFor(caller.db), input as any);
     await caller.withChange?.(caller.db, out);
     return finish(out);
@@ -327,7 +427,7 @@ export async function invoke(plugin: PluginDef, action: ActionDef, caller: Calle
   // A write happens whole or not at all, whoever calls it (inside a caller's transaction this reuses it).
   const out = await caller.db.transaction(async (tx) => {
     const result = await action.handler(ctxFor(tx), input as any);
-    if (events.pending.length) await writeEvents(tx, caller.store.id, events.pending.splice(0));
+    if (events.pending.length) await writeEvents(tx, caller.store.id, events.pending.splice(0), { reactions: caller.registry.reactions });
     await caller.withChange?.(tx, result);
     return result;
   });

@@ -19,7 +19,9 @@ export type Principal =
       grant?: { id: string; issuer: string };
     }
   | { kind: 'admin'; storeId?: undefined; scopes: string[]; livemode: false }
-  | { kind: 'public'; storeId?: undefined; scopes: string[]; livemode: false };
+  | { kind: 'public'; storeId?: undefined; scopes: string[]; livemode: false }
+  /** A plugin's job or reaction: holds that plugin's own scopes, and runs as it (core/jobs/run.ts). */
+  | { kind: 'job'; plugin: string; storeId?: string; scopes: string[]; livemode: false };
 
 /**
  * The credential a request came with, as one id: idempotency records and MCP sessions belong to

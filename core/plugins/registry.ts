@@ -4,6 +4,7 @@ import { CORE_EVENTS } from '../events/types';
 import { readSite } from '../net/site';
 import type { ActionDef, ActionRef, PluginDef, Registry } from './contract';
 import { readPluginConfig } from './config';
+import { jobsPlugin, jobTools } from '../jobs/resource';
 
 // Declared with the contract (a plugin's ctx names the registry); re-exported for the core's users.
 export type { ActionRef, Registry } from './contract';
@@ -67,8 +68,21 @@ function routeKey(a: ActionDef): string | undefined {
   return `${a.rest.method} ${(base + a.rest.path).replace(/:[a-z_]+/gi, ':')}`;
 }
 
+/**
+ * The plugins as declared, plus what the kit derives for jobs: the `jobs` resource (REST) when any
+ * plugin has jobs or reactions, and `get_job` / `cancel_job` on each plugin whose actions start jobs.
+ */
+function withJobResource(declared: PluginDef[]): PluginDef[] {
+  if (!declared.some((p) => p.jobs || p.on)) return declared;
+  const plugins = declared.map((p) =>
+    Object.values(p.actions).some((a) => a.startsJob) ? { ...p, actions: { ...p.actions, ...jobTools(p.name) } } : p,
+  );
+  return [...plugins, jobsPlugin(declared)];
+}
+
 /** `env`: where plugin configuration is read from (process.env at boot; tests pass their own). */
-export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, string | undefined> } = {}): Registry {
+export function createRegistry(declared: PluginDef[], opts: { env?: Record<string, string | undefined> } = {}): Registry {
+  const defs = withJobResource(declared);
   const byName = new Map<string, PluginDef>();
   const byFlatName = new Map<string, ActionRef>();
   const events = new Map<string, TSchema>(Object.entries(CORE_EVENTS));
@@ -116,10 +130,23 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     }
   }
   // Checks that need every plugin: names used across plugins.
+  const reactions = new Map<string, string[]>();
   for (const p of defs) {
+    for (const [name, j] of Object.entries(p.jobs ?? {})) {
+      check(NAME.test(name) && name !== 'on', `${p.name}: job name '${name}' must be snake_case (and not 'on': the reactions' queue)`);
+      check(!!j.handler !== !!j.batch, `${p.name}.${name}: a job has a handler or a batch handler, one of them`);
+    }
+    for (const [type, reaction] of Object.entries(p.on ?? {})) {
+      check(events.has(type) && !(type in CORE_EVENTS), `${p.name} reacts to '${type}', which no plugin declares in its events`);
+      if (reaction) reactions.set(type, [...(reactions.get(type) ?? []), p.name]);
+    }
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
     for (const c of p.calls ?? []) check(byName.has(c), `${p.name} calls '${c}', which is not registered`);
     for (const [actionName, a] of Object.entries(p.actions)) {
+      check(
+        !a.startsJob || (!a.atomic && (!a.rest || a.rest.status === 202)),
+        `${p.name}.${actionName}: an action that starts a job is not atomic and answers 202`,
+      );
       for (const type of a.emits ?? []) check(events.has(type), `${p.name}.${actionName} emits '${type}', which no plugin declares in its events`);
       for (const code of a.errors ?? []) check(errorDef(code), `${p.name}.${actionName} declares error '${code}', which is not in the error table`);
     }
@@ -135,6 +162,7 @@ export function createRegistry(defs: PluginDef[], opts: { env?: Record<string, s
     scopes: [...scopes],
     grantable: [...new Set([...scopes, ...bare])].sort(),
     events,
+    reactions,
     catalog: defs.filter((p) => p.catalog).map((p) => p.name),
     noun: (p) => p.resource ?? p.name,
     configOf: (name) => configs.get(name) ?? {},

@@ -54,7 +54,7 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
     );
     await tx.query('UPDATE agent_conversations SET updated_at = $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, conversationId, at]);
     const data = { ...toMessage({ id, message, created_at: at.toISOString() }), agent_id: agentId, conversation_id: conversationId };
-    await recordEvents(tx, ctx.store.id, [{ type: 'agent.message', data, at }]);
+    await recordEvents(tx, ctx.store.id, [{ type: 'agent.message', data, at }], ctx.registry.reactions);
   });
 }
 

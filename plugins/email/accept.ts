@@ -1,4 +1,4 @@
-import { enqueue, jobInsertStatement, type Db, type Row } from '../../core/sdk';
+import { jobInsertStatement, type Ctx, type Db, type Row } from '../../core/sdk';
 import { DELIVER_QUEUE } from './delivery';
 
 /**
@@ -46,6 +46,8 @@ export interface Lane {
   limit: number;
   /** Whether a delivery job goes with each queued message (SMTP_URL is set). */
   withJob: boolean;
+  /** The sending action's ctx.enqueue, for when pg-boss's insert cannot join the statement. */
+  enqueue: Ctx['enqueue'];
 }
 
 /** `row` null: the hour had no room. */
@@ -108,7 +110,8 @@ async function drain(db: Db, entry: { lane: Lane; waiting: Waiting[] }, done: ()
 async function write(db: Db, lane: Lane, messages: NewMessage[]): Promise<Accepted[]> {
   const jobSql = lane.withJob ? await jobInsertStatement(db, DELIVER_QUEUE) : undefined;
   const job = jobSql
-    ? `, job AS (${jobSql(`SELECT jsonb_agg(jsonb_build_object('data', jsonb_build_object('message_id', id)))::text FROM msg WHERE status = 'queued'`)})`
+    ? // The job's data as ctx.enqueue writes it: {input}.
+      `, job AS (${jobSql(`SELECT jsonb_agg(jsonb_build_object('data', jsonb_build_object('input', jsonb_build_object('message_id', id))))::text FROM msg WHERE status = 'queued'`)})`
     : '';
   const run = (tx: Db) =>
     tx.query<Accepted>(
@@ -152,10 +155,10 @@ async function write(db: Db, lane: Lane, messages: NewMessage[]): Promise<Accept
   // pg-boss's insert cannot be a CTE here: the jobs first, committed with the messages (a refused or
   // suppressed message's job finds nothing queued and does nothing).
   return db.transaction(async (tx) => {
-    await enqueue(
-      tx,
-      DELIVER_QUEUE,
-      messages.map((m) => ({ data: { message_id: m.id } })),
+    await lane.enqueue(
+      'deliver',
+      messages.map((m) => ({ message_id: m.id })),
+      { db: tx },
     );
     return run(tx);
   });

@@ -18,10 +18,11 @@ test('an execution entering pending_approval mails the approvers once (tool, inp
   const chat = await w.chat(agent.id, 'Add a lamp');
   const { execution_id: id } = await chat.held();
 
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'approvers')!;
+  // The declared sweep's handler, with this test's sender in its config and origin in the registry.
+  const job = h.registry.byName.get('email')!.jobs!.approvers;
   const config = { ...h.registry.configOf('email'), from: 'noreply@svc.test' };
   const registry = { ...h.registry, site: { ...h.registry.site, publicUrl: 'https://svc.test' } };
-  const run = () => job.run({ db: h.db, clock: h.clock, registry, log: createLogger({ sink: () => {} }), config }, []);
+  const run = () => job.handler!({ db: h.db, clock: h.clock, registry, log: createLogger({ sink: () => {} }), config } as any, {});
   const mails = () =>
     h.db.query<{ to_addresses: string[]; subject: string; text: string; html: string }>(
       `SELECT to_addresses, subject, text, html FROM email_messages WHERE store_id = $1 AND tags @> '["approval"]' ORDER BY seq`,
@@ -94,7 +95,7 @@ test('without SVC_EMAIL_FROM approver email is off: said once at start, never by
   });
   await started?.stop();
   expect(printed.filter((l) => l.includes('SVC_EMAIL_FROM'))).toHaveLength(1);
-  const job = email.jobs!.find((j) => j.name === 'approvers')!;
-  for (let minute = 0; minute < 3; minute++) await job.run({ db: h.db, clock: h.clock, registry: h.registry, log, config }, []);
+  const job = email.jobs!.approvers;
+  for (let minute = 0; minute < 3; minute++) await job.handler!({ db: h.db, clock: h.clock, registry: h.registry, log, config } as any, {});
   expect(logged.filter((l) => l.includes('SVC_EMAIL_FROM') || l.includes('approver email'))).toEqual([]);
 });

@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { enqueue, errorFields, type JobDeps, type Row } from '../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { errorFields, type JobCtx, type Row } from '../../core/sdk';
 import { dkimSign } from './dkim';
 import { composeSimple } from './mime';
 import { dkimPrivateKey, SELECTOR } from './domains';
@@ -9,6 +10,8 @@ import { addEvent, markDelivered, suppress, type Delivered } from './messages';
 import { unsubscribeUrl, verpAddress } from './links';
 
 export const DELIVER_QUEUE = 'email.deliver';
+/** The `deliver` job's input: one message. */
+export const DeliverInput = Type.Object({ message_id: Type.String() });
 /** Attempts before a message that keeps meeting 4xx answers (or no relay at all) is `failed`. */
 export const MAX_ATTEMPTS = 10;
 /** Delay before attempt n+1: 30 s doubling, capped at an hour (about 9 hours over all attempts). */
@@ -47,7 +50,7 @@ function signingKey(domain: Row): KeyObject {
 }
 
 /** The mail as nodemailer composes it (the envelope apart). */
-function mailOf(deps: JobDeps, m: Row) {
+function mailOf(deps: JobCtx, m: Row) {
   const headers: Record<string, string> = {};
   if (m.category === 'marketing') {
     // RFC 8058 one-click: mail providers POST to the URL; the same URL shows a page on GET.
@@ -77,7 +80,7 @@ function mailOf(deps: JobDeps, m: Row) {
  * Composes, signs (DKIM with the from domain's own key when the store verified it: `domain`) and
  * hands one message to the relay; resolves with the relay's answer.
  */
-async function sendOne(deps: JobDeps, m: Row, domain: Row | null): Promise<string> {
+async function sendOne(deps: JobCtx, m: Row, domain: Row | null): Promise<string> {
   const mail = mailOf(deps, m);
   let raw = composeSimple(mail) ?? (await new MailComposer(mail as any).compile().build());
   if (domain) raw = dkimSign(raw, { domainName: domain.domain, keySelector: SELECTOR, privateKey: signingKey(domain) });
@@ -90,7 +93,7 @@ async function sendOne(deps: JobDeps, m: Row, domain: Row | null): Promise<strin
 }
 
 /** What a relay's refusal, or no relay at all, does to a claimed message. */
-async function failed(deps: JobDeps, m: Row, e: unknown) {
+async function failed(deps: JobCtx, m: Row, e: unknown) {
   const { db, clock, log } = deps;
   const err = e as Error & { responseCode?: number; response?: string; code?: string };
   const at = clock.now();
@@ -103,7 +106,7 @@ async function failed(deps: JobDeps, m: Row, e: unknown) {
         at,
       ]);
       await suppress(tx, m.store_id, m.to_addresses, 'bounced', at);
-      await addEvent(tx, m, 'bounced', { smtp_response: err.response ?? err.message, code: err.responseCode }, at);
+      await addEvent(tx, m, 'bounced', { smtp_response: err.response ?? err.message, code: err.responseCode }, at, deps.registry.reactions);
     });
     return;
   }
@@ -117,7 +120,7 @@ async function failed(deps: JobDeps, m: Row, e: unknown) {
       response,
       at,
     ]);
-    if (!spent) await enqueue(tx, DELIVER_QUEUE, [{ data: { message_id: m.id }, startAfter: backoffSeconds(m.attempts) }]);
+    if (!spent) await deps.enqueue('deliver', { message_id: m.id }, { startAfter: backoffSeconds(m.attempts), db: tx });
   });
   log.warn('email delivery deferred', { message_id: m.id, attempts: m.attempts, failed: spent, ...errorFields(err) });
 }
@@ -129,10 +132,10 @@ async function failed(deps: JobDeps, m: Row, e: unknown) {
  * relay's 250s are recorded in one statement when all have answered: two commits per batch
  * instead of two per message, which was most of what a message cost the database.
  */
-export async function deliverBatch(deps: JobDeps, batch: unknown[]) {
+export async function deliverBatch(deps: JobCtx, batch: { message_id: string }[]) {
   const { db, clock, config } = deps;
   if (!config.smtp_url) return; // stays queued; the start-up warning and the send response name SMTP_URL
-  const ids = [...new Set(batch.map((p) => (p as { message_id: string }).message_id))];
+  const ids = [...new Set(batch.map((p) => p.message_id))];
   if (!ids.length) return;
   // Rows are locked in id order, so two workers holding duplicate jobs cannot deadlock; the one
   // that waited finds the message no longer queued and leaves it.
@@ -157,7 +160,7 @@ export async function deliverBatch(deps: JobDeps, batch: unknown[]) {
   );
   // The 250s first: whatever happens to the refusals' bookkeeping, what went out is recorded.
   const at = clock.now();
-  if (delivered.length) await db.transaction((tx) => markDelivered(tx, delivered, at));
+  if (delivered.length) await db.transaction((tx) => markDelivered(tx, delivered, at, deps.registry.reactions));
   const outcomes = await Promise.allSettled(refused.map(({ m, reason }) => failed(deps, m, reason)));
   const error = outcomes.find((o) => o.status === 'rejected');
   if (error) throw (error as PromiseRejectedResult).reason;
@@ -168,15 +171,15 @@ export async function deliverBatch(deps: JobDeps, batch: unknown[]) {
  * job waiting (sent while SMTP_URL was unset, or a job lost): give them one. A duplicate job is
  * harmless, since only one job can move a message from queued to sending.
  */
-export async function requeueStale(deps: JobDeps) {
+export async function requeueStale(deps: JobCtx) {
   if (!deps.config.smtp_url) return;
   const before = new Date(deps.clock.now().getTime() - (backoffSeconds(MAX_ATTEMPTS) + 300) * 1000);
   const rows = await deps.db.query<{ id: string }>(`SELECT id FROM email_messages WHERE status = 'queued' AND updated_at < $1 LIMIT 10000`, [before]);
   // Hourly send counters of past hours are no longer read (send.ts).
   await deps.db.query('DELETE FROM email_hourly_sends WHERE hour < $1', [new Date(deps.clock.now().getTime() - 2 * 3600_000)]);
-  await enqueue(
-    deps.db,
-    DELIVER_QUEUE,
-    rows.map((r) => ({ data: { message_id: r.id } })),
-  );
+  if (rows.length)
+    await deps.enqueue(
+      'deliver',
+      rows.map((r) => ({ message_id: r.id })),
+    );
 }

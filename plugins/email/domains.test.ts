@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
-import { createLogger } from '../../core/log';
+import { runCron } from '../../test/kit/jobs';
 import { lookupTxt, startDnsListener } from './dns';
 import { startResolver } from '../../test/kit/email';
 
@@ -82,11 +82,7 @@ test('the periodic re-check notices records that disappear', async () => {
   publish(resolver.records, d);
   expect((await h.call('POST', `/email/domains/${d.id}/verify`)).body.status).toBe('verified');
   delete resolver.records['_dmarc.c.example.com'];
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'recheck')!;
-  await job.run(
-    { db: base.db, clock: base.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('email') },
-    [],
-  );
+  await runCron({ db: base.db, clock: base.clock, registry: h.registry }, 'email.recheck');
   const after = (await h.call('GET', `/email/domains/${d.id}`)).body;
   expect(after).toMatchObject({ status: 'pending', spf: 'valid', dkim: 'valid', verified_at: null });
   expect(after.dmarc).toStartWith('missing');

@@ -1,4 +1,5 @@
-import { action, conflict, definePlugin } from '../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { action, conflict, definePlugin, job } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
@@ -25,7 +26,7 @@ import { EmailEvent, EventList } from './event-schemas';
 import { getMessage, listEvents, listMessages } from './messages';
 import { sendEmail } from './send';
 import { createDomain, deleteDomain, getDomain, listDomains } from './domains';
-import { closeTransports, deliverBatch, requeueStale } from './delivery';
+import { closeTransports, deliverBatch, DeliverInput, requeueStale } from './delivery';
 import { recheckDomains, verifyDomain } from './verify';
 import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
@@ -58,16 +59,17 @@ export default definePlugin({
     duplicate_domain: conflict('The store has already added this domain.'),
   },
   events: Object.fromEntries(['delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'].map((e) => [`email.${e}`, EmailEvent])),
-  jobs: [
-    { name: 'deliver', run: deliverBatch },
+  jobs: {
+    // Deliveries of many stores' messages together: one claim and one record per batch (delivery.ts).
+    deliver: job({ description: 'Hands queued messages to the relay.', input: DeliverInput, batch: deliverBatch }),
     // Messages queued while no relay was configured (or whose retry job was lost) are picked up again.
-    { name: 'requeue', cron: '*/10 * * * *', run: (deps) => requeueStale(deps) },
+    requeue: job({ input: Type.Object({}), cron: '*/10 * * * *', handler: (ctx) => requeueStale(ctx) }),
     // Records that disappear after verification are noticed: the domain goes back to pending.
-    { name: 'recheck', cron: '23 * * * *', run: (deps) => recheckDomains(deps) },
+    recheck: job({ input: Type.Object({}), cron: '23 * * * *', handler: (ctx) => recheckDomains(ctx) }),
     // Executions entering pending_approval (or escalated) mail their approvers (approvers.ts): the
     // start's listener does it at once; this sweep catches what no listener heard.
-    { name: 'approvers', cron: '* * * * *', run: (deps) => notifyApprovers(deps) },
-  ],
+    approvers: job({ input: Type.Object({}), cron: '* * * * *', handler: (ctx) => notifyApprovers(ctx) }),
+  },
   start: async ({ db, clock, log, registry, config, role, print }) => {
     // Missing optional settings are said once, here at start (never by a job every minute).
     if (!config.smtp_url) print(`email: ${SMTP_MISSING}`);

@@ -49,17 +49,23 @@ export type EmailEvent = (typeof EVENT_TYPES)[number];
  * Records a message event (SPEC 2.10) and its webhook event `email.<event>` when the store
  * subscribes, in `tx`.
  */
-export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date) {
+export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date, reactions?: Reactions) {
   await tx.query(
     `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6)`,
     [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
   );
   // Machine opens are kept as events but are no person's open: they do not count in stats.
   if (details.machine !== true) await countFirst(tx, m.store_id, m.id, event, at);
-  await recordEvents(tx, m.store_id, [
-    { type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } },
-  ]);
+  await recordEvents(
+    tx,
+    m.store_id,
+    [{ type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } }],
+    reactions,
+  );
 }
+
+/** ctx.registry.reactions: events of types some plugin reacts to are stored (and their reactions queued) for every store. */
+type Reactions = Parameters<typeof recordEvents>[3];
 
 /** A message the relay accepted, with its answer. */
 export interface Delivered {
@@ -74,7 +80,7 @@ export interface Delivered {
  * round trip for the batch). The daily count rows are taken in store order, so two workers'
  * batches cannot deadlock on them.
  */
-export async function markDelivered(tx: Db, delivered: Delivered[], at: Date) {
+export async function markDelivered(tx: Db, delivered: Delivered[], at: Date, reactions?: Reactions) {
   if (!delivered.length) return;
   await tx.query(
     `WITH d AS (
@@ -102,7 +108,7 @@ export async function markDelivered(tx: Db, delivered: Delivered[], at: Date) {
     });
     byStore.set(m.store_id, events);
   }
-  for (const [storeId, events] of byStore) await recordEvents(tx, storeId, events);
+  for (const [storeId, events] of byStore) await recordEvents(tx, storeId, events, reactions);
 }
 
 export async function listEvents(ctx: Ctx, id: string) {

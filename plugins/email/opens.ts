@@ -16,6 +16,8 @@ export interface PendingOpen {
   /** The user agent alone marks it as no person's open (tracking.ts isMachineOpen). */
   machineAgent: boolean;
   at: Date;
+  /** The registry's reactions (ctx.registry.reactions): `email.opened` is stored for every store when a plugin reacts to it. */
+  reactions?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** How late an open is written at most (unless the batch fills first; a test may hold it longer). */
@@ -94,6 +96,7 @@ async function writeOpens(db: Db, batch: PendingOpen[]) {
             data: { object: 'email_event', id: r.message_id, message_id: r.message_id, event: 'opened', details, timestamp: iso(at) },
           };
         }),
+        batch.find((o) => o.reactions)?.reactions,
       );
     }
   });

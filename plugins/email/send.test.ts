@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { setup } from '../../test/kit/setup';
 import { createLogger } from '../../core/log';
+import { runJob } from '../../test/kit/jobs';
 import { closeTransports } from './delivery';
 import { lookupTxt, resolverOf, startDnsListener } from './dns';
 import { freePort, runJobs, startRelay, startResolver } from '../../test/kit/email';
@@ -114,7 +115,7 @@ test('the relay down and then up: the message is retried with backoff and delive
   const waiting = await h.call('GET', `/email/messages/${sent.body.id}`);
   expect(waiting.body.status).toBe('queued');
   const [job] = await h.db.query<{ delay: number }>(
-    `SELECT extract(epoch FROM start_after - now())::float AS delay FROM pgboss.job WHERE name = 'email.deliver' AND data->>'message_id' = $1`,
+    `SELECT extract(epoch FROM start_after - now())::float AS delay FROM pgboss.job WHERE name = 'email.deliver' AND data->'input'->>'message_id' = $1`,
     [sent.body.id],
   );
   expect(job.delay).toBeGreaterThan(20); // backed off, not hammering the relay
@@ -205,7 +206,7 @@ test('the hourly limit of the plan holds under parallel sends: 429 with Retry-Af
   expect(n).toBe(100);
   // Each accepted message has its one delivery job; a refused send left none.
   const [{ jobs }] = await h.db.query<{ jobs: number }>(
-    `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1)`,
+    `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'email.deliver' AND (data->'input'->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1)`,
     [h.store.id],
   );
   expect(jobs).toBe(100);
@@ -266,15 +267,13 @@ test('a batch of deliveries: each message goes out once even when its job comes 
     ids.push(r.body.id);
   }
   const jobs = await h.db.query<{ data: unknown }>(
-    `DELETE FROM pgboss.job WHERE name = 'email.deliver' AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
+    `DELETE FROM pgboss.job WHERE name = 'email.deliver' AND (data->'input'->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
     [h.store.id],
   );
   expect(jobs).toHaveLength(5);
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'deliver')!;
-  const deps = { db: h.db, clock: h.clock, registry: h.registry, log: createLogger({ sink: () => {} }), config: h.registry.configOf('email') };
   // Each job handed out twice, once in each of two batches running at the same time.
-  const payloads = jobs.map((j) => j.data);
-  await Promise.all([job.run(deps, payloads), job.run(deps, [...payloads].reverse())]);
+  const payloads = jobs.map((j) => ({ data: j.data }));
+  await Promise.all([runJob(h, 'email.deliver', payloads), runJob(h, 'email.deliver', [...payloads].reverse())]);
 
   expect(relay.received.map((m) => m.to[0]).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
   const status = async (id: string) => (await h.call('GET', `/email/messages/${id}`)).body.status;

@@ -107,7 +107,13 @@ export async function sendEmail(ctx: Ctx, input: Static<typeof SendInput>, extra
   const smtpConfigured = !!config.smtp_url;
   // One statement (accept.ts): sender, hourly slot, suppression, message, daily count, delivery job;
   // the store's sends that arrive meanwhile share the next one.
-  const lane = { storeId: ctx.store.id, hour: new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS), limit, withJob: smtpConfigured };
+  const lane = {
+    storeId: ctx.store.id,
+    hour: new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS),
+    limit,
+    withJob: smtpConfigured,
+    enqueue: ctx.enqueue,
+  };
   const out = await acceptMessage(ctx.db, lane, {
     id,
     to_addresses: to,

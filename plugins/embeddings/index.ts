@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, providerSettings, Uuid } from '../../core/sdk';
+import { action, definePlugin, embeddingsProvider, Input, job, JobStarted, providerSettings, type ProviderConfig } from '../../core/sdk';
 import migration001 from './migrations/001_embeddings.sql' with { type: 'text' };
-import migration002 from './migrations/002_index_runs.sql' with { type: 'text' };
-import { getIndexJob, IndexJob, runIndexBatch, startIndex } from './catalog';
+import { indexCatalog } from './catalog';
 import { Embedding, EmbeddingCreate, SimilarList, SimilarQuery } from './schemas';
 import { createEmbedding, querySimilar } from './store';
 
@@ -29,22 +28,19 @@ export default definePlugin({
   // SPEC 5.4: platform.
   scopes: { read: ['platform'], write: ['platform'] },
   config: EmbeddingsConfig,
-  tables: ['embeddings', 'embedding_index_runs'],
-  migrations: [
-    { id: 'embeddings/001_embeddings', sql: migration001 },
-    { id: 'embeddings/002_index_runs', sql: migration002 },
-  ],
+  tables: ['embeddings'],
+  migrations: [{ id: 'embeddings/001_embeddings', sql: migration001 }],
   // index_catalog reads the catalog through products.list_products, as this plugin.
   calls: ['products'],
-  // One job per 100 products of an index_catalog run (the kit's declared jobs will carry its progress).
-  jobs: [
-    {
-      name: 'index_catalog',
-      run: async (deps, batch) => {
-        for (const payload of batch) await runIndexBatch(deps, payload as Parameters<typeof runIndexBatch>[1]);
-      },
-    },
-  ],
+  jobs: {
+    index_catalog: job({
+      description: 'Embeds the live catalog, re-embedding only products whose text changed.',
+      input: Type.Object({}),
+      // A provider refusing (a 4xx) will refuse again: few attempts.
+      retries: 2,
+      handler: (ctx) => indexCatalog(ctx),
+    }),
+  },
   actions: {
     create_embedding: action({
       kind: 'write',
@@ -67,19 +63,15 @@ export default definePlugin({
     index_catalog: action({
       kind: 'write',
       description:
-        'Embed every live product (name, description, options) as ref product:<id>, as a job: answers at once; follow it with get_index_job. Products whose text did not change are not embedded again.',
+        'Embed every live product (name, description, options) as ref product:<id>, as a job: answers the job at once (get_job follows its progress). Products whose text did not change are not embedded again.',
       input: Input({}),
-      output: IndexJob,
+      output: JobStarted,
+      startsJob: true,
       rest: { method: 'POST', path: '/embeddings/index-catalog', status: 202 },
-      handler: startIndex,
-    }),
-    get_index_job: action({
-      kind: 'read',
-      description: 'How far an index_catalog job is: status, progress {done, total}, and its result or error.',
-      input: Input({ id: Uuid('The job id index_catalog answered.') }),
-      output: IndexJob,
-      rest: { method: 'GET', path: '/embeddings/index-catalog/:id' },
-      handler: (ctx, input) => getIndexJob(ctx, input.id),
+      handler: (ctx) => {
+        embeddingsProvider(ctx.config as ProviderConfig); // unset: 400 now, before a job is queued
+        return ctx.startJob('index_catalog', {});
+      },
     }),
   },
 });

@@ -1,4 +1,4 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, type EventsOf } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import migration003 from './migrations/003_addresses_notes_refunds.sql' with { type: 'text' };
@@ -77,7 +77,7 @@ const orders = definePlugin({
         line_items: [{ product_id: (await make('products.create_product')).id, quantity: 2 }],
         payment_method: 'card',
       }),
-      emits: ['order.created'],
+      emits: ['order.created', 'order.paid'],
       errors: ['insufficient_stock', 'coupon_not_applicable'],
       handler: createOrder,
     }),
@@ -134,4 +134,6 @@ export default orders;
 // ctx.call('orders.list_orders', ...) in other plugins (customers' enrichment) answers these types.
 declare module '../../core/sdk' {
   interface CallableActions extends ActionsOf<'orders', typeof orders> {}
+  // Reactions (`on: { 'order.paid': ... }`) get these payloads typed.
+  interface DeclaredEvents extends EventsOf<typeof orders> {}
 }

@@ -81,6 +81,12 @@ export const OrderCreate = Input({
     }),
   ),
   payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'e.g. card' })),
+  // Additive (SPEC 9.5): an order whose payment was taken elsewhere (a till, a marketplace) is placed paid.
+  status: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('paid')], {
+      description: "'pending' (default), or 'paid' when the payment was already taken.",
+    }),
+  ),
   line_items: Type.Array(
     Input({
       product_id: Uuid('An active product of this store'),

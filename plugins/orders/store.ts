@@ -213,7 +213,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
          shipping_address, billing_address, customer_note, merchant_note, metadata, attribution,
          subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines)
-       VALUES (gen_random_uuid(), $1, $2, 'pending', $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
+       VALUES (gen_random_uuid(), $1, $2, $20, $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
          $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb) RETURNING *`,
       [
         ctx.store.id,
@@ -235,6 +235,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         priced.pricesIncludeTax,
         JSON.stringify(priced.discounts),
         JSON.stringify(priced.taxLines),
+        input.status ?? 'pending',
       ],
     );
     await redeemCodes(tx, ctx.store.id, priced.discounts, { id: order.id, customerId, now });
@@ -269,6 +270,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     }
     const created = (await withItems(tx, [order]))[0];
     ctx.emit('order.created', created);
+    if (PAID.includes(created.status)) ctx.emit('order.paid', created);
     return created;
   });
 }
@@ -284,12 +286,20 @@ async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
 }
 
 /** Status transitions that have their own event besides order.updated (SPEC 6.1). */
-const STATUS_EVENTS: Record<string, string> = { paid: 'order.paid', fulfilled: 'order.fulfilled', cancelled: 'order.cancelled' };
+const STATUS_EVENTS: Record<string, string> = { fulfilled: 'order.fulfilled', cancelled: 'order.cancelled' };
 
-/** order.updated when the status, payment or details changed, plus order.paid/fulfilled/cancelled on entering those. */
+/** The statuses of an order whose payment was taken: entering one from another is "became paid". */
+const PAID = ['paid', 'fulfilled', 'completed'];
+
+/**
+ * order.updated when the status, payment or details changed, plus order.fulfilled/cancelled on
+ * entering those, and order.paid whenever the order becomes paid, however it got there (pending
+ * straight to fulfilled or completed is paid too: reactions such as loyalty points count on it).
+ */
 function emitChanges(ctx: Ctx, before: Row, after: Static<typeof Order>, detailsChanged: boolean) {
   if (after.status === before.status && after.payment_method === before.payment_method && !detailsChanged) return;
   ctx.emit('order.updated', after);
+  if (PAID.includes(after.status) && !PAID.includes(before.status)) ctx.emit('order.paid', after);
   if (after.status !== before.status && STATUS_EVENTS[after.status]) ctx.emit(STATUS_EVENTS[after.status], after);
 }
 

@@ -1,4 +1,5 @@
-import { definePlugin } from '../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { definePlugin, job } from '../../core/sdk';
 import migration001 from './migrations/001_users.sql' with { type: 'text' };
 import migration002 from './migrations/002_device.sql' with { type: 'text' };
 import migration003 from './migrations/003_client_metadata.sql' with { type: 'text' };
@@ -49,16 +50,18 @@ export default definePlugin({
   authenticators: (deps) => [userAuthenticator(deps)],
   // The endpoints serverMetadata (metadata.ts) announces, for the API description's OAuth flow.
   oauth: { authorizationPath: '/auth/authorize', tokenPath: '/v1/auth/token' },
-  jobs: [
-    {
-      name: 'prune',
+  jobs: {
+    prune: job({
+      description: 'Deletes expired sign-in and OAuth rows, and clients nobody used.',
+      input: Type.Object({}),
       cron: '17 3 * * *',
-      run: async ({ db, clock, log }) => {
-        const deleted = await pruneExpired(db, clock.now());
-        log.info('expired sign-in and OAuth rows deleted', deleted);
+      handler: async (ctx) => {
+        const deleted = await pruneExpired(ctx.db, ctx.clock.now());
+        ctx.log.info('expired sign-in and OAuth rows deleted', deleted);
+        return deleted;
       },
-    },
-  ],
+    }),
+  },
   actions: {
     ...memberActions,
     ...loginActions,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { setup } from '../../test/kit/setup';
-import users from './index';
+import { runCron } from '../../test/kit/jobs';
 import { authorize, discover, exchange, register } from '../../test/kit/oauth';
 import { addUser, browser, uniqueIp } from '../../test/kit/users';
 
@@ -18,8 +18,7 @@ describe('users.prune', () => {
     const count = async (sql: string, params: unknown[]) => Number((await h.db.query(`SELECT count(*) AS n FROM ${sql}`, params))[0].n);
     const ofGrant = (table: string) => count(`${table} t JOIN oauth_grants g ON g.id = t.grant_id WHERE g.client_id = $1`, [used.client_id]);
     const sessions = () => count('user_sessions WHERE user_id = $1', [owner.id]);
-    const job = users.jobs!.find((j) => j.name === 'prune')!;
-    const run = () => job.run({ db: h.db, clock: h.clock, registry: h.registry, log: h.svc.log, config: {} } as any);
+    const run = () => runCron(h, 'users.prune');
 
     await run(); // nothing has expired yet: the refresh token and the session live on
     expect(await ofGrant('oauth_refresh_tokens')).toBe(1);

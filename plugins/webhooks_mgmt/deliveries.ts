@@ -1,7 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isoOrNull, listPage, type Ctx, type Db, type Row } from '../../core/sdk';
-import { enqueue } from '../../core/sdk';
-import { bodyForVersion, deliveryJob, TEST_EVENT, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
+import { bodyForVersion, deliveryJob, enqueue, TEST_EVENT, WEBHOOK_QUEUE, writeEvents } from '../../core/platform';
 import { endpointRow, toEndpoint } from './store';
 import type { Delivery, DeliveryQuery } from './schemas';
 

@@ -26,6 +26,11 @@ const EXCEPTIONS: Record<string, string> = {
   'custom_tools.create_tool': 'execution_config.code must compile as JavaScript: a parser, not a schema, can say so',
   'custom_tools.create_custom_tool': 'handler.code must compile as JavaScript: a parser, not a schema, can say so',
   'users.create_user': 'password is needed only when the email has no account yet: the server state decides',
+  'wholesale.create_bulk_order': 'customer_id must name a customer of this store and each sku one of its products (references, not shapes)',
+  'tax.create_rate':
+    "percentage has at most 4 decimal places: JSON Schema's multipleOf 0.0001 is inexact in binary floating point, so validators would refuse valid rates",
+  'coupons.create_coupon':
+    'exactly one of percent_off and amount_off (a oneOf of required sets the generator does not build yet; the descriptions say it)',
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -64,7 +64,7 @@ describe('decisions racing, and the run job', () => {
     w.h.clock.advance(MIN);
     const justBefore = { now: () => new Date(w.h.clock.now().getTime() - 1) };
     const human = (id: string) => humanApprove(w, justBefore, id);
-    const job = (id: string) => w.worker.run([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]);
+    const job = (id: string) => w.worker.run!([{ execution_id: id, store_id: w.h.store.id, kind: 'timeout' }]);
     const answers: string[] = [];
     for (let i = 0; i < ids.length; i += 3)
       answers.push(

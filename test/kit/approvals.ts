@@ -142,7 +142,7 @@ ${text}`);
   /** Runs every job of this kind queued for the execution, as the worker would (the worker's batch is the jobs' data). */
   async function runJobs(id: string, kind: ApprovalJob['kind']) {
     const found = await jobs(id, kind);
-    await worker.run(found.map((j) => j.data));
+    await worker.run!(found.map((j) => j.data));
     return found.length;
   }
   const productCount = async () =>

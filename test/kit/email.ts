@@ -6,7 +6,7 @@
 import DNS from 'dns2';
 import { SMTPServer } from 'smtp-server';
 import type { Harness } from './setup';
-import { createLogger } from '../../core/log';
+import { runJob } from './jobs';
 
 export interface Captured {
   from: string;
@@ -94,14 +94,14 @@ export async function startResolver(records: Records, zone: string, zonePort: nu
 export async function runJobs(h: Harness, opts: { early?: boolean } = {}) {
   const rows = await h.db.query<{ data: unknown }>(
     `DELETE FROM pgboss.job WHERE name = 'email.deliver' AND state = 'created' ${opts.early ? '' : 'AND start_after <= now()'}
-       AND (data->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
+       AND (data->'input'->>'message_id')::uuid IN (SELECT id FROM email_messages WHERE store_id = $1) RETURNING data`,
     [h.store.id],
   );
   if (!rows.length) return 0;
-  const job = h.registry.plugins.find((p) => p.name === 'email')!.jobs!.find((j) => j.name === 'deliver')!;
-  await job.run(
-    { db: h.db, clock: h.clock, registry: h.registry, log: createLogger(), config: h.registry.configOf('email') },
-    rows.map((r) => r.data),
+  await runJob(
+    h,
+    'email.deliver',
+    rows.map((r) => ({ data: r.data })),
   );
   return rows.length;
 }

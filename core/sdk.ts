@@ -72,3 +72,35 @@ export { scrubPersonalData } from './personal-data';
 // Gated tool executions are announced on commit on this channel (`{store_id, id, status}`): a plugin
 // that must react within seconds (the email plugin mails approvers) listens with `db.listen`.
 export { EXECUTIONS_CHANNEL } from './tools/execution-stream';
+
+// Outside providers, one interface per kind (chat models, embeddings, web search), chosen by the
+// operator's settings (spread `providerSettings` into a plugin's config); every call metered per
+// store and refused at the store's spend cap (core/providers/README.md).
+export {
+  chatModel,
+  embeddingsProvider,
+  metered,
+  checkSpendCap,
+  providerSettings,
+  recordUsage,
+  searchProvider,
+  setSpendCap,
+  thisMonth,
+  usageReport,
+} from './providers';
+export type {
+  ChatMessage,
+  ChatProvider,
+  Completion,
+  EmbeddingsProvider,
+  Meter,
+  ModelEvent,
+  ProviderConfig,
+  SearchProvider,
+  SearchResult,
+  ToolCall,
+  ToolDef,
+  ToolResult,
+  Usage,
+  UsageCounts,
+} from './providers';

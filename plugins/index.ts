@@ -22,6 +22,10 @@ import store from './store';
 import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
+import usage from './usage';
+import llm from './llm';
+import embeddings from './embeddings';
+import web_search from './web_search';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -52,5 +56,9 @@ export const pluginList: PluginDef[] = [
   qr_codes,
   email,
   inbox,
+  llm,
+  embeddings,
+  web_search,
+  usage,
   admin,
 ];

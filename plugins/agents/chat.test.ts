@@ -129,7 +129,7 @@ for (const b of backends) {
       const { chat, fake } = await harness([{ status: 400, body: '{"error":{"message":"bad model"}}' }]);
       const ev = events((await chat('Hi')).body);
       expect(ev).toEqual([
-        { type: 'error', message: expect.stringContaining('HTTP 400') },
+        { type: 'error', code: 'provider_error', message: expect.stringContaining('HTTP 400') },
         { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
       ]);
       expect(ev[0].message).toContain('bad model');

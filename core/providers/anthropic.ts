@@ -1,10 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { parseArgs } from './args';
-import { MAX_RETRIES, providerError, providerFetch } from './wire';
-import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, type ModelRequest, type StopReason, type Usage } from './types';
+import { malformed, providerFetch, sdkFailure, type WireState } from './wire';
+import type { ChatMessage, ChatProvider, Completion, CompleteRequest, ModelEvent, ModelRequest, StopReason, Usage } from './types';
 
-const VENDOR = 'Anthropic';
+const VENDOR = 'anthropic';
 // The Messages API requires max_tokens; a generous reply budget for a shop assistant.
 const MAX_TOKENS = 4096;
 
@@ -41,27 +41,80 @@ const STOPS: Record<string, StopReason> = {
  */
 const sdkBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 
+export interface AnthropicSettings {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+/** A client of the official SDK whose fetch carries our retry and timeout policy (wire.ts), its own retries off. */
+async function clientFor(s: AnthropicSettings, state: WireState, stream: boolean) {
+  // Loaded at the first call, not when svc starts: a large module most commands never use.
+  const { default: AnthropicSdk } = await import('@anthropic-ai/sdk');
+  // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
+  const client = new AnthropicSdk({
+    baseURL: sdkBase(s.baseUrl),
+    apiKey: s.apiKey,
+    authToken: null,
+    maxRetries: 0,
+    timeout: 24 * 3600_000,
+    logLevel: 'off',
+    fetch: providerFetch({ provider: VENDOR, timeoutMs: s.timeoutMs, stream }, state),
+  });
+  return { AnthropicSdk, client };
+}
+
+/** The forced tool a structured answer is asked through: the model must call it, its input is the object. */
+const ANSWER_TOOL = 'answer';
+
+async function complete(s: AnthropicSettings, req: CompleteRequest): Promise<Completion> {
+  const state: WireState = { timedOut: false };
+  const { AnthropicSdk, client } = await clientFor(s, state, false);
+  let res: any;
+  try {
+    res = await client.messages.create(
+      {
+        model: req.model,
+        max_tokens: req.maxTokens ?? MAX_TOKENS,
+        ...(req.system ? { system: req.system } : {}),
+        messages: [{ role: 'user', content: req.prompt }],
+        ...(req.schema
+          ? {
+              tools: [{ name: ANSWER_TOOL, description: 'Give the answer as this object.', input_schema: req.schema as Anthropic.Tool.InputSchema }],
+              tool_choice: { type: 'tool' as const, name: ANSWER_TOOL },
+            }
+          : {}),
+      },
+      { signal: req.signal },
+    );
+  } catch (err) {
+    throw sdkFailure(VENDOR, AnthropicSdk, err, state, s.timeoutMs);
+  }
+  if (!Array.isArray(res?.content)) throw malformed(VENDOR, 'no content blocks in the answer');
+  const usage = { input_tokens: res.usage?.input_tokens ?? 0, output_tokens: res.usage?.output_tokens ?? 0 };
+  const text = res.content
+    .filter((b: any) => b?.type === 'text' && typeof b.text === 'string')
+    .map((b: any) => b.text)
+    .join('');
+  const truncated = res.stop_reason === 'max_tokens';
+  if (!req.schema) return { text, usage, truncated };
+  const tool = res.content.find((b: any) => b?.type === 'tool_use' && b.name === ANSWER_TOOL);
+  return { text: tool ? JSON.stringify(tool.input) : text, json: tool?.input, usage, truncated };
+}
+
 /**
  * The Anthropic Messages wire format, streamed through the official SDK (its retries, 529
  * included, and its SSE parsing): content blocks open (text or tool_use), receive deltas
  * (text_delta, input_json_delta) and close; a tool call is complete at its block's stop. Input
  * tokens come in message_start, output tokens (a running total) in message_delta.
  */
-export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvider {
+export function anthropicProvider(s: AnthropicSettings): ChatProvider {
   return {
-    name: 'anthropic',
+    name: VENDOR,
+    complete: (req) => complete(s, req),
     async *stream(req: ModelRequest): AsyncIterable<ModelEvent> {
-      // Loaded at the first chat, not when svc starts: a large module most commands never use.
-      const { default: AnthropicSdk } = await import('@anthropic-ai/sdk');
-      // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from this process's environment.
-      const client = new AnthropicSdk({
-        baseURL: sdkBase(baseUrl),
-        apiKey,
-        authToken: null,
-        maxRetries: MAX_RETRIES,
-        logLevel: 'off',
-        fetch: providerFetch(),
-      });
+      const state: WireState = { timedOut: false };
+      const { AnthropicSdk, client } = await clientFor(s, state, true);
       const blocks = new Map<number, { id: string; name: string; json: string }>();
       const usage: Usage = { input_tokens: 0, output_tokens: 0 };
       let stop: string | null | undefined;
@@ -123,9 +176,9 @@ export function anthropicProvider(baseUrl: string, apiKey: string): ModelProvide
           if (stopped) break;
         }
       } catch (err) {
-        throw providerError(VENDOR, AnthropicSdk, err);
+        throw sdkFailure(VENDOR, AnthropicSdk, err, state, s.timeoutMs);
       }
-      if (!stopped) throw new ProviderError(`${VENDOR} stream ended before message_stop`);
+      if (!stopped) throw malformed(VENDOR, 'the stream ended before message_stop');
       // A tool_use block still open at the stop was cut off: reported as the truncation it is.
       yield { type: 'finish', stop: blocks.size ? 'max_tokens' : (STOPS[stop ?? ''] ?? 'end'), usage };
     },

@@ -47,11 +47,52 @@ export interface ModelRequest {
   signal: AbortSignal;
 }
 
-/** One interface over every provider; a failure (HTTP error, broken stream) is thrown as ProviderError. */
-export interface ModelProvider {
+/** One answer of a chat model, asked for whole (the llm tool): text, or the object a JSON Schema asked for. */
+export interface CompleteRequest {
+  model: string;
+  system?: string;
+  prompt: string;
+  maxTokens?: number;
+  /** Structured output: the answer is an object of this JSON Schema (response_format or a forced tool). */
+  schema?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+export interface Completion {
+  text: string;
+  /** With a schema: the parsed object (not yet checked against it), or undefined when the answer was not JSON. */
+  json?: unknown;
+  usage: Usage;
+  /** The token limit cut the answer off. */
+  truncated: boolean;
+}
+
+/**
+ * A chat model (the `llm` kind): streamed turns with tools for agents, one whole answer for the
+ * llm tool. A failure is thrown as an SvcError (provider_error, rate_limit_exceeded); a caller's
+ * abort passes through as it is.
+ */
+export interface ChatProvider {
   /** `openai` or `anthropic`: the wire format, recorded with each call's usage. */
   name: string;
   stream(req: ModelRequest): AsyncIterable<ModelEvent>;
+  complete(req: CompleteRequest): Promise<Completion>;
+}
+/** The agents' name for it. */
+export type ModelProvider = ChatProvider;
+
+/** Text embeddings (the `embeddings` kind): one vector per input, in order. */
+export interface EmbeddingsProvider {
+  name: string;
+  embed(model: string, texts: string[], signal?: AbortSignal): Promise<{ vectors: number[][]; usage: Usage }>;
 }
 
-export class ProviderError extends Error {}
+export interface SearchResult {
+  title: string;
+  url: string;
+  snippet: string;
+}
+/** Web search (the `web_search` kind): results in the provider's order. */
+export interface SearchProvider {
+  name: string;
+  search(query: string, limit: number, signal?: AbortSignal): Promise<SearchResult[]>;
+}

@@ -22,6 +22,8 @@ import store from './store';
 import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
+import fulfillment from './fulfillment';
+import loyalty from './loyalty';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -40,6 +42,8 @@ export const pluginList: PluginDef[] = [
   coupons,
   tax,
   wholesale,
+  fulfillment,
+  loyalty,
   webhooks_mgmt,
   agents,
   custom_tools,

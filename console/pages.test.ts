@@ -101,6 +101,7 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'agents',
     'custom-tools',
     'products',
+    'reviews',
     'orders',
     'customers',
     'qr-codes',

@@ -26,6 +26,8 @@ import usage from './usage';
 import llm from './llm';
 import embeddings from './embeddings';
 import web_search from './web_search';
+import fulfillment from './fulfillment';
+import loyalty from './loyalty';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -44,6 +46,8 @@ export const pluginList: PluginDef[] = [
   coupons,
   tax,
   wholesale,
+  fulfillment,
+  loyalty,
   webhooks_mgmt,
   agents,
   custom_tools,

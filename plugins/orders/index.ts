@@ -48,7 +48,9 @@ const orders = definePlugin({
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
   // wholesale: a customer's group prices.
-  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale'],
+  // fulfillment: the fulfilments every order shows, the unit lock, and PATCH status fulfilled's shipment;
+  // fulfillment reaches orders back by ctx.call (its `calls`).
+  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'fulfillment'],
   actions: {
     list_orders: action({
       kind: 'read',
@@ -84,7 +86,7 @@ const orders = definePlugin({
     update_order: action({
       kind: 'write',
       description:
-        'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed), change its payment method, addresses, notes or metadata.',
+        'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed; fulfilled ships every unit left), change its payment method, addresses, notes or metadata.',
       input: OrderUpdate,
       output: Order,
       rest: { method: 'PATCH', path: '/orders/:id' },
@@ -109,7 +111,7 @@ const orders = definePlugin({
       input: RefundCreate,
       output: Refund,
       rest: { method: 'POST', path: '/orders/:id/refunds', status: 201 },
-      emits: ['refund.created', 'order.updated'],
+      emits: ['refund.created', 'order.updated', 'order.fulfilled'],
       errors: ['refund_exceeds_paid', 'refund_exceeds_quantity', 'order_not_refundable'],
       example: async ({ make }) => {
         // Only a paid order is refundable.

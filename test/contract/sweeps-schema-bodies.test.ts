@@ -31,6 +31,10 @@ const EXCEPTIONS: Record<string, string> = {
     "percentage has at most 4 decimal places: JSON Schema's multipleOf 0.0001 is inexact in binary floating point, so validators would refuse valid rates",
   'coupons.create_coupon':
     'exactly one of percent_off and amount_off (a oneOf of required sets the generator does not build yet; the descriptions say it)',
+  'fulfillment.create_fulfillment': 'order_id must name a paid order of this store (a reference and its state, not a shape)',
+  'loyalty.add_points': 'customer_id must name a customer of this store (a reference, not a shape)',
+  'loyalty.redeem': "customer_id and reward_id must name this store's customer and reward, and the balance must cover it: the server state",
+  'loyalty.create_reward': 'exactly one of percent_off and amount_off (as coupons.create_coupon)',
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -205,6 +205,11 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   /** REST only, never a tool for agents or MCP clients (decisions a human must make). */
   humanOnly?: boolean;
   /**
+   * Reached only by other plugins' `ctx.call` (no `rest`, never a tool): a step of another plugin's
+   * action that needs this plugin's tables (locations' delete asks inventory to vacate the location).
+   */
+  internal?: boolean;
+  /**
    * The action starts long work and answers its job (`return ctx.startJob('reindex', input)`, output
    * `JobStarted`, REST status 202). Its tool gains `get_job` and `cancel_job`, derived by the kit.
    */
@@ -425,6 +430,7 @@ export const actionFor =
 export const isTool = (plugin: PluginDef, a: ActionDef) =>
   plugin.tool !== false &&
   !a.humanOnly &&
+  !a.internal &&
   (a.rest?.response !== 'raw' || !!a.rest.asTool) &&
   (a.rest?.auth ?? 'api_key') !== 'admin' &&
   a.rest?.auth !== 'public';

@@ -160,7 +160,7 @@ export interface RestMapping {
    * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
    * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
    * stream outlives one): it writes in its own short transactions and records events with
-   * `recordEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
+   * `emitEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
    */
   response?: 'json' | 'raw';
   /**

@@ -164,7 +164,7 @@ export function checkScope(plugin: PluginDef, action: ActionDef, caller: Pick<Ca
 }
 
 const streamsRecordTheirOwn = (type: string) => {
-  throw new Error(`a streaming action records '${type}' with recordEvents in its own transaction`);
+  throw new Error(`a streaming action emits '${type}' with emitEvents in its own transaction`);
 };
 const NONE: ReadonlySet<string> = new Set();
 const readsDoNotEmit = (type: string) => {

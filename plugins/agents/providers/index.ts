@@ -16,8 +16,8 @@ export type ProviderEnv = Record<string, string | undefined>;
 
 const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com/v1';
 
-const missing = (setting: string, model: string) =>
-  errors.validation(`Model '${model}' needs the ${setting} setting, which this server does not have.`, 'model');
+// A missing setting is the operator's to fix, not the client's input: 400 provider_not_configured.
+const missing = (setting: string, model: string) => errors.notConfigured(setting, `model '${model}' needs it`);
 
 /**
  * The provider for `openai/<model>` or `anthropic/<model>` and the provider's own model name; a

@@ -56,9 +56,9 @@ export { errorFields, type Logger } from './log';
 export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
 
 // A write that is one statement with its job (a data-modifying CTE, plugins/email/accept.ts); events
-// recorded outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
+// emitted outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
 export { jobInsertStatement } from './jobs/send';
-export { recordEvents } from './events/outbox';
+export { emitEvents, type EventTypes } from './events/outbox';
 export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.

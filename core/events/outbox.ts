@@ -106,3 +106,22 @@ export async function recordEvents(
     { reactions },
   );
 }
+
+/** What emitEvents needs of the registry: the declared event types, and which plugins react to which. */
+export interface EventTypes {
+  events: ReadonlyMap<string, unknown>;
+  reactions: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * ctx.emit for a plugin's writes outside an action's transaction (a streaming action's own short
+ * transactions, a write-behind batch, a job batch across stores, mail arriving): writes `events` of
+ * `storeId` in `tx`, as ctx.emit would. Each type must be declared by a plugin (a typo throws, as
+ * ctx.emit's does); an event is stored when the store subscribes to its type or a plugin reacts
+ * to it, and the reactions are queued in `tx`. The registry is required, so no caller can leave
+ * the reactions out.
+ */
+export async function emitEvents(tx: Db, registry: EventTypes, storeId: string, events: PendingEvent[]): Promise<void> {
+  for (const e of events) if (!registry.events.has(e.type)) throw new Error(`emitEvents: no plugin declares the event type '${e.type}'`);
+  await recordEvents(tx, storeId, events, registry.reactions);
+}

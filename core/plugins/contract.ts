@@ -160,7 +160,7 @@ export interface RestMapping {
    * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
    * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
    * stream outlives one): it writes in its own short transactions and records events with
-   * `recordEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
+   * `emitEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
    */
   response?: 'json' | 'raw';
   /**
@@ -204,6 +204,17 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   atomic?: boolean;
   /** REST only, never a tool for agents or MCP clients (decisions a human must make). */
   humanOnly?: boolean;
+  /**
+   * The scopes a user's token needs for this action instead of the plugin's (a decision only some
+   * roles make: approving a held call takes `approvals:write`, which owner, admin and approver
+   * hold). So the token's operations list what the role may really do. API keys keep the plugin's.
+   */
+  userScopes?: string[];
+  /**
+   * Reached only by other plugins' `ctx.call` (no `rest`, never a tool): a step of another plugin's
+   * action that needs this plugin's tables (locations' delete asks inventory to vacate the location).
+   */
+  internal?: boolean;
   /**
    * The action starts long work and answers its job (`return ctx.startJob('reindex', input)`, output
    * `JobStarted`, REST status 202). Its tool gains `get_job` and `cancel_job`, derived by the kit.
@@ -425,6 +436,7 @@ export const actionFor =
 export const isTool = (plugin: PluginDef, a: ActionDef) =>
   plugin.tool !== false &&
   !a.humanOnly &&
+  !a.internal &&
   (a.rest?.response !== 'raw' || !!a.rest.asTool) &&
   (a.rest?.auth ?? 'api_key') !== 'admin' &&
   a.rest?.auth !== 'public';
@@ -433,6 +445,10 @@ export const isTool = (plugin: PluginDef, a: ActionDef) =>
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
   return kind === 'read' ? plugin.scopes.read : plugin.scopes.write;
 }
+
+/** The scopes that allow `action` to a principal of this kind: a user's token may be held to the action's userScopes. */
+export const scopesFor = (plugin: PluginDef, action: ActionDef, principal: Principal['kind']): string[] =>
+  (principal === 'user' && action.userScopes) || acceptedScopes(plugin, action.kind);
 
 /** Who a route lets in: the kinds of principal its declaration accepts. */
 export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';

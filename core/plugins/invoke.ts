@@ -6,7 +6,7 @@ import { explain } from './messages';
 import { conditionalFailure } from './conditional';
 import './formats';
 import {
-  acceptedScopes,
+  scopesFor,
   type ActionDef,
   type CallerCtx,
   type Ctx,
@@ -159,12 +159,12 @@ export function checkScope(plugin: PluginDef, action: ActionDef, caller: Pick<Ca
   const { kind, scopes } = caller.principal;
   if (kind === 'admin' || kind === 'public') return;
   if (caller.callingPlugin && runsAs(caller.registry.byName.get(caller.callingPlugin), plugin.name)) return;
-  const accepted = acceptedScopes(plugin, action.kind);
+  const accepted = scopesFor(plugin, action, kind);
   if (!hasScope(scopes, accepted)) throw errors.scope(accepted);
 }
 
 const streamsRecordTheirOwn = (type: string) => {
-  throw new Error(`a streaming action records '${type}' with recordEvents in its own transaction`);
+  throw new Error(`a streaming action emits '${type}' with emitEvents in its own transaction`);
 };
 const NONE: ReadonlySet<string> = new Set();
 const readsDoNotEmit = (type: string) => {

@@ -117,6 +117,7 @@ export function createRegistry(declared: PluginDef[], opts: { env?: Record<strin
       check(flat.length <= MAX_TOOL_NAME, `${p.name}.${actionName}: the flat tool name '${flat}' is over ${MAX_TOOL_NAME} characters`);
       check(!byFlatName.has(flat), `${p.name}.${actionName}: the flat tool name '${flat}' is taken by another plugin's action`);
       byFlatName.set(flat, { plugin: p, actionName, action: a });
+      check(!a.internal || !a.rest, `${p.name}.${actionName}: an internal action (ctx.call only) has no rest route`);
       if (a.rest?.asTool) {
         check(a.rest.response === 'raw', `${p.name}.${actionName}: asTool is for raw answers (rest.response: 'raw')`);
         // A link runs the action again on every fetch: only a read may be repeated that way.

@@ -154,5 +154,6 @@ test('chat with an agent whose provider is no longer configured is a 400 naming 
   // The server restarts without the provider setting.
   const r = await h.elsewhere({}).call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
   expect(r.status).toBe(400);
+  expect(r.body.error.code).toBe('provider_not_configured');
   expect(r.body.error.message).toContain('OPENAI_BASE_URL');
 });

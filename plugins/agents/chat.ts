@@ -1,7 +1,7 @@
 import { checkSpendCap, chatModel, errorFields, errors, fail, recordUsage as recordProviderUsage, SvcError } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, Row } from '../../core/sdk';
-import { recordEvents } from '../../core/sdk';
+import { emitEvents } from '../../core/sdk';
 import { CUSTOM_TOOLSET, publicToolsNamed, usableCustomTools, type ToolCaller, type ToolOptions } from '../../core/platform';
 import type { ChatMessage, Meter, ToolCall, ToolResult, Usage } from '../../core/sdk';
 import { agentTools, runTool, type ToolResultEvent, type ToolRun } from './chat-tools';
@@ -54,7 +54,7 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
     );
     await tx.query('UPDATE agent_conversations SET updated_at = $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, conversationId, at]);
     const data = { ...toMessage({ id, message, created_at: at.toISOString() }), agent_id: agentId, conversation_id: conversationId };
-    await recordEvents(tx, ctx.store.id, [{ type: 'agent.message', data, at }], ctx.registry.reactions);
+    await emitEvents(tx, ctx.registry, ctx.store.id, [{ type: 'agent.message', data, at }]);
   });
 }
 

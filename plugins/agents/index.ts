@@ -119,6 +119,7 @@ export default definePlugin({
       input: AgentCreate,
       output: Agent,
       rest: { method: 'POST', path: '/agents', status: 201 },
+      errors: ['provider_not_configured'],
       example: { name: 'Shop helper', model: 'openai/gpt-test', system_prompt: 'Answer briefly.', tools: ['products'], channels: ['api'] },
       handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
     }),
@@ -129,6 +130,7 @@ export default definePlugin({
       input: AgentUpdate,
       output: Agent,
       rest: { method: 'PATCH', path: '/agents/:id' },
+      errors: ['provider_not_configured'],
       handler: (ctx, input) => updateAgent(deps(ctx), ctx, input),
     }),
     delete_agent: action({
@@ -146,7 +148,7 @@ export default definePlugin({
       input: ChatInput,
       output: ChatEvent,
       rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream', jsonOutput: ChatReply },
-      errors: ['agent_paused'],
+      errors: ['agent_paused', 'provider_not_configured'],
       // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
       example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
       emits: ['agent.message'],

@@ -38,7 +38,11 @@ async function heldCall({ make, ctx }: ExampleKit) {
  * an agent or an MCP client is recorded by core/tools; approving or rejecting a gated call is a
  * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
  */
-/** A person decides only with a role that may approve (SPEC 3.1): owner, admin or approver. */
+/**
+ * A person decides only with a role that may approve (SPEC 3.1): owner, admin or approver. The
+ * actions' userScopes already refuse any other role's token (insufficient_scope); this stays as
+ * the rule itself, in words, should a token ever carry the scope without the role.
+ */
 function decider(ctx: Ctx): string {
   const p = ctx.principal;
   if (p.kind === 'user' && !['owner', 'admin', 'approver'].includes(p.role))
@@ -88,6 +92,9 @@ export default definePlugin({
     approve_execution: action({
       kind: 'write',
       humanOnly: true,
+      // A user decides with approvals:write, which only owner, admin and approver hold, so a staff
+      // member's console is not offered the button; API keys keep the plugin's write scopes.
+      userScopes: ['approvals:write'],
       description: 'Approve a call waiting for approval: the tool runs now and the waiting agent gets its result. A second decision is a 409.',
       input: ApproveInput,
       output: Execution,
@@ -99,6 +106,7 @@ export default definePlugin({
     reject_execution: action({
       kind: 'write',
       humanOnly: true,
+      userScopes: ['approvals:write'],
       description: 'Reject a call waiting for approval: it never runs and the waiting agent gets the reason. A second decision is a 409.',
       input: RejectInput,
       output: Execution,

@@ -73,10 +73,10 @@ async function withStoreSubscriptions(
   events: { type: string }[],
   reactions: ReadonlyMap<string, readonly string[]>,
 ): Promise<ReadonlyMap<string, readonly string[]>> {
-  const subs = await tx.query<{ type: string; plugin: string }>('SELECT type, plugin FROM event_subscriptions WHERE store_id = $1 AND type = ANY($2::text[])', [
-    storeId,
-    [...new Set(events.map((e) => e.type))],
-  ]);
+  const subs = await tx.query<{ type: string; plugin: string }>(
+    'SELECT type, plugin FROM event_subscriptions WHERE store_id = $1 AND type = ANY($2::text[])',
+    [storeId, [...new Set(events.map((e) => e.type))]],
+  );
   if (!subs.length) return reactions;
   const all = new Map<string, readonly string[]>(reactions);
   for (const s of subs) all.set(s.type, [...new Set([...(all.get(s.type) ?? []), s.plugin])]);

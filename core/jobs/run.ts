@@ -148,10 +148,10 @@ async function react(p: PluginDef, deps: CallerDeps, held: HeldJob): Promise<Job
         [event_id, p.name, store_id, clock.now()],
       );
       if (!fresh.length) return 'already applied';
-      const [row] = await tx.query<{ type: string; body: string; cause: object | null }>('SELECT type, body, cause FROM events WHERE id = $1 AND store_id = $2', [
-        event_id,
-        store_id,
-      ]);
+      const [row] = await tx.query<{ type: string; body: string; cause: object | null }>(
+        'SELECT type, body, cause FROM events WHERE id = $1 AND store_id = $2',
+        [event_id, store_id],
+      );
       if (!row) throw new Error(`event ${event_id} is gone`);
       type = row.type;
       const store = await stores(tx, store_id);

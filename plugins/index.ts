@@ -23,6 +23,7 @@ import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
 import workflows from './workflows';
+import voice from './voice';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -54,5 +55,6 @@ export const pluginList: PluginDef[] = [
   email,
   inbox,
   workflows,
+  voice,
   admin,
 ];

@@ -54,6 +54,8 @@ describe.skipIf(backend !== 'postgres')('worker processes killed mid-run (Postgr
         if (r.length === 1 && r[0]!.status !== 'running' && r[0]!.status !== 'queued') break;
         if (r.some((x) => x.status === 'failed')) break;
       }
+      const failed = await h.db.query(`SELECT failed_step, error FROM workflow_runs WHERE store_id = $1 AND status = 'failed' LIMIT 3`, [h.store.id]);
+      expect(failed).toEqual([]);
       expect(await runs()).toEqual([{ status: 'succeeded', n: RUNS }]);
       expect(await made()).toBe(total);
       // Each step's call is recorded once, under its run/step/attempt id.

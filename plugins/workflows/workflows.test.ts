@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { product, setup } from '../../test/kit/setup';
 import { runCron } from '../../test/kit/jobs';
-import { drain, runApprovals } from './kit';
+import { drain, runApprovals } from '../../test/kit/workflows';
 
 const tool = (id: string, toolName: string, action: string, input: object, more: object = {}) => ({
   id,

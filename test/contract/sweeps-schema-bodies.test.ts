@@ -31,6 +31,9 @@ const EXCEPTIONS: Record<string, string> = {
     "percentage has at most 4 decimal places: JSON Schema's multipleOf 0.0001 is inexact in binary floating point, so validators would refuse valid rates",
   'coupons.create_coupon':
     'exactly one of percent_off and amount_off (a oneOf of required sets the generator does not build yet; the descriptions say it)',
+  'workflows.create_workflow':
+    "a cron trigger must parse as a five-field schedule and a tool step must name a registered tool's action: a parser and the registry, not a schema",
+  'workflows.trigger_workflow': 'workflow_id must name a workflow of this store (a reference, not a shape)',
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -1,6 +1,6 @@
 /** Test helpers of the workflows tests: run the plugin's queued jobs as a worker would. Not a test file. */
-import { runJob } from '../../test/kit/jobs';
-import type { Harness } from '../../test/kit/setup';
+import { runJob } from './jobs';
+import type { Harness } from './setup';
 import { approvalTimeoutJob } from '../../workers/approvals';
 import { APPROVAL_QUEUE } from '../../core/tools/executions';
 

@@ -24,6 +24,7 @@ import tax from './tax';
 import wholesale from './wholesale';
 import workflows from './workflows';
 import voice from './voice';
+import phone from './phone';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -56,5 +57,6 @@ export const pluginList: PluginDef[] = [
   inbox,
   workflows,
   voice,
+  phone,
   admin,
 ];

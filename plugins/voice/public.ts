@@ -53,3 +53,6 @@ export async function twilioPost(t: Twilio, path: string, form: Record<string, s
 }
 
 export const basic = (t: Twilio) => `Basic ${Buffer.from(`${t.account_sid}:${t.auth_token}`).toString('base64')}`;
+
+/** The account's settings for another plugin (phone): voice's own configuration, read through its file. */
+export const accountTwilio = (ctx: Ctx) => twilioOf(ctx, ctx.registry.configOf('voice') as Static<typeof TwilioConfig>);

@@ -23,6 +23,10 @@ describe.skipIf(backend !== 'postgres')('worker processes killed mid-run (Postgr
       // A unique SKU per run and step: a step run twice would be refused (409), failing its run.
       input: product({ name: 'K {{trigger.n}}', sku: `K-{{trigger.n}}-${i}` }),
     }));
+    // The store's first product makes its default location; first products made concurrently hit
+    // products' retry of that race, which on PostgreSQL runs inside an aborted transaction when the
+    // call is a tool's (its audit record shares the transaction): a products issue, reported, not this test's.
+    expect((await h.call('POST', '/products', product({ sku: 'FIRST' }))).status).toBe(201);
     const wf = (await h.call('POST', '/workflows', { name: 'Kill', trigger: { type: 'manual' }, steps })).body;
     for (let n = 0; n < RUNS; n++) expect((await h.call('POST', '/workflow-runs', { workflow_id: wf.id, input: { n } })).status).toBe(201);
 

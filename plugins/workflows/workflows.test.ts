@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { product, setup } from '../../test/kit/setup';
 import { runCron } from '../../test/kit/jobs';
 import { drain, runApprovals } from '../../test/kit/workflows';
+import { mcpClient } from '../../test/kit/mcp';
 
 const tool = (id: string, toolName: string, action: string, input: object, more: object = {}) => ({
   id,
@@ -237,4 +238,35 @@ test('a cron workflow runs once in its minute, read in the store timezone', asyn
   expect(runs).toHaveLength(1);
   expect(runs[0].trigger).toEqual({ type: 'cron', data: { scheduled_at: '2026-03-02T14:30:00.000Z' } });
   expect((await h.call('GET', `/workflows/${notNow.id}/runs`)).body.data).toHaveLength(0);
+});
+
+test('each workflows tool is one MCP call', async () => {
+  const h = await setup();
+  const { client } = await mcpClient(h);
+  const call = async (name: string, args: object) => {
+    const out: any = await client.callTool({ name, arguments: args as any });
+    expect(out.isError ?? false).toBe(false);
+    return out.structuredContent;
+  };
+  try {
+    const wf = await call('workflows', {
+      action: 'create_workflow',
+      name: 'Over MCP',
+      trigger: { type: 'manual' },
+      steps: [tool('l', 'products', 'list_products', {})],
+    });
+    expect((await call('workflows', { action: 'list_workflows' })).data.map((w: any) => w.id)).toEqual([wf.id]);
+    expect((await call('workflows_get_workflow', { id: wf.id })).name).toBe('Over MCP');
+    expect((await call('workflows_update_workflow', { id: wf.id, name: 'Renamed' })).name).toBe('Renamed');
+    const run = await call('workflows', { action: 'trigger_workflow', workflow_id: wf.id, input: { a: 1 } });
+    await drain(h);
+    expect(await call('workflows', { action: 'get_status', run_id: run.id })).toMatchObject({
+      status: 'succeeded',
+      steps: [{ status: 'succeeded' }],
+    });
+    expect((await call('workflows_list_runs', { id: wf.id })).data).toHaveLength(1);
+    expect(await call('workflows_delete_workflow', { id: wf.id })).toMatchObject({ deleted: true });
+  } finally {
+    await client.close();
+  }
 });

@@ -119,6 +119,14 @@ export async function runStep(ctx: Ctx, job: StepJob): Promise<void> {
   return toolStep(ctx, run, step, job, scope);
 }
 
+/** The workflow acts with the rights of the key that saved it: a key revoked or expired since acts no more (a user's rights are kept as they were). */
+async function keyStillValid(ctx: Ctx, run: Row) {
+  const keyId = run.definition.principal?.key_id;
+  if (!keyId) return true;
+  const [key] = await ctx.db.query('SELECT revoked_at, expires_at FROM api_keys WHERE id = $1 AND store_id = $2', [keyId, run.store_id]);
+  return !!key && key.revoked_at == null && (key.expires_at == null || new Date(key.expires_at) > ctx.clock.now());
+}
+
 async function toolStep(ctx: Ctx, run: Row, step: Static<typeof Step>, job: StepJob, scope: Scope) {
   const id = executionId(run.id, job.index, job.attempt);
   let outcome: ToolOutcome | { kind: 'waiting' } | undefined = await recordedOutcome(ctx.db, run.store_id, id);
@@ -130,6 +138,15 @@ async function toolStep(ctx: Ctx, run: Row, step: Static<typeof Step>, job: Step
       if (!(e instanceof TemplateError)) throw e;
       return failRun(ctx, run, job.index, step.id, { code: 'template_error', message: `Step '${step.id}': ${e.message}.` }, job.attempt);
     }
+    if (!(await keyStillValid(ctx, run)))
+      return failRun(
+        ctx,
+        run,
+        job.index,
+        step.id,
+        { code: 'invalid_api_key', message: 'The API key that saved this workflow was revoked or expired; save it again with a valid key.' },
+        job.attempt,
+      );
     await setStep(ctx.db, run, job.index, { status: 'running', attempts: job.attempt, execution_id: id }, 'running', ctx.clock.now());
     const [store] = await ctx.db.query<Store>('SELECT id, name, plan FROM stores WHERE id = $1', [run.store_id]);
     const args = step.action ? { action: step.action, ...input } : input;

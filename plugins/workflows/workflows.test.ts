@@ -70,6 +70,20 @@ test('a failing step is retried, then fails the run; a step the stored key may n
   expect(done).toMatchObject({ status: 'failed', failed_step: 'read' });
   expect(done.steps[0]).toMatchObject({ status: 'failed', attempts: 3, error: { code: 'resource_missing' } });
 
+  // A key revoked after it saved a workflow lends it no rights any more.
+  const lender = await h.newKey(['workflows', 'products']);
+  const wf3 = await h.call(
+    'POST',
+    '/workflows',
+    { name: 'Revoked', trigger: { type: 'manual' }, steps: [tool('l', 'products', 'list_products', {})] },
+    { 'x-api-key': lender },
+  );
+  const [saved] = await h.db.query(`SELECT principal->>'key_id' AS key_id FROM workflows WHERE id = $1`, [wf3.body.id]);
+  await h.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [saved.key_id]);
+  const run3 = (await h.call('POST', '/workflow-runs', { workflow_id: wf3.body.id })).body;
+  await drain(h);
+  expect((await h.call('GET', `/workflow-runs/${run3.id}`)).body).toMatchObject({ status: 'failed', error: { code: 'invalid_api_key' } });
+
   const narrow = { 'x-api-key': await h.newKey(['workflows']) };
   const wf2 = await h.call(
     'POST',

@@ -59,6 +59,10 @@ export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-
 // emitted outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
 export { jobInsertStatement } from './jobs/send';
 export { emitEvents, type EventTypes } from './events/outbox';
+// Run-time event subscriptions of one store (a workflow's trigger; the plugin's `on['*']` hears
+// them), and the cause stored with the events a piece of work writes (loop protection).
+export { setEventSubscriptions } from './events/subscriptions';
+export { withEventCause } from './events/cause';
 export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.

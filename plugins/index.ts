@@ -28,6 +28,9 @@ import embeddings from './embeddings';
 import web_search from './web_search';
 import fulfillment from './fulfillment';
 import loyalty from './loyalty';
+import workflows from './workflows';
+import voice from './voice';
+import phone from './phone';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -64,5 +67,8 @@ export const pluginList: PluginDef[] = [
   embeddings,
   web_search,
   usage,
+  workflows,
+  voice,
+  phone,
   admin,
 ];

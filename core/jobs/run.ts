@@ -49,7 +49,7 @@ export function pluginJobs(db: Db, clock: Clock, registry: Registry, opts: { shu
       return {
         queue,
         cron: spec.cron,
-        options: retrying(spec.retries),
+        options: { ...retrying(spec.retries), ...(spec.heartbeatSeconds ? { heartbeatSeconds: spec.heartbeatSeconds } : {}) },
         runEach: (jobs) => eachOf(jobs, (j) => runOne(p, name, spec, deps(p, name), j)),
       };
     }),
@@ -148,15 +148,17 @@ async function react(p: PluginDef, deps: CallerDeps, held: HeldJob): Promise<Job
         [event_id, p.name, store_id, clock.now()],
       );
       if (!fresh.length) return 'already applied';
-      const [row] = await tx.query<{ type: string; body: string }>('SELECT type, body FROM events WHERE id = $1 AND store_id = $2', [
-        event_id,
-        store_id,
-      ]);
+      const [row] = await tx.query<{ type: string; body: string; cause: object | null }>(
+        'SELECT type, body, cause FROM events WHERE id = $1 AND store_id = $2',
+        [event_id, store_id],
+      );
       if (!row) throw new Error(`event ${event_id} is gone`);
       type = row.type;
       const store = await stores(tx, store_id);
       const { ctx, events, queue } = jobContext(p, deps, store, tx, { jobId: job_id, progress: async () => {} });
-      await p.on![row.type]!(ctx, JSON.parse(row.body));
+      // A declared reaction to the type, else the plugin's run-time subscriptions' `*` (event_subscriptions).
+      const reaction = p.on![row.type] ?? p.on!['*']!;
+      await reaction(ctx, { ...JSON.parse(row.body), ...(row.cause ? { cause: row.cause } : {}) });
       await writeJobEvents(tx, deps.registry, store_id, events.pending);
       return queue;
     });

@@ -363,6 +363,11 @@ export interface JobSpec<I extends TSchema = TSchema> {
   /** Attempts after the first before it is failed (default 5), 5 s doubling up to 10 minutes apart. */
   retries?: number;
   /**
+   * pg-boss's heartbeat: a job whose worker died (kill -9) is handed back once this many seconds
+   * pass without a beat, instead of after pg-boss's 15-minute expiry. For short jobs that must resume.
+   */
+  heartbeatSeconds?: number;
+  /**
    * One input. Runs outside a transaction (long work, outside calls): ctx.db is the database, and
    * what must commit together goes in `ctx.db.transaction`. A throw retries it.
    */
@@ -411,6 +416,8 @@ export interface ReactionEvent<D = any> {
   type: string;
   created_at: string;
   data: D;
+  /** What caused it, when the writer said so (`withEventCause`): a workflow run's chain depth. */
+  cause?: Record<string, unknown>;
 }
 
 export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>) => Promise<void>;

@@ -138,6 +138,8 @@ export function createRegistry(declared: PluginDef[], opts: { env?: Record<strin
       check(!!j.handler !== !!j.batch, `${p.name}.${name}: a job has a handler or a batch handler, one of them`);
     }
     for (const [type, reaction] of Object.entries(p.on ?? {})) {
+      // `*`: the plugin's run-time subscriptions (event_subscriptions), never stored for every store.
+      if (type === '*') continue;
       check(events.has(type) && !(type in CORE_EVENTS), `${p.name} reacts to '${type}', which no plugin declares in its events`);
       if (reaction) reactions.set(type, [...(reactions.get(type) ?? []), p.name]);
     }

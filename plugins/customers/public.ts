@@ -29,3 +29,13 @@ export async function customerTags(db: Db, storeId: string, id: string): Promise
   const [row] = await db.query<{ tags: string[] }>('SELECT tags FROM customers WHERE store_id = $1 AND id = $2 AND erased_at IS NULL', [storeId, id]);
   return row?.tags ?? [];
 }
+
+/** This store's customer with this phone number (digits compared, so `+1 555-123` matches `+1555123`), or undefined: phone's SMS conversations. */
+export async function customerIdByPhone(db: Db, storeId: string, phone: string): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>(
+    `SELECT id FROM customers WHERE store_id = $1 AND regexp_replace(phone, '[^0-9]', '', 'g') = regexp_replace($2, '[^0-9]', '', 'g')
+       AND erased_at IS NULL ORDER BY created_at LIMIT 1`,
+    [storeId, phone],
+  );
+  return row?.id;
+}

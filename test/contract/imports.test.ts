@@ -41,7 +41,7 @@ function importsOf(file: string): string[] {
 }
 
 /** The plugins the platform is built of: they alone may import core/platform.ts. */
-const PLATFORM_PLUGINS = ['admin', 'agents', 'api_keys', 'custom_tools', 'tool_executions', 'users', 'webhooks_mgmt'];
+const PLATFORM_PLUGINS = ['admin', 'agents', 'api_keys', 'custom_tools', 'tool_executions', 'users', 'webhooks_mgmt', 'workflows'];
 
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
 const WORKER_MAY = [

@@ -35,6 +35,9 @@ const EXCEPTIONS: Record<string, string> = {
   'loyalty.add_points': 'customer_id must name a customer of this store (a reference, not a shape)',
   'loyalty.redeem': "customer_id and reward_id must name this store's customer and reward, and the balance must cover it: the server state",
   'loyalty.create_reward': 'exactly one of percent_off and amount_off (as coupons.create_coupon)',
+  'workflows.create_workflow':
+    "a cron trigger must parse as a five-field schedule and a tool step must name a registered tool's action: a parser and the registry, not a schema",
+  'workflows.trigger_workflow': 'workflow_id must name a workflow of this store (a reference, not a shape)',
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

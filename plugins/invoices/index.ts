@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, noExample, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_invoices.sql' with { type: 'text' };
 import { Invoice, InvoiceCreate, InvoiceId, InvoiceList, InvoiceQuery, InvoiceSend } from './schemas';
 import { pdfResponse, sendInvoice } from './send';
@@ -70,7 +70,7 @@ const invoices = definePlugin({
       rest: { method: 'POST', path: '/invoices/:id/send' },
       emits: ['invoice.sent'],
       errors: ['provider_not_configured'],
-      example: { to: 'billing@example.com' },
+      example: noExample('needs SMTP_URL, a relay (plugins/invoices/invoices.test.ts sends through a local one)'),
       handler: (ctx, { id, to }) => sendInvoice(ctx, id, to),
     }),
     get_invoice_pdf: action({

@@ -54,29 +54,40 @@ export const Invoice = Type.Object({
   updated_at: Timestamp(),
 });
 
-export const InvoiceCreate = Input({
-  order_id: Type.Optional(Uuid('Invoice this order (one invoice per order): its lines, discounts, tax and customer.')),
-  customer_id: Type.Optional(Uuid('Without order_id: the customer billed (required with lines).')),
-  lines: Type.Optional(
-    Type.Array(
-      Input({
-        description: Type.String({ minLength: 1, maxLength: 200 }),
-        quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
-        unit_price: Type.Number({ minimum: 0, maximum: 1e9, description: 'In `currency`.' }),
-      }),
-      { minItems: 1, maxItems: 500, description: 'Without order_id: what is billed (no tax is added to free lines).' },
+// Either an order, or free lines for a customer: stated in the schema (if/then), as email's send is.
+const CREATE_RULES = [
+  {
+    if: { not: { required: ['order_id'] } },
+    then: { required: ['lines', 'customer_id'], errorMessage: 'give order_id, or lines with customer_id' },
+  },
+];
+
+export const InvoiceCreate = Type.Object(
+  {
+    order_id: Type.Optional(Uuid('Invoice this order (one invoice per order): its lines, discounts, tax and customer.')),
+    customer_id: Type.Optional(Uuid('Without order_id: the customer billed (required with lines).')),
+    lines: Type.Optional(
+      Type.Array(
+        Input({
+          description: Type.String({ minLength: 1, maxLength: 200 }),
+          quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
+          unit_price: Type.Number({ minimum: 0, maximum: 1e9, description: 'In `currency`.' }),
+        }),
+        { minItems: 1, maxItems: 500, description: 'Without order_id: what is billed (no tax is added to free lines).' },
+      ),
     ),
-  ),
-  currency: Type.Optional(
-    Type.String({
-      pattern: '^[A-Z]{3}$',
-      errorMessage: 'must be an ISO 4217 currency code, e.g. USD',
-      description: "Free lines' currency; default the store's.",
-    }),
-  ),
-  due_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'When payment is due. ISO 8601.' })),
-  memo: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'A note printed on the invoice.' })),
-});
+    currency: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{3}$',
+        errorMessage: 'must be an ISO 4217 currency code, e.g. USD',
+        description: "Free lines' currency; default the store's.",
+      }),
+    ),
+    due_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'When payment is due. ISO 8601.' })),
+    memo: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'A note printed on the invoice.' })),
+  },
+  { additionalProperties: false, allOf: CREATE_RULES },
+);
 
 export const InvoiceId = Input({ id: Uuid('Invoice id') });
 export const InvoiceSend = Input({

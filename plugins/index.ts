@@ -31,6 +31,8 @@ import loyalty from './loyalty';
 import workflows from './workflows';
 import voice from './voice';
 import phone from './phone';
+import invoices from './invoices';
+import storefront from './storefront';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -51,6 +53,8 @@ export const pluginList: PluginDef[] = [
   wholesale,
   fulfillment,
   loyalty,
+  invoices,
+  storefront,
   webhooks_mgmt,
   agents,
   custom_tools,

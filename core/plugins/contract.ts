@@ -170,6 +170,8 @@ export interface RestMapping {
    * without a credential until it expires. Without it a raw action (a stream, a page) is REST only.
    */
   asTool?: 'image' | 'link';
+  /** How long this action's signed links work, in seconds (`asTool: 'link'`); default SVC_SIGNED_URL_TTL_S. */
+  linkTtlS?: number;
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
   /**

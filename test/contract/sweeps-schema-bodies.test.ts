@@ -38,6 +38,7 @@ const EXCEPTIONS: Record<string, string> = {
   'workflows.create_workflow':
     "a cron trigger must parse as a five-field schedule and a tool step must name a registered tool's action: a parser and the registry, not a schema",
   'workflows.trigger_workflow': 'workflow_id must name a workflow of this store (a reference, not a shape)',
+  'invoices.create_invoice': 'customer_id must name a customer of this store, order_id one of its orders (references, not shapes)',
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

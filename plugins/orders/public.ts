@@ -19,3 +19,6 @@ export async function attributedScanIds(db: Db, storeId: string, since: Date): P
   );
   return rows.map((r) => r.id);
 }
+
+/** SQL over counted orders for reports (analytics): see ./reports.ts. */
+export { cohorts, customerFigures, productSales, salesByBucket, topCustomers, type Bucket, type Range, type SalesBucket } from './reports';

@@ -23,6 +23,7 @@ import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
 import analytics from './analytics';
+import segments from './segments';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -42,6 +43,7 @@ export const pluginList: PluginDef[] = [
   tax,
   wholesale,
   analytics,
+  segments,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -29,3 +29,11 @@ export async function customerTags(db: Db, storeId: string, id: string): Promise
   const [row] = await db.query<{ tags: string[] }>('SELECT tags FROM customers WHERE store_id = $1 AND id = $2 AND erased_at IS NULL', [storeId, id]);
   return row?.tags ?? [];
 }
+
+/**
+ * The store's live customers as an SQL source (`FROM ${customersSource('$1')} c`), for plugins that
+ * select customers by rules in their own statement (segments); `store` is the placeholder of the
+ * store id. Columns: id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at.
+ */
+export const customersSource = (store: string) =>
+  `(SELECT id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at FROM customers WHERE store_id = ${store} AND erased_at IS NULL)`;

@@ -21,4 +21,15 @@ export async function attributedScanIds(db: Db, storeId: string, since: Date): P
 }
 
 /** SQL over counted orders for reports (analytics): see ./reports.ts. */
-export { cohorts, customerFigures, productSales, salesByBucket, topCustomers, type Bucket, type Range, type SalesBucket } from './reports';
+export {
+  cohorts,
+  customerFigures,
+  customerFigureSql,
+  type CustomerFigure,
+  productSales,
+  salesByBucket,
+  topCustomers,
+  type Bucket,
+  type Range,
+  type SalesBucket,
+} from './reports';

@@ -24,6 +24,7 @@ import tax from './tax';
 import wholesale from './wholesale';
 import analytics from './analytics';
 import segments from './segments';
+import pipeline from './pipeline';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -44,6 +45,7 @@ export const pluginList: PluginDef[] = [
   wholesale,
   analytics,
   segments,
+  pipeline,
   webhooks_mgmt,
   agents,
   custom_tools,

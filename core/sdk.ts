@@ -62,6 +62,7 @@ export { recordEvents } from './events/outbox';
 export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
+export type { EventOrigin } from './events/types';
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
 // The server's public origin for a request outside invoke (an authenticator's), and outside any request.
 export { configuredOrigin, requestOrigin, type Site } from './net/site';

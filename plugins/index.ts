@@ -25,6 +25,7 @@ import wholesale from './wholesale';
 import analytics from './analytics';
 import segments from './segments';
 import pipeline from './pipeline';
+import audit_trail from './audit_trail';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -59,4 +60,5 @@ export const pluginList: PluginDef[] = [
   email,
   inbox,
   admin,
+  audit_trail,
 ];

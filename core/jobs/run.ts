@@ -8,6 +8,7 @@ import { createBoss, WORK_DEFAULTS } from './boss';
 import { SvcError } from '../errors';
 import { jobContext, runAfterCommit, validateInput, writeJobEvents, type CallerDeps, type JobData } from '../plugins/invoke';
 import { reactionQueue } from '../events/outbox';
+import type { EventOrigin } from '../events/types';
 import { claimJob, failJob, finishJob, recordProgress } from './tracked';
 
 /** One pg-boss job as a worker holds it (the fields the runner reads). */
@@ -148,15 +149,16 @@ async function react(p: PluginDef, deps: CallerDeps, held: HeldJob): Promise<Job
         [event_id, p.name, store_id, clock.now()],
       );
       if (!fresh.length) return 'already applied';
-      const [row] = await tx.query<{ type: string; body: string }>('SELECT type, body FROM events WHERE id = $1 AND store_id = $2', [
-        event_id,
-        store_id,
-      ]);
+      const [row] = await tx.query<{ type: string; body: string; origin: EventOrigin | null }>(
+        'SELECT type, body, origin FROM events WHERE id = $1 AND store_id = $2',
+        [event_id, store_id],
+      );
       if (!row) throw new Error(`event ${event_id} is gone`);
       type = row.type;
       const store = await stores(tx, store_id);
       const { ctx, events, queue } = jobContext(p, deps, store, tx, { jobId: job_id, progress: async () => {} });
-      await p.on![row.type]!(ctx, JSON.parse(row.body));
+      // A reaction to '*' hears every type the plugin names no reaction of its own for.
+      await (p.on![row.type] ?? p.on!['*'])!(ctx, JSON.parse(row.body), row.origin ?? { actor: { type: 'system', id: null }, request_id: null });
       await writeJobEvents(tx, deps.registry, store_id, events.pending);
       return queue;
     });

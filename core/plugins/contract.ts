@@ -10,6 +10,7 @@ export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 import type { Plan } from '../plans';
 import type { Principal, Store } from './principal';
+import type { EventOrigin } from '../events/types';
 export type { Plan };
 export { actorOf, credentialId, type Principal, type Store } from './principal';
 
@@ -402,7 +403,8 @@ export interface ReactionEvent<D = any> {
   data: D;
 }
 
-export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>) => Promise<void>;
+/** Who caused the event and in which request (null for events written before this was kept). */
+export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>, origin: EventOrigin) => Promise<void>;
 
 /** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
 export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };

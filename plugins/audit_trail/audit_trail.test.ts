@@ -42,6 +42,27 @@ describe('audit_trail', () => {
     expect((await other.call('GET', '/audit-events')).body.data).toEqual([]);
   });
 
+  test('administrative acts: api keys made, rolled and revoked, settings; never the secret', async () => {
+    const h = await setup();
+    const made = await h.call('POST', '/api-keys', { scopes: ['catalog:read'] });
+    expect(made.status).toBe(201);
+    const secret = made.body.key as string;
+    expect(secret).toMatch(/^svc_/);
+    const rolled = await h.call('POST', `/api-keys/${made.body.id}/roll`, { expires_in: 0 });
+    expect(rolled.status).toBe(200);
+    expect((await h.call('DELETE', `/api-keys/${rolled.body.id}`)).status).toBe(200);
+    await drain(h);
+    const all = (await h.call('GET', '/audit-events?type=api_key.created,api_key.rolled,api_key.revoked')).body.data;
+    expect(all.map((e: any) => e.type).sort()).toEqual(['api_key.created', 'api_key.revoked', 'api_key.rolled']);
+    expect(all.find((e: any) => e.type === 'api_key.created')).toMatchObject({
+      resource: { type: 'api_key', id: made.body.id },
+      actor: { type: 'api_key' },
+    });
+    const text = JSON.stringify(all) + String((await h.call('GET', '/audit-events/export')).body);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(rolled.body.key);
+  });
+
   test('filters: type (several), resource, actor, from/to in the store time zone; cursor pages', async () => {
     const h = await setup({ now: '2026-05-01T10:00:00Z' });
     const a = (await h.call('POST', '/products', product())).body.id;

@@ -29,7 +29,7 @@ export async function record(ctx: AuditCtx, event: ReactionEvent, origin: EventO
       actorType === 'operator' || actorType === 'system' ? null : origin.actor.id,
       name,
       typeof data.object === 'string' ? data.object : event.type.split('.')[0],
-      typeof data.id === 'string' ? data.id : null,
+      typeof data.id === 'string' ? data.id : typeof data.user_id === 'string' ? data.user_id : null,
       JSON.stringify(scrub(data)),
       origin.request_id,
       event.created_at,

@@ -20,7 +20,7 @@ export async function record(ctx: AuditCtx, event: ReactionEvent, origin: EventO
   const name = actorType === 'operator' ? 'operator' : actorType === 'system' ? 'svc' : await actorName(ctx, actorType, origin.actor.id);
   await ctx.db.query(
     `INSERT INTO audit_events (id, store_id, event_id, type, actor_type, actor_id, actor_name, resource_type, resource_id, data, request_id, created_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) ON CONFLICT (store_id, event_id) DO NOTHING`,
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10, $11) ON CONFLICT (store_id, event_id) DO NOTHING`,
     [
       ctx.store.id,
       event.id,

@@ -34,7 +34,7 @@ export async function setStages(db: Db, storeId: string, stages: StageDef[], now
     seen.add(s.name);
   });
   // The row lock (or, on first use, the insert below) orders concurrent changes of the stages.
-  await db.query(`INSERT INTO pipeline_stages (store_id, stages, updated_at) VALUES ($1, $2::jsonb, $3) ON CONFLICT (store_id) DO NOTHING`, [
+  await db.query(`INSERT INTO pipeline_stages (store_id, stages, updated_at) VALUES ($1, $2::text::jsonb, $3) ON CONFLICT (store_id) DO NOTHING`, [
     storeId,
     JSON.stringify(DEFAULT_STAGES),
     now,
@@ -42,6 +42,6 @@ export async function setStages(db: Db, storeId: string, stages: StageDef[], now
   await stagesOf(db, storeId, true);
   const [used] = await db.query(`SELECT stage FROM deals WHERE store_id = $1 AND NOT (stage = ANY($2::text[])) LIMIT 1`, [storeId, [...seen]]);
   if (used) throw fail('stage_in_use', `Stage '${used.stage}' still holds deals; move them first.`, 'stages');
-  await db.query('UPDATE pipeline_stages SET stages = $2::jsonb, updated_at = $3 WHERE store_id = $1', [storeId, JSON.stringify(stages), now]);
+  await db.query('UPDATE pipeline_stages SET stages = $2::text::jsonb, updated_at = $3 WHERE store_id = $1', [storeId, JSON.stringify(stages), now]);
   return stages;
 }

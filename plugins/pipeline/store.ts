@@ -58,7 +58,7 @@ export async function createDeal(ctx: Ctx, input: Static<typeof DealCreate>) {
   const history = [{ from: null, to: stage.name, at: iso(now), actor: actor(ctx) }];
   const [r] = await ctx.db.query(
     `INSERT INTO deals (id, store_id, title, customer_id, value_minor, currency, stage, close_date, stage_history, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9) RETURNING *`,
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9, $9) RETURNING *`,
     [
       ctx.store.id,
       input.title,
@@ -85,7 +85,7 @@ export async function moveStage(ctx: Ctx, input: Static<typeof MoveStage>) {
   const now = ctx.clock.now();
   const entry = { from: current.stage, to: to.name, at: iso(now), actor: actor(ctx) };
   const [r] = await ctx.db.query(
-    'UPDATE deals SET stage = $3, stage_history = stage_history || $4::jsonb, updated_at = $5 WHERE store_id = $1 AND id = $2 RETURNING *',
+    'UPDATE deals SET stage = $3, stage_history = stage_history || $4::text::jsonb, updated_at = $5 WHERE store_id = $1 AND id = $2 RETURNING *',
     [ctx.store.id, current.id, to.name, JSON.stringify([entry]), now],
   );
   const deal = toDeal(r, stages);

@@ -29,7 +29,7 @@ export async function createSegment(ctx: Ctx, input: Static<typeof SegmentCreate
   compileFor(ctx, input.rules, (await storeSettings(ctx.db, ctx.store.id)).currency);
   const now = ctx.clock.now();
   const [r] = await ctx.db.query(
-    'INSERT INTO segments (id, store_id, name, description, rules, created_at, updated_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::jsonb, $5, $5) RETURNING *',
+    'INSERT INTO segments (id, store_id, name, description, rules, created_at, updated_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $5) RETURNING *',
     [ctx.store.id, input.name, input.description ?? null, JSON.stringify(input.rules), now],
   );
   const segment = toSegment(r);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { mcpClient } from '../../test/kit/mcp';
+import { backend } from '../../test/kit/db';
 import { setup, type Harness } from '../../test/kit/setup';
 
 const deal = async (h: Harness, body: object) => {
@@ -108,6 +109,21 @@ describe('pipeline', () => {
     expect((await h.call('POST', `/deals/${d.id}/move`, { stage: 'proposal' })).status).toBe(400);
     expect((await h.call('POST', `/deals/${d.id}/move`, { stage: 'signed' })).body.probability).toBe(100);
   });
+
+  test.skipIf(backend !== 'postgres')(
+    'on PostgreSQL (skipped on the embedded database: one transaction at a time): 20 racing moves each leave their history entry',
+    async () => {
+      const h = await setup();
+      const d = await deal(h, { title: 'raced', value: 100 });
+      const stages = ['qualified', 'proposal', 'negotiation', 'won'];
+      const moves = await Promise.all(Array.from({ length: 20 }, (_, i) => h.call('POST', `/deals/${d.id}/move`, { stage: stages[i % 4] })));
+      expect(moves.every((m) => m.status === 200)).toBe(true);
+      const history = (await h.call('GET', `/deals/${d.id}`)).body.stage_history;
+      // Each entry starts where the one before ended: no move was lost or read a stale stage.
+      for (let i = 1; i < history.length; i++) expect(history[i].from).toBe(history[i - 1].to);
+      expect(history.length).toBeGreaterThan(1);
+    },
+  );
 
   test('move_stage over MCP', async () => {
     const h = await setup();

@@ -102,6 +102,7 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'custom-tools',
     'products',
     'orders',
+    'analytics',
     'customers',
     'qr-codes',
     'qr-analytics',

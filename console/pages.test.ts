@@ -112,6 +112,7 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'email-stats',
     'email-domains',
     'webhooks',
+    'audit-trail',
     'api-keys',
     'members',
     'store',

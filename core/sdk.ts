@@ -59,13 +59,14 @@ export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-
 // emitted outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
 export { jobInsertStatement } from './jobs/send';
 export { emitEvents, type EventTypes } from './events/outbox';
-// Run-time event subscriptions of one store (a workflow's trigger; the plugin's `on['*']` hears
+// Run-time event subscriptions of one store (a workflow's trigger; the plugin's `onSubscribed` hears
 // them), and the cause stored with the events a piece of work writes (loop protection).
 export { setEventSubscriptions } from './events/subscriptions';
 export { withEventCause } from './events/cause';
 export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
+export type { EventOrigin } from './events/types';
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
 // The server's public origin for a request outside invoke (an authenticator's), and outside any request.
 export { configuredOrigin, requestOrigin, type Site } from './net/site';

@@ -33,6 +33,10 @@ import voice from './voice';
 import phone from './phone';
 import invoices from './invoices';
 import storefront from './storefront';
+import analytics from './analytics';
+import segments from './segments';
+import pipeline from './pipeline';
+import audit_trail from './audit_trail';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -55,6 +59,9 @@ export const pluginList: PluginDef[] = [
   loyalty,
   invoices,
   storefront,
+  analytics,
+  segments,
+  pipeline,
   webhooks_mgmt,
   agents,
   custom_tools,
@@ -75,4 +82,5 @@ export const pluginList: PluginDef[] = [
   voice,
   phone,
   admin,
+  audit_trail,
 ];

@@ -36,16 +36,16 @@ export async function writeEvents(
   const cause = eventCause() ?? null;
   const rows = events.map((e) => {
     const id = newEventId();
-    return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString(), cause };
+    return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString(), cause, origin: e.origin ?? null };
   });
   const match = opts.endpointId ? 'e.id = $3' : `e.is_active AND (ev.type = ANY(e.events) OR '${ALL_EVENTS}' = ANY(e.events))`;
   // One statement for all of it: the events, and the deliveries joined from the endpoints as the
   // transaction sees them (never from the per-process subscription cache).
   const deliveries = await tx.query<{ id: string }>(
     `WITH ev AS (
-       INSERT INTO events (id, store_id, type, body, created_at, cause)
-       SELECT x.id, $1, x.type, x.body, x.created_at, x.cause
-       FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, type text, body text, created_at timestamptz, cause jsonb)
+       INSERT INTO events (id, store_id, type, body, created_at, cause, origin)
+       SELECT x.id, $1, x.type, x.body, x.created_at, x.cause, x.origin
+       FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, type text, body text, created_at timestamptz, cause jsonb, origin jsonb)
        RETURNING id, type, created_at
      )
      INSERT INTO webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, status, created_at, updated_at)

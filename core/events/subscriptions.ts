@@ -61,7 +61,7 @@ export function invalidateSubscriptions(storeId: string): void {
 /**
  * A plugin's run-time subscriptions in one store (a workflow's event trigger): replaces the
  * plugin's set of types there, in the caller's transaction. Events of those types are then stored
- * for the store and handed to the plugin's `on['*']` reaction as any reaction is (at least once,
+ * for the store and handed to the plugin's `onSubscribed` reaction as any reaction is (at least once,
  * applied once). Other processes see a change within TTL_MS, as with webhook endpoints.
  */
 export async function setEventSubscriptions(db: Db, storeId: string, plugin: string, types: readonly string[]): Promise<void> {

@@ -10,6 +10,7 @@ export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 import type { Plan } from '../plans';
 import type { Principal, Store } from './principal';
+import type { EventOrigin } from '../events/types';
 export type { Plan };
 export { actorOf, credentialId, type Principal, type Store } from './principal';
 
@@ -312,6 +313,12 @@ export interface PluginDef {
    */
   on?: Reactions;
   /**
+   * The reaction to the types this plugin subscribes to at run time, per store
+   * (`setEventSubscriptions`: a workflow's event trigger). Such events are stored only for the
+   * stores that subscribe; `on['*']`, by contrast, hears every type in every store.
+   */
+  onSubscribed?: Reaction;
+  /**
    * Runs once when `svc serve` has started (any role): long-lived listeners of this plugin (a DNS
    * or SMTP server) and start-up warnings about missing settings. What it returns is stopped at
    * shutdown, before the database closes.
@@ -422,7 +429,8 @@ export interface ReactionEvent<D = any> {
   cause?: Record<string, unknown>;
 }
 
-export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>) => Promise<void>;
+/** Who caused the event and in which request (null for events written before this was kept). */
+export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>, origin: EventOrigin) => Promise<void>;
 
 /** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
 export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };

@@ -28,6 +28,7 @@ import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
 import { writeEvents } from '../events/outbox';
 import type { PendingEvent } from '../events/types';
+import { actorOf } from './principal';
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -228,12 +229,13 @@ export function collector(
   plugin: PluginDef,
   emits: readonly string[] | undefined,
   subscribed: ReadonlySet<string>,
-  ctx: Pick<CallerCtx, 'clock' | 'registry'>,
+  ctx: Pick<CallerCtx, 'clock' | 'registry' | 'principal' | 'requestId'>,
 ) {
   const pending: PendingEvent[] = [];
+  const origin = { actor: actorOf(ctx.principal), request_id: ctx.requestId ?? null };
   const emit = (type: string, data: object) => {
     if (!emits?.includes(type)) throw new Error(`${plugin.name}: emit('${type}') is not declared in the action's emits`);
-    if (subscribed.has(type) || ctx.registry.reactions.has(type)) pending.push({ type, data, at: ctx.clock.now() });
+    if (subscribed.has(type) || ctx.registry.reactions.has(type)) pending.push({ type, data, at: ctx.clock.now(), origin });
   };
   return { pending, emit };
 }

@@ -39,3 +39,11 @@ export async function customerIdByPhone(db: Db, storeId: string, phone: string):
   );
   return row?.id;
 }
+
+/**
+ * The store's live customers as an SQL source (`FROM ${customersSource('$1')} c`), for plugins that
+ * select customers by rules in their own statement (segments); `store` is the placeholder of the
+ * store id. Columns: id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at.
+ */
+export const customersSource = (store: string) =>
+  `(SELECT id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at FROM customers WHERE store_id = ${store} AND erased_at IS NULL)`;

@@ -8,6 +8,7 @@ import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderU
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
+import migration007 from './migrations/007_report_indexes.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -44,6 +45,7 @@ const orders = definePlugin({
     { id: 'orders/004_line_variant', sql: migration004 },
     { id: 'orders/005_attribution', sql: migration005 },
     { id: 'orders/006_discounts_tax', sql: migration006 },
+    { id: 'orders/007_report_indexes', sql: migration007 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.

@@ -32,3 +32,17 @@ export async function hasBought(db: Db, storeId: string, customerId: string, pro
   );
   return rows.length > 0;
 }
+
+/** SQL over counted orders for reports (analytics): see ./reports.ts. */
+export {
+  cohorts,
+  customerFigures,
+  customerFigureSql,
+  type CustomerFigure,
+  productSales,
+  salesByBucket,
+  topCustomers,
+  type Bucket,
+  type Range,
+  type SalesBucket,
+} from './reports';

@@ -61,6 +61,8 @@ export default definePlugin({
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write', 'approvals:write'] },
   errors: { role_required: forbidden("The caller's role in the store does not allow this.") },
   config: ExecutionsConfig,
+  // Approvals, as decided, for the audit trail.
+  events: { 'tool_execution.approved': Execution, 'tool_execution.rejected': Execution },
   actions: {
     stream_executions: configured({
       kind: 'read',
@@ -101,7 +103,12 @@ export default definePlugin({
       errors: ['role_required'],
       rest: { method: 'POST', path: '/tool-executions/:id/approve' },
       example: heldCall,
-      handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment }) as any,
+      emits: ['tool_execution.approved'],
+      handler: async (ctx, input) => {
+        const out = await approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment });
+        ctx.emit('tool_execution.approved', out as object);
+        return out as any;
+      },
     }),
     reject_execution: action({
       kind: 'write',
@@ -113,7 +120,12 @@ export default definePlugin({
       errors: ['role_required'],
       rest: { method: 'POST', path: '/tool-executions/:id/reject' },
       example: heldCall,
-      handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason }) as any,
+      emits: ['tool_execution.rejected'],
+      handler: async (ctx, input) => {
+        const out = await rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason });
+        ctx.emit('tool_execution.rejected', out as object);
+        return out as any;
+      },
     }),
   },
 });

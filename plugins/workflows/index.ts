@@ -52,8 +52,8 @@ const workflows = definePlugin({
     step: job({ input: StepJobInput, retries: 10, heartbeatSeconds: 10, handler: (ctx, input) => runStep(ctx, input) }),
     cron_tick: job({ description: 'Starts the cron workflows due this minute.', input: Type.Object({}), cron: '* * * * *', handler: cronTick }),
   },
-  // The event types of this store's event triggers (event_subscriptions); `*`: whichever they are.
-  on: { '*': (ctx, event) => onEvent(ctx, event) },
+  // The event types of this store's event triggers (event_subscriptions), set at run time.
+  onSubscribed: (ctx, event) => onEvent(ctx, event),
   actions: {
     list_workflows: action({
       kind: 'read',

@@ -44,7 +44,7 @@ function checkDefinition(ctx: Ctx, trigger: Static<typeof Trigger> | undefined, 
   }
 }
 
-/** The event types this store's enabled workflows listen to: svc stores those events for it and hands them to `on['*']`. */
+/** The event types this store's enabled workflows listen to: svc stores those events for it and hands them to `onSubscribed`. */
 async function resubscribe(ctx: Ctx) {
   const rows = await ctx.db.query<{ type: string }>(
     `SELECT DISTINCT trigger->>'event' AS type FROM workflows WHERE store_id = $1 AND enabled AND trigger->>'type' = 'event'`,

@@ -39,6 +39,10 @@ const EXCEPTIONS: Record<string, string> = {
     "a cron trigger must parse as a five-field schedule and a tool step must name a registered tool's action: a parser and the registry, not a schema",
   'workflows.trigger_workflow': 'workflow_id must name a workflow of this store (a reference, not a shape)',
   'invoices.create_invoice': 'customer_id must name a customer of this store, order_id one of its orders (references, not shapes)',
+  'segments.create_segment':
+    "a condition's value must suit its field and operator (a number for orders_count, a date for last_order_at, a list for in): the rules' grammar, which rules.ts checks naming the part",
+  'pipeline.create_deal':
+    "value has at most the store currency's decimals (2 for USD, 0 for JPY): the store's settings decide, so no fixed multipleOf can say it",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -5,6 +5,7 @@ import { compile, generate, structured } from './llm';
 const Model = Type.String({
   maxLength: 200,
   pattern: '^(openai|anthropic)/.+$',
+  errorMessage: 'must be a model as provider/name (openai/... or anthropic/...)',
   description: 'openai/<model> or anthropic/<model>; default SVC_LLM_MODEL.',
 });
 const Text = (description: string) => Type.String({ minLength: 1, maxLength: 100_000, description });

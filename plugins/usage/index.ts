@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, errors, Input, thisMonth, usageReport } from '../../core/sdk';
 
-const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', errorMessage: 'must be a date as YYYY-MM-DD', description });
 
 const Counts = {
   requests: Type.Integer({ minimum: 0 }),

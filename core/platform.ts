@@ -53,3 +53,6 @@ export {
 // The console and the webchat widget: the live stream of held calls, publishable keys.
 export { executionStream } from './tools/execution-stream';
 export { checkOrigin, createPublishableKey, resolvePublishableKey } from './keys';
+
+// The OpenAPI document the registry describes (api_docs serves it cut to the caller).
+export { buildOpenApi } from './http/openapi';

@@ -22,6 +22,7 @@ import store from './store';
 import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
+import api_docs from './api_docs';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -52,5 +53,6 @@ export const pluginList: PluginDef[] = [
   qr_codes,
   email,
   inbox,
+  api_docs,
   admin,
 ];

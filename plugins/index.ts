@@ -23,6 +23,8 @@ import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
 import api_docs from './api_docs';
+import local_agent from './local_agent';
+import svc_status from './svc_status';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -54,5 +56,7 @@ export const pluginList: PluginDef[] = [
   email,
   inbox,
   api_docs,
+  local_agent,
+  svc_status,
   admin,
 ];

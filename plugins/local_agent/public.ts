@@ -1,0 +1,2 @@
+// What other plugins may read of the nodes (svc_status: workers live and stale).
+export { STALE_S, statusOf, workerCounts } from './nodes';

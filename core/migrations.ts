@@ -18,6 +18,7 @@ import core015 from './db/migrations/015_execution_notify.sql' with { type: 'tex
 import core016 from './db/migrations/016_publishable_keys.sql' with { type: 'text' };
 import core017 from './db/migrations/017_audit_pages.sql' with { type: 'text' };
 import core018 from './db/migrations/018_jobs.sql' with { type: 'text' };
+import core019 from './db/migrations/019_store_instance_tools.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -43,6 +44,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/016_publishable_keys', sql: core016 },
     { id: 'core/017_audit_pages', sql: core017 },
     { id: 'core/018_jobs', sql: core018 },
+    { id: 'core/019_store_instance_tools', sql: core019 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

@@ -58,3 +58,5 @@ export { checkOrigin, createPublishableKey, resolvePublishableKey } from './keys
 export { buildOpenApi } from './http/openapi';
 // svc_status: readiness (every migration of this build applied).
 export { allMigrations } from './migrations';
+// Jobs a node runs itself (local_agent's run_task): the row a client follows, moved as the runner moves it.
+export { claimJob, failJob, finishJob, insertJob } from './jobs/tracked';

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { action, definePlugin, errors, Input, PLANS, Timestamp, Uuid } from '../../core/sdk';
+import { Type, type Static } from '@sinclair/typebox';
+import { action, definePlugin, errors, Input, PLANS, Timestamp, Uuid, type Db } from '../../core/sdk';
 import { createKey, createStore, validateScopes } from '../../core/platform';
 
 /**
@@ -23,10 +23,29 @@ const ApiKey = Type.Object({
   created_at: Timestamp(),
 });
 
-const StoreCreated = Type.Object({
-  store: Type.Object({ object: Type.Literal('store'), id: Uuid(), name: Type.String(), plan: Type.String(), created_at: Timestamp() }),
-  api_key: ApiKey,
+const StoreView = Type.Object({
+  object: Type.Literal('store'),
+  id: Uuid(),
+  name: Type.String(),
+  plan: Type.String(),
+  instance_tools: Type.Boolean({ description: 'Trusted with the tools that act on the whole instance (local_agent, launch_cluster).' }),
+  created_at: Timestamp(),
 });
+const StoreCreated = Type.Object({ store: StoreView, api_key: ApiKey });
+
+const InstanceTools = Type.Boolean({
+  description: 'Trust the store with local_agent and launch_cluster, which act on the whole instance (default false).',
+});
+
+async function setInstanceTools(db: Db, id: string, on: boolean | undefined): Promise<Static<typeof StoreView> | undefined> {
+  const [r] = await db.query(
+    `UPDATE stores SET instance_tools = coalesce($2, instance_tools) WHERE id = $1 RETURNING id, name, plan, instance_tools, created_at`,
+    [id, on ?? null],
+  );
+  return (
+    r && { object: 'store', id: r.id, name: r.name, plan: r.plan, instance_tools: r.instance_tools, created_at: new Date(r.created_at).toISOString() }
+  );
+}
 
 const PlanName = Type.Union(
   PLANS.map((p) => Type.Literal(p)),
@@ -48,6 +67,7 @@ export default definePlugin({
         name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be blank' }),
         plan: Type.Optional(PlanName),
         scopes: Type.Optional(Scopes),
+        instance_tools: Type.Optional(InstanceTools),
       }),
       output: StoreCreated,
       rest: { method: 'POST', path: '/v1/stores', status: 201, auth: 'admin', scope: 'global' },
@@ -58,7 +78,21 @@ export default definePlugin({
         const scopes = input.scopes === undefined ? [...ctx.registry.scopes] : validateScopes(input.scopes, [...ctx.registry.grantable]);
         const store = await createStore(ctx.db, ctx.clock, { name, plan: input.plan ?? 'free' });
         const api_key = await createKey(ctx.db, ctx.clock, { storeId: store.id, scopes, livemode: false });
-        return { store: { object: 'store' as const, ...store }, api_key };
+        return { store: (await setInstanceTools(ctx.db, store.id, input.instance_tools ?? false))!, api_key };
+      },
+    }),
+    update_store: action({
+      kind: 'write',
+      description: 'Change what the operator allows a store: `instance_tools` (local_agent, launch_cluster). Fields left out keep their value.',
+      input: Input({ instance_tools: Type.Optional(InstanceTools) }),
+      output: StoreView,
+      // `/v1/stores/{storeId}` itself: the store the operator names in the URL (404 when there is none).
+      rest: { method: 'PATCH', path: '', auth: 'admin' },
+      example: { instance_tools: true },
+      handler: async (ctx, input) => {
+        const store = await setInstanceTools(ctx.db, ctx.store.id, input.instance_tools);
+        if (!store) throw errors.notFound(`store: '${ctx.store.id}'`, 'store_id');
+        return store;
       },
     }),
   },

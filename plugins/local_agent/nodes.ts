@@ -1,6 +1,7 @@
 import { hostname, loadavg } from 'node:os';
 import type { Clock, Db } from '../../core/sdk';
 import pkg from '../../package.json';
+import { failOrphans, runQueuedTasks, TASK_CHANNEL } from './tasks';
 
 /**
  * Each `svc serve` process is a node: a row it inserts at start, refreshes every HEARTBEAT_S and
@@ -36,6 +37,8 @@ export interface RunningNode {
   id: string;
   /** One heartbeat now (the timer calls it; tests call it with a moved clock). */
   beat(): Promise<void>;
+  /** Runs this node's queued tasks now (the timer and NOTIFY call it). */
+  poll(): Promise<number>;
   /** A clean stop: the row goes at once. */
   stop(): Promise<void>;
 }
@@ -45,7 +48,14 @@ export interface RunningNode {
  * (none for role api). Each heartbeat also deletes nodes stale for REMOVE_S, so the table holds
  * no ghost however processes die.
  */
-export async function startNode(db: Db, clock: Clock, role: Role, queues: string[], opts: { timer?: boolean } = {}): Promise<RunningNode> {
+export async function startNode(
+  db: Db,
+  clock: Clock,
+  role: Role,
+  queues: string[],
+  opts: { timer?: boolean; dataDir?: string } = {},
+): Promise<RunningNode> {
+  const dataDir = opts.dataDir ?? process.env.SVC_DATA_DIR ?? './data';
   const id = crypto.randomUUID();
   const now = clock.now();
   await db.query(
@@ -64,17 +74,47 @@ export async function startNode(db: Db, clock: Clock, role: Role, queues: string
        ON CONFLICT (id) DO UPDATE SET heartbeat_at = $7, load = $8::text::jsonb`,
       [id, hostname(), role, pkg.version, process.pid, now, at, JSON.stringify(loadNow()), JSON.stringify(queues)],
     );
-    await db.query('DELETE FROM local_agent_nodes WHERE heartbeat_at < $1', [new Date(at.getTime() - (STALE_S + REMOVE_S) * 1000)]);
+    const gone = await db.query<{ id: string }>('DELETE FROM local_agent_nodes WHERE heartbeat_at < $1 RETURNING id', [
+      new Date(at.getTime() - (STALE_S + REMOVE_S) * 1000),
+    ]);
+    await failOrphans(
+      db,
+      clock,
+      gone.map((g) => g.id),
+      'The node this task was for stopped sending heartbeats and was removed.',
+    );
   };
-  const timer = opts.timer === false ? undefined : setInterval(() => beat().catch(() => {}), HEARTBEAT_S * 1000);
-  timer?.unref?.();
+  // One poll at a time: a NOTIFY during a poll asks for one more pass after it.
+  let polling: Promise<number> | undefined;
+  let again = false;
+  const poll = async (): Promise<number> => {
+    if (stopped) return 0;
+    if (polling) return ((again = true), polling);
+    polling = runQueuedTasks(db, clock, id, { dataDir }).finally(() => (polling = undefined));
+    const n = await polling;
+    if (again) return ((again = false), n + (await poll()));
+    return n;
+  };
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let unlisten: (() => Promise<void>) | undefined;
+  if (opts.timer !== false) {
+    timers.push(setInterval(() => beat().catch(() => {}), HEARTBEAT_S * 1000));
+    // NOTIFY brings a task at once; the poll every second covers a lost notification.
+    timers.push(setInterval(() => poll().catch(() => {}), 1000));
+    for (const t of timers) t.unref?.();
+    unlisten = await db.listen(TASK_CHANNEL, (payload) => void (payload === id && poll().catch(() => {})));
+  }
   return {
     id,
     beat,
+    poll,
     stop: async () => {
       stopped = true;
-      if (timer) clearInterval(timer);
+      for (const t of timers) clearInterval(t);
+      await unlisten?.();
+      await polling?.catch(() => {});
       await db.query('DELETE FROM local_agent_nodes WHERE id = $1', [id]);
+      await failOrphans(db, clock, [id], 'The node this task was for stopped before running it.');
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, Uuid, WebUrl } from '../../core/sdk';
+import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, Uuid, WebUrl, When } from '../../core/sdk';
 import migration001 from './migrations/001_status.sql' with { type: 'text' };
 import { CHECK_INTERVAL_S, checkIncidents } from './checks';
 import { getStatus, listIncidents, readiness } from './status';
@@ -85,11 +85,20 @@ const svc_status = definePlugin({
     subscribe: action({
       kind: 'write',
       description: 'Hear incident.opened and incident.resolved: at an HTTPS URL (signed like webhooks; the secret is answered once) or by email.',
-      input: Input({
-        channel: Type.Union([Type.Literal('webhook'), Type.Literal('email')]),
-        url: Type.Optional(WebUrl('The HTTPS endpoint (channel webhook).', { httpsOnly: true })),
-        email: Type.Optional(Email('The address (channel email).')),
-      }),
+      input: Type.Object(
+        {
+          channel: Type.Union([Type.Literal('webhook'), Type.Literal('email')]),
+          url: Type.Optional(WebUrl('The HTTPS endpoint (channel webhook).', { httpsOnly: true })),
+          email: Type.Optional(Email('The address (channel email).')),
+        },
+        {
+          additionalProperties: false,
+          allOf: [
+            When('channel', ['webhook'], { required: ['url'], forbidden: { email: 'is for the email channel' } }),
+            When('channel', ['email'], { required: ['email'], forbidden: { url: 'is for the webhook channel' } }),
+          ],
+        },
+      ),
       output: Subscription,
       rest: { method: 'POST', path: '/status/subscriptions', status: 201 },
       example: { channel: 'webhook', url: 'https://hooks.example.com/svc-status' },

@@ -25,6 +25,7 @@ import wholesale from './wholesale';
 import api_docs from './api_docs';
 import local_agent from './local_agent';
 import svc_status from './svc_status';
+import launch_cluster from './launch_cluster';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -58,5 +59,6 @@ export const pluginList: PluginDef[] = [
   api_docs,
   local_agent,
   svc_status,
+  launch_cluster,
   admin,
 ];

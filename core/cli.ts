@@ -25,7 +25,7 @@ Usage:
   svc serve [--role api|worker|all] [--port N] [--tools grouped|flat]
                                                  start the server (PORT, default 3000)
   svc migrate                                    apply database migrations and exit
-  svc stores create --name NAME [--plan free|starter|pro|enterprise] [--json]
+  svc stores create --name NAME [--plan free|starter|pro|enterprise] [--instance-tools] [--json]
   svc keys create --store ID [--scopes a,b] [--live] [--expires-at ISO] [--json]
   svc users create --email EMAIL --store ID --role owner|admin|approver|staff|viewer [--name NAME] [--json]
                                                  add a user to a store (the password of a new account is read from stdin)
@@ -102,6 +102,8 @@ async function main(argv: string[]): Promise<number> {
       transport: { type: 'string' },
       toolsets: { type: 'string' },
       'read-only': { type: 'boolean' },
+      // svc stores create --instance-tools: trust the store with local_agent and launch_cluster.
+      'instance-tools': { type: 'boolean' },
       tools: { type: 'string' },
     },
   });
@@ -187,10 +189,11 @@ async function storesCreate(config: Config, flags: Flags) {
   if (!name?.trim()) throw new UsageError('stores create needs --name NAME.');
   const plan = (flags.plan as string) ?? 'free';
   if (!PLANS.includes(plan as any)) throw new UsageError(`Invalid --plan '${plan}': expected ${PLANS.join(', ')}.`);
+  const body = { name, plan, ...(flags['instance-tools'] ? { instance_tools: true } : {}) };
   const r = remote(flags);
   const result = r
-    ? await adminCall(r, '/v1/stores', { name, plan })
-    : await direct(config, ({ db }) => asOperator(config, db, NO_STORE, 'admin', 'create_store', { name, plan }));
+    ? await adminCall(r, '/v1/stores', body)
+    : await direct(config, ({ db }) => asOperator(config, db, NO_STORE, 'admin', 'create_store', body));
   if (flags.json) out(JSON.stringify(result, null, 2));
   else {
     out(`Store created: ${result.store.id} (${result.store.name}, plan ${result.store.plan})`);

@@ -18,7 +18,7 @@ export { enqueue } from './jobs/send';
 export { invalidateSubscriptions } from './events/subscriptions';
 export { ALL_EVENTS, TEST_EVENT } from './events/types';
 export { API_VERSIONS, bodyForVersion, checkEndpointVersion, LATEST_API_VERSION } from './webhooks/versions';
-export { generateSecret } from './webhooks/sign';
+export { deliveryHeaders, generateSecret } from './webhooks/sign';
 export { toolsChanged } from './signals';
 
 // Outside the process: secrets, outbound requests, the sandbox.
@@ -53,3 +53,10 @@ export {
 // The console and the webchat widget: the live stream of held calls, publishable keys.
 export { executionStream } from './tools/execution-stream';
 export { checkOrigin, createPublishableKey, resolvePublishableKey } from './keys';
+
+// The OpenAPI document the registry describes (api_docs serves it cut to the caller).
+export { buildOpenApi } from './http/openapi';
+// svc_status: readiness (every migration of this build applied).
+export { allMigrations } from './migrations';
+// Jobs a node runs itself (local_agent's run_task): the row a client follows, moved as the runner moves it.
+export { claimJob, failJob, finishJob, insertJob } from './jobs/tracked';

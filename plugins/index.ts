@@ -37,6 +37,10 @@ import analytics from './analytics';
 import segments from './segments';
 import pipeline from './pipeline';
 import audit_trail from './audit_trail';
+import api_docs from './api_docs';
+import local_agent from './local_agent';
+import svc_status from './svc_status';
+import launch_cluster from './launch_cluster';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -81,6 +85,10 @@ export const pluginList: PluginDef[] = [
   workflows,
   voice,
   phone,
+  api_docs,
+  local_agent,
+  svc_status,
+  launch_cluster,
   admin,
   audit_trail,
 ];

@@ -48,8 +48,11 @@ describe('svc command line', () => {
     const created = await svc(['stores', 'create', '--name', 'Corner Shop', '--plan', 'pro', '--json'], { SVC_DATA_DIR: dir });
     expect(created.code).toBe(0);
     const out = JSON.parse(created.stdout);
-    expect(out.store).toMatchObject({ object: 'store', name: 'Corner Shop', plan: 'pro' });
+    expect(out.store).toMatchObject({ object: 'store', name: 'Corner Shop', plan: 'pro', instance_tools: false });
     expect(out.api_key.key).toMatch(/^svc_test_/);
+    // --instance-tools: trusted with local_agent and launch_cluster from the start.
+    const trusted = await svc(['stores', 'create', '--name', 'Ops', '--instance-tools', '--json'], { SVC_DATA_DIR: dir });
+    expect(JSON.parse(trusted.stdout).store.instance_tools).toBe(true);
     const key = await svc(['keys', 'create', '--store', out.store.id, '--scopes', 'products:read', '--live', '--json'], { SVC_DATA_DIR: dir });
     expect(key.code).toBe(0);
     expect(JSON.parse(key.stdout)).toMatchObject({ object: 'api_key', scopes: ['products:read'], livemode: true });

@@ -61,8 +61,8 @@ const cancelJobAction = (only?: string) =>
   });
 
 /**
- * The sweeps' job: a finished one of the resource itself (no plugin's action starts one in every
- * registry), or of `plugin` for its own get_job / cancel_job tools (they answer only its jobs).
+ * The sweeps' job: a finished one of the resource itself, or of the plugin whose get_job/cancel_job
+ * it is (no action needs to start one: some can run only beside a live process, local_agent's).
  */
 async function exampleJob(ctx: { db: Ctx['db']; store: Ctx['store']; clock: Ctx['clock'] }, plugin = 'jobs') {
   const [r] = await ctx.db.query(

@@ -41,7 +41,21 @@ function importsOf(file: string): string[] {
 }
 
 /** The plugins the platform is built of: they alone may import core/platform.ts. */
-const PLATFORM_PLUGINS = ['admin', 'agents', 'api_keys', 'custom_tools', 'tool_executions', 'users', 'webhooks_mgmt', 'workflows'];
+const PLATFORM_PLUGINS = [
+  'admin',
+  'agents',
+  'api_keys',
+  'custom_tools',
+  'tool_executions',
+  'users',
+  'webhooks_mgmt',
+  'workflows',
+  // Instance-wide views and operations (issue 49): the OpenAPI document, health, nodes, clusters.
+  'api_docs',
+  'svc_status',
+  'local_agent',
+  'launch_cluster',
+];
 
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));
 const WORKER_MAY = [

@@ -38,8 +38,8 @@ describe('the plugin contract, over every registered plugin', () => {
         TypeCompiler.Compile(a.input);
         TypeCompiler.Compile(a.output);
         if (a.rest) {
-          // '' only for a store route naming the store itself (admin's PATCH /v1/stores/{id}).
-          if (a.rest.path !== '' || a.rest.scope === 'global') expect(a.rest.path).toStartWith('/');
+          // A store route may be the store itself (`''`: admin's PATCH /v1/stores/{id}).
+          if (a.rest.path !== '' || (a.rest.scope ?? 'store') !== 'store') expect(a.rest.path).toStartWith('/');
           // Every :param of the path is an input field.
           for (const [, param] of a.rest.path.matchAll(/:([a-z_]+)/g)) expect(Object.keys(a.input.properties)).toContain(param);
         }

@@ -68,7 +68,8 @@ function stringValid(s: Schema, opts: ArbOptions): Arbitrary<string> {
   if (s.format === 'email') return filtered(fc.emailAddress(), fits);
   if (s.format === 'date-time')
     return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-  if (s.format === 'uri') return filtered(fc.webUrl(), fits);
+  // A uri may also have a pattern (WebUrl's https only): both hold.
+  if (s.format === 'uri') return filtered(fc.webUrl(), (v) => fits(v) && (!s.pattern || new RegExp(s.pattern).test(v)));
   if (s.pattern) {
     try {
       const re = new RegExp(s.pattern);

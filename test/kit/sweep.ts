@@ -189,9 +189,11 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
  */
 export function secretsOf(world: Pick<World, 'made' | 'store'>, except: unknown[] = []): string[] {
   const skip = new Set<string>();
+  // A resource's `object` ('outbound_webhook_endpoint') names its type, the same in every store
+  // and in the API's own description (api_docs): never B's data.
   const walk = (v: unknown, into: (s: string) => void) => {
     if (typeof v === 'string') into(v);
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, into);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (k !== 'object' || typeof x !== 'string') walk(x, into);
   };
   walk(except, (s) => {
     skip.add(s);

@@ -10,7 +10,9 @@ const customer = async (h: Harness, body: Record<string, unknown>) => {
 async function paidOrder(h: Harness, productId: string, quantity: number, customer_id: string, status = 'paid') {
   const o = await h.call('POST', '/orders', { line_items: [{ product_id: productId, quantity }], customer_id });
   expect(o.status).toBe(201);
-  if (status !== 'pending') expect((await h.call('PATCH', `/orders/${o.body.id}`, { status })).status).toBe(200);
+  // Fulfilled and completed orders are paid first (a pending order cannot be fulfilled).
+  const steps = status === 'pending' ? [] : status === 'paid' || status === 'cancelled' ? [status] : ['paid', status];
+  for (const s of steps) expect((await h.call('PATCH', `/orders/${o.body.id}`, { status: s })).status).toBe(200);
   return o.body.id as string;
 }
 const segment = async (h: Harness, match: string, conditions: object[]) => {

@@ -3,7 +3,7 @@ import { actionFor, conflict, definePlugin, forbidden, invalid, noExample } from
 import migration001 from './migrations/001_voice.sql' with { type: 'text' };
 import { TwilioConfig } from './config';
 import { Acknowledged, Call, CallCreate, CallId, CallList, CallQuery, Callback, Recording } from './schemas';
-import { getRecording, listCalls, makeCall, recordingAudio, recordingCallback, statusCallback } from './store';
+import { getCall, getRecording, listCalls, makeCall, recordingAudio, recordingCallback, statusCallback } from './store';
 
 const action = actionFor(TwilioConfig);
 const twilio = noExample('places a call with Twilio: voice.test.ts runs it against a local fake Twilio server');
@@ -40,6 +40,15 @@ const voice = definePlugin({
       output: CallList,
       rest: { method: 'GET', path: '/voice/calls' },
       handler: listCalls,
+    }),
+    get_call: action({
+      kind: 'read',
+      description: 'One call: its number, status and whether it was recorded.',
+      input: CallId,
+      output: Call,
+      rest: { method: 'GET', path: '/voice/calls/:call_id' },
+      example: twilio,
+      handler: (ctx, { call_id }) => getCall(ctx, call_id),
     }),
     get_recording: action({
       kind: 'read',

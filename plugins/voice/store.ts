@@ -51,6 +51,9 @@ export const listCalls = (ctx: Ctx, input: Static<typeof CallQuery>) =>
 const callRow = (ctx: Ctx, id: string, param = 'call_id') =>
   rowOr404(ctx.db, { table: 'voice_calls', storeId: ctx.store.id, id, noun: 'call', param });
 
+/** One call of the store (404 naming call_id otherwise): also the owner the callbacks' path is checked against first. */
+export const getCall = async (ctx: Ctx, callId: string) => toCall(await callRow(ctx, callId));
+
 /** The form fields of a callback (everything but the path's id), checked against X-Twilio-Signature over the public URL. */
 function verified(ctx: VCtx, t: Twilio & { publicUrl: string }, input: Record<string, string>, what: 'status' | 'recording') {
   const { call_id, ...params } = input;

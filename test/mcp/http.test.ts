@@ -48,7 +48,8 @@ describe.each(MCP_PATHS)('MCP Streamable HTTP at /agent/mcp (%s path)', (path) =
     const key = await h.newKey(['orders:read']);
     const { client } = await mcpClient(h, { key });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['discover_tools', 'orders']);
+    // fulfillment's reads take orders:read too (issue 46: its SPEC scopes are orders and orders:write)
+    expect(tools.map((t) => t.name).sort()).toEqual(['discover_tools', 'fulfillment', 'orders']);
     expect(tools.find((t) => t.name === 'orders')!.annotations).toMatchObject({ readOnlyHint: true });
     const denied: any = await client.callTool({ name: 'products', arguments: { action: 'list_products' } });
     expect(denied.isError).toBe(true);

@@ -21,7 +21,7 @@ import {
   type Row,
 } from '../../core/sdk';
 import { storeSettings } from '../store/public';
-import { firstStockCtes, productStockSql, retire, setTotal } from '../inventory/public';
+import { defaultLocation, firstStockCtes, productStockSql, retire, setTotal } from '../inventory/public';
 import type { Product, ProductCreate, ProductQuery, ProductUpdate } from './schemas';
 import { searchPage } from './search';
 import { checkOptions, createVariants, duplicateSku, toVariant, variantRowsOf } from './variants';
@@ -92,10 +92,22 @@ function checkShape(input: Static<typeof ProductCreate>) {
   }
 }
 
+/** Stores whose default location this process saw committed: their creates need no first statement. */
+const located = new Set<string>();
+
 export async function createProduct(ctx: Ctx, input: Static<typeof ProductCreate>, retried = false): Promise<ReturnType<typeof toProduct>> {
   checkShape(input);
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
+  if (!located.has(ctx.store.id)) {
+    // A store's first products, made at once, race to create its default location. In a
+    // transaction (the create writes its event in one) a statement that lost that race aborts
+    // it, so the location is made, or waited for, in a statement of its own first; the insert
+    // after it then sees it. Remembered once committed.
+    await defaultLocation(ctx.db, ctx.store.id, ctx.clock.now());
+    const storeId = ctx.store.id;
+    ctx.afterCommit(() => void located.add(storeId));
+  }
   if (input.type === 'variable')
     // The product, its variants and their stock: several statements, so one transaction.
     return ctx.db.transaction(async (tx) => {

@@ -22,6 +22,7 @@ import store from './store';
 import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
+import wallet from './wallet';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -40,6 +41,7 @@ export const pluginList: PluginDef[] = [
   coupons,
   tax,
   wholesale,
+  wallet,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -8,6 +8,7 @@ import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderU
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
+import migration007 from './migrations/007_wallet_amount.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -44,11 +45,12 @@ const orders = definePlugin({
     { id: 'orders/004_line_variant', sql: migration004 },
     { id: 'orders/005_attribution', sql: migration005 },
     { id: 'orders/006_discounts_tax', sql: migration006 },
+    { id: 'orders/007_wallet_amount', sql: migration007 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
-  // wholesale: a customer's group prices.
-  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale'],
+  // wholesale: a customer's group prices. wallet: store credit spent on an order, given back by its refunds.
+  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'wallet'],
   actions: {
     list_orders: action({
       kind: 'read',
@@ -78,7 +80,7 @@ const orders = definePlugin({
         payment_method: 'card',
       }),
       emits: ['order.created', 'order.paid'],
-      errors: ['insufficient_stock', 'coupon_not_applicable'],
+      errors: ['insufficient_stock', 'coupon_not_applicable', 'insufficient_wallet_balance'],
       handler: createOrder,
     }),
     update_order: action({

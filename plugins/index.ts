@@ -23,6 +23,7 @@ import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
 import wallet from './wallet';
+import affiliates from './affiliates';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -42,6 +43,7 @@ export const pluginList: PluginDef[] = [
   tax,
   wholesale,
   wallet,
+  affiliates,
   webhooks_mgmt,
   agents,
   custom_tools,

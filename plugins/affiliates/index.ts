@@ -95,6 +95,12 @@ const affiliates = definePlugin({
       rest: { method: 'POST', path: '/affiliates/:id/payouts', status: 201 },
       emits: ['affiliate.payout_created'],
       errors: ['nothing_payable'],
+      // An affiliate with no refund window, credited with an order: that commission is payable at once.
+      example: async ({ make }) => {
+        const aff = await make('affiliates.create_affiliate', { refund_window_days: 0 });
+        await make('affiliates.attribute_order', { order_id: (await make('orders.create_order')).id, code: aff.code });
+        return { id: aff.id };
+      },
       handler: (ctx, { id }) => createPayout(ctx, id),
     }),
     follow_affiliate_link: action({

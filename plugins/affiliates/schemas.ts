@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Email, Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Email, Input, ListOf, ListParams, Timestamp, Uuid, When } from '../../core/sdk';
+
+// A percentage is at most 100: stated in the schema (if/then), checked from it.
+const PERCENT = [When('type', ['percentage'], { properties: { value: { maximum: 100 } } })];
 
 const Kind = Type.Union([Type.Literal('percentage'), Type.Literal('fixed')]);
 const Rule = (description: string) =>
@@ -8,7 +11,7 @@ const Rule = (description: string) =>
       type: Kind,
       value: Type.Number({ minimum: 0, maximum: 1e9, description: 'A percentage (0-100) or an amount in the store currency.' }),
     },
-    { additionalProperties: false, description },
+    { additionalProperties: false, description, allOf: PERCENT },
   );
 
 export const Affiliate = Type.Object({
@@ -37,11 +40,14 @@ export const AffiliateCreate = Input({
   commission: Rule('percentage: of the subtotal after discounts (no tax or shipping); fixed: an amount per order.'),
   product_commissions: Type.Optional(
     Type.Array(
-      Input({
-        product_id: Uuid(),
-        type: Kind,
-        value: Type.Number({ minimum: 0, maximum: 1e9, description: 'A percentage of its lines, or a fixed amount per unit.' }),
-      }),
+      Type.Object(
+        {
+          product_id: Uuid(),
+          type: Kind,
+          value: Type.Number({ minimum: 0, maximum: 1e9, description: 'A percentage of its lines, or a fixed amount per unit.' }),
+        },
+        { additionalProperties: false, allOf: PERCENT },
+      ),
       { maxItems: 200, description: "A product's own rule; it wins over commission for that product's lines." },
     ),
   ),

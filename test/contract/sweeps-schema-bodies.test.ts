@@ -33,6 +33,10 @@ const EXCEPTIONS: Record<string, string> = {
     'exactly one of percent_off and amount_off (a oneOf of required sets the generator does not build yet; the descriptions say it)',
   'wallet.add_funds':
     "customer_id must name a customer of this store (a reference, not a shape), and amount has the decimals of the store's currency (a setting)",
+  'affiliates.create_affiliate':
+    "a percentage commission is at most 100: an if/then on its type (the schema states it; the generator builds only if/then's required and forbidden fields)",
+  'affiliates.attribute_order': 'order_id and code must name an order and an affiliate of this store (references, not shapes)',
+  'affiliates.create_payout': "pays the affiliate's commissions past their refund window: the server's state",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -89,7 +89,8 @@ describe('wallet', () => {
     const h = await setup();
     const c = await mkCustomer(h);
     const { client } = await mcpClient(h);
-    const call = async (args: Record<string, unknown>) => JSON.parse(((await client.callTool({ name: 'wallet', arguments: args })) as any).content[0].text);
+    const call = async (args: Record<string, unknown>) =>
+      JSON.parse(((await client.callTool({ name: 'wallet', arguments: args })) as any).content[0].text);
     expect(await call({ action: 'add_funds', customer_id: c, amount: 3 })).toMatchObject({ type: 'credit', amount: 3 });
     expect(await call({ action: 'get_balance', customer_id: c })).toMatchObject({ balance: 3 });
     expect((await call({ action: 'list_transactions', customer_id: c })).data).toHaveLength(1);

@@ -87,11 +87,10 @@ test('the first load carries no page, and stays under 250 KB compressed', () => 
 test("the registry's plugin pages keep the navigation's order, Settings last, no id twice", async () => {
   const lists: PageDef[][] = [];
   for (const e of pluginPageEntries()) lists.push((await import(e.file)).consolePages);
-  const own = ['approvals', 'executions', 'store'].map((id, i): PageDef => ({
+  const own = ['approvals', 'executions'].map((id, i): PageDef => ({
     id,
     title: id,
-    order: [10, 20, 30][i],
-    group: id === 'store' ? 'Settings' : undefined,
+    order: [10, 20][i],
     load: async () => () => null,
   }));
   expect(pluginPageEntries().every((e) => pluginList.some((p) => p.name === e.plugin))).toBe(true);
@@ -101,7 +100,10 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'agents',
     'custom-tools',
     'products',
+    'reviews',
     'orders',
+    'invoices',
+    'analytics',
     'customers',
     'qr-codes',
     'qr-analytics',
@@ -111,9 +113,11 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'email-stats',
     'email-domains',
     'webhooks',
+    'audit-trail',
     'api-keys',
     'members',
     'store',
+    'storefront',
   ]);
   // Each page's code loads, and is a component.
   for (const p of lists.flat()) expect(typeof (await p.load())).toBe('function');

@@ -61,7 +61,7 @@ const app = (): Composition => {
  */
 async function consolePages(): Promise<NonNullable<Composition['pages']>> {
   const dir = join(import.meta.dir, '..', 'console');
-  if (!existsSync(join(dir, 'dist', 'main.js')) && existsSync(join(dir, 'build.ts'))) {
+  if (!existsSync(join(dir, 'dist', 'bundle.txt')) && existsSync(join(dir, 'build.ts'))) {
     err('console/dist is missing: building the console (once; `bun console/build.ts` rebuilds it)');
     // A computed path, so the compiled binary does not bundle the builder it never runs.
     const { buildConsole }: typeof import('../console/build') = await import(join(dir, 'build.ts'));

@@ -63,6 +63,12 @@ export const CORE_ERRORS = defineErrors({
   provider_not_configured: invalid(
     'This feature needs a server setting the operator has not made; the message names it (docs/configuration.md lists what each turns on).',
   ),
+  provider_error: def(
+    502,
+    'api_error',
+    'An outside provider (a model, search or media service) failed, timed out or answered malformed data; the message names it.',
+  ),
+  spend_cap_reached: forbidden("The store's provider spend this month has reached the monthly spend cap the operator set."),
   database_unavailable: def(503, 'api_error', 'The database cannot be reached right now; retry after Retry-After seconds.'),
 });
 

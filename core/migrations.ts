@@ -18,6 +18,9 @@ import core015 from './db/migrations/015_execution_notify.sql' with { type: 'tex
 import core016 from './db/migrations/016_publishable_keys.sql' with { type: 'text' };
 import core017 from './db/migrations/017_audit_pages.sql' with { type: 'text' };
 import core018 from './db/migrations/018_jobs.sql' with { type: 'text' };
+import core019 from './db/migrations/019_provider_usage.sql' with { type: 'text' };
+import core020 from './db/migrations/020_event_subscriptions.sql' with { type: 'text' };
+import core021 from './db/migrations/021_event_origin.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -43,6 +46,9 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/016_publishable_keys', sql: core016 },
     { id: 'core/017_audit_pages', sql: core017 },
     { id: 'core/018_jobs', sql: core018 },
+    { id: 'core/019_provider_usage', sql: core019 },
+    { id: 'core/020_event_subscriptions', sql: core020 },
+    { id: 'core/021_event_origin', sql: core021 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

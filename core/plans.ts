@@ -16,10 +16,11 @@ export interface PlanLimits {
   requests_per_minute: number | null;
   burst_per_second: number | null;
   emails_per_hour: number | null;
+  workflow_runs_per_hour: number | null;
 }
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { requests_per_minute: 120, burst_per_second: 20, emails_per_hour: 100 },
-  starter: { requests_per_minute: 600, burst_per_second: 50, emails_per_hour: 1_000 },
-  pro: { requests_per_minute: 3_000, burst_per_second: 150, emails_per_hour: 10_000 },
-  enterprise: { requests_per_minute: 12_000, burst_per_second: 500, emails_per_hour: 100_000 },
+  free: { requests_per_minute: 120, burst_per_second: 20, emails_per_hour: 100, workflow_runs_per_hour: 100 },
+  starter: { requests_per_minute: 600, burst_per_second: 50, emails_per_hour: 1_000, workflow_runs_per_hour: 1_000 },
+  pro: { requests_per_minute: 3_000, burst_per_second: 150, emails_per_hour: 10_000, workflow_runs_per_hour: 10_000 },
+  enterprise: { requests_per_minute: 12_000, burst_per_second: 500, emails_per_hour: 100_000, workflow_runs_per_hour: 100_000 },
 };

@@ -33,8 +33,8 @@ export { createKey, createStore, expireKey, revokeKey, validateExpiry, validateS
 export { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, resolveCall, type ToolOptions } from './tools/catalog';
 export { callTool, resolveTarget } from './tools/call';
 export type { CustomTool, ToolCaller, ToolOutcome, ToolOverrides, ToolTarget } from './tools/types';
-export { approveExecution, rejectExecution, waitForOutcome } from './tools/approvals';
-export { EXECUTION_STATUSES, executionRow, queryExecutions, toExecution } from './tools/executions';
+export { approveExecution, recordedOutcome, rejectExecution, waitForOutcome } from './tools/approvals';
+export { EXECUTION_STATUSES, executionRow, principalFrom, principalOf, queryExecutions, toExecution } from './tools/executions';
 export { checkCondition } from './tools/gate';
 export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {

@@ -56,12 +56,17 @@ export { errorFields, type Logger } from './log';
 export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
 
 // A write that is one statement with its job (a data-modifying CTE, plugins/email/accept.ts); events
-// recorded outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
+// emitted outside an action's transaction (a streaming action, a write-behind batch); a secret at rest.
 export { jobInsertStatement } from './jobs/send';
-export { recordEvents } from './events/outbox';
+export { emitEvents, type EventTypes } from './events/outbox';
+// Run-time event subscriptions of one store (a workflow's trigger; the plugin's `onSubscribed` hears
+// them), and the cause stored with the events a piece of work writes (loop protection).
+export { setEventSubscriptions } from './events/subscriptions';
+export { withEventCause } from './events/cause';
 export { secretBox } from './secrets';
 
 // Outbound requests to a URL a user supplied (a logo, a feed, a receiver) go through the egress guard.
+export type { EventOrigin } from './events/types';
 export { EgressError, egressFetch, type EgressInit } from './net/egress';
 // The server's public origin for a request outside invoke (an authenticator's), and outside any request.
 export { configuredOrigin, requestOrigin, type Site } from './net/site';
@@ -72,3 +77,35 @@ export { scrubPersonalData } from './personal-data';
 // Gated tool executions are announced on commit on this channel (`{store_id, id, status}`): a plugin
 // that must react within seconds (the email plugin mails approvers) listens with `db.listen`.
 export { EXECUTIONS_CHANNEL } from './tools/execution-stream';
+
+// Outside providers, one interface per kind (chat models, embeddings, web search), chosen by the
+// operator's settings (spread `providerSettings` into a plugin's config); every call metered per
+// store and refused at the store's spend cap (core/providers/README.md).
+export {
+  chatModel,
+  embeddingsProvider,
+  metered,
+  checkSpendCap,
+  providerSettings,
+  recordUsage,
+  searchProvider,
+  setSpendCap,
+  thisMonth,
+  usageReport,
+} from './providers';
+export type {
+  ChatMessage,
+  ChatProvider,
+  Completion,
+  EmbeddingsProvider,
+  Meter,
+  ModelEvent,
+  ProviderConfig,
+  SearchProvider,
+  SearchResult,
+  ToolCall,
+  ToolDef,
+  ToolResult,
+  Usage,
+  UsageCounts,
+} from './providers';

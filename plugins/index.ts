@@ -22,6 +22,21 @@ import store from './store';
 import coupons from './coupons';
 import tax from './tax';
 import wholesale from './wholesale';
+import usage from './usage';
+import llm from './llm';
+import embeddings from './embeddings';
+import web_search from './web_search';
+import fulfillment from './fulfillment';
+import loyalty from './loyalty';
+import workflows from './workflows';
+import voice from './voice';
+import phone from './phone';
+import invoices from './invoices';
+import storefront from './storefront';
+import analytics from './analytics';
+import segments from './segments';
+import pipeline from './pipeline';
+import audit_trail from './audit_trail';
 import wallet from './wallet';
 import affiliates from './affiliates';
 
@@ -42,6 +57,13 @@ export const pluginList: PluginDef[] = [
   coupons,
   tax,
   wholesale,
+  fulfillment,
+  loyalty,
+  invoices,
+  storefront,
+  analytics,
+  segments,
+  pipeline,
   wallet,
   affiliates,
   webhooks_mgmt,
@@ -56,5 +78,13 @@ export const pluginList: PluginDef[] = [
   qr_codes,
   email,
   inbox,
+  llm,
+  embeddings,
+  web_search,
+  usage,
+  workflows,
+  voice,
+  phone,
   admin,
+  audit_trail,
 ];

@@ -182,7 +182,7 @@ describe('a fresh clone (issue 44)', () => {
       const js = await fetch(new URL(script, `http://127.0.0.1:${port}`));
       expect(js.status).toBe(200);
       expect((await js.text()).length).toBeGreaterThan(1000);
-      expect(existsSync(join(clone, 'console', 'dist', 'main.js'))).toBe(true);
+      expect(existsSync(join(clone, 'console', 'dist', 'bundle.txt'))).toBe(true);
     } finally {
       server.kill('SIGTERM');
       await server.exited;

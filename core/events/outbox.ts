@@ -2,6 +2,7 @@ import type { JobInsert } from 'pg-boss';
 import type { Db } from '../db/types';
 import { enqueue } from '../jobs/send';
 import { subscribedTypes } from './subscriptions';
+import { eventCause } from './cause';
 import { ALL_EVENTS, eventBody, newEventId, type PendingEvent } from './types';
 
 /** The pg-boss queue of webhook deliveries (worker: workers/webhooks.ts). */
@@ -32,18 +33,19 @@ export async function writeEvents(
   opts: { endpointId?: string; reactions?: ReadonlyMap<string, readonly string[]> } = {},
 ): Promise<string[]> {
   if (!events.length) return [];
+  const cause = eventCause() ?? null;
   const rows = events.map((e) => {
     const id = newEventId();
-    return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString() };
+    return { id, type: e.type, body: eventBody(id, e.type, e.at, e.data), created_at: e.at.toISOString(), cause, origin: e.origin ?? null };
   });
   const match = opts.endpointId ? 'e.id = $3' : `e.is_active AND (ev.type = ANY(e.events) OR '${ALL_EVENTS}' = ANY(e.events))`;
   // One statement for all of it: the events, and the deliveries joined from the endpoints as the
   // transaction sees them (never from the per-process subscription cache).
   const deliveries = await tx.query<{ id: string }>(
     `WITH ev AS (
-       INSERT INTO events (id, store_id, type, body, created_at)
-       SELECT x.id, $1, x.type, x.body, x.created_at
-       FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, type text, body text, created_at timestamptz)
+       INSERT INTO events (id, store_id, type, body, created_at, cause, origin)
+       SELECT x.id, $1, x.type, x.body, x.created_at, x.cause, x.origin
+       FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, type text, body text, created_at timestamptz, cause jsonb, origin jsonb)
        RETURNING id, type, created_at
      )
      INSERT INTO webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, status, created_at, updated_at)
@@ -57,8 +59,28 @@ export async function writeEvents(
     WEBHOOK_QUEUE,
     deliveries.map((d) => deliveryJob(d.id, 0)),
   );
-  if (opts.reactions) await queueReactions(tx, storeId, rows, opts.reactions);
+  if (opts.reactions) await queueReactions(tx, storeId, rows, await withStoreSubscriptions(tx, storeId, rows, opts.reactions));
   return deliveries.map((d) => d.id);
+}
+
+/**
+ * The declared reactions plus the store's run-time subscriptions (event_subscriptions) to these
+ * events' types. One indexed read, only when events are written at all.
+ */
+async function withStoreSubscriptions(
+  tx: Db,
+  storeId: string,
+  events: { type: string }[],
+  reactions: ReadonlyMap<string, readonly string[]>,
+): Promise<ReadonlyMap<string, readonly string[]>> {
+  const subs = await tx.query<{ type: string; plugin: string }>(
+    'SELECT type, plugin FROM event_subscriptions WHERE store_id = $1 AND type = ANY($2::text[])',
+    [storeId, [...new Set(events.map((e) => e.type))]],
+  );
+  if (!subs.length) return reactions;
+  const all = new Map<string, readonly string[]>(reactions);
+  for (const s of subs) all.set(s.type, [...new Set([...(all.get(s.type) ?? []), s.plugin])]);
+  return all;
 }
 
 /** The pg-boss queue of a plugin's reactions (core/jobs/run.ts works it). */
@@ -105,4 +127,23 @@ export async function recordEvents(
     events.filter((e) => subscribed.has(e.type) || reactions?.has(e.type)),
     { reactions },
   );
+}
+
+/** What emitEvents needs of the registry: the declared event types, and which plugins react to which. */
+export interface EventTypes {
+  events: ReadonlyMap<string, unknown>;
+  reactions: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * ctx.emit for a plugin's writes outside an action's transaction (a streaming action's own short
+ * transactions, a write-behind batch, a job batch across stores, mail arriving): writes `events` of
+ * `storeId` in `tx`, as ctx.emit would. Each type must be declared by a plugin (a typo throws, as
+ * ctx.emit's does); an event is stored when the store subscribes to its type or a plugin reacts
+ * to it, and the reactions are queued in `tx`. The registry is required, so no caller can leave
+ * the reactions out.
+ */
+export async function emitEvents(tx: Db, registry: EventTypes, storeId: string, events: PendingEvent[]): Promise<void> {
+  for (const e of events) if (!registry.events.has(e.type)) throw new Error(`emitEvents: no plugin declares the event type '${e.type}'`);
+  await recordEvents(tx, storeId, events, registry.reactions);
 }

@@ -36,9 +36,12 @@ const now = () => performance.now();
 export async function subscribedTypes(db: Db, storeId: string): Promise<ReadonlySet<string>> {
   const hit = cache.get(storeId);
   if (hit && hit.until > now()) return hit.types;
-  const rows = await db.query<{ type: string }>('SELECT DISTINCT unnest(events) AS type FROM webhook_endpoints WHERE store_id = $1 AND is_active', [
-    storeId,
-  ]);
+  // The store's endpoints' types, and those a plugin hears in this store alone (event_subscriptions).
+  const rows = await db.query<{ type: string }>(
+    `SELECT DISTINCT unnest(events) AS type FROM webhook_endpoints WHERE store_id = $1 AND is_active
+     UNION SELECT type FROM event_subscriptions WHERE store_id = $1`,
+    [storeId],
+  );
   const types = rows.some((r) => r.type === ALL_EVENTS) ? EVERY_TYPE : new Set(rows.map((r) => r.type));
   const settle = settling.get(storeId);
   if (settle !== undefined && settle > now()) return types;
@@ -53,4 +56,19 @@ export async function subscribedTypes(db: Db, storeId: string): Promise<Readonly
 export function invalidateSubscriptions(storeId: string): void {
   cache.delete(storeId);
   settling.set(storeId, now() + SETTLE_MS);
+}
+
+/**
+ * A plugin's run-time subscriptions in one store (a workflow's event trigger): replaces the
+ * plugin's set of types there, in the caller's transaction. Events of those types are then stored
+ * for the store and handed to the plugin's `onSubscribed` reaction as any reaction is (at least once,
+ * applied once). Other processes see a change within TTL_MS, as with webhook endpoints.
+ */
+export async function setEventSubscriptions(db: Db, storeId: string, plugin: string, types: readonly string[]): Promise<void> {
+  await db.query(
+    `WITH gone AS (DELETE FROM event_subscriptions WHERE store_id = $1 AND plugin = $2 AND NOT (type = ANY($3::text[])))
+     INSERT INTO event_subscriptions (store_id, plugin, type) SELECT $1, $2, t FROM unnest($3::text[]) AS t ON CONFLICT DO NOTHING`,
+    [storeId, plugin, [...new Set(types)]],
+  );
+  invalidateSubscriptions(storeId);
 }

@@ -27,6 +27,13 @@ export interface PendingEvent {
   type: string;
   data: object;
   at: Date;
+  /** Who caused it and in which request, for reactions (the audit trail); never in the webhook body. */
+  origin?: EventOrigin;
+}
+
+export interface EventOrigin {
+  actor: { type: string; id: string | null };
+  request_id: string | null;
 }
 
 /** SPEC 2.8: the exact JSON body every attempt sends (and signs). */

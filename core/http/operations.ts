@@ -1,4 +1,4 @@
-import { acceptedScopes } from '../plugins/contract';
+import { scopesFor } from '../plugins/contract';
 import { hasScope } from '../plugins/invoke';
 import type { Registry } from '../plugins/registry';
 import { restRoutes } from './rest';
@@ -12,6 +12,6 @@ import { restRoutes } from './rest';
 export function userOperations(registry: Registry, scopes?: string[]): string[] {
   return restRoutes(registry)
     .filter((r) => r.scope === 'store' && r.auth.includes('user'))
-    .filter((r) => !scopes || hasScope(scopes, acceptedScopes(r.plugin, r.action.kind)))
+    .filter((r) => !scopes || hasScope(scopes, scopesFor(r.plugin, r.action, 'user')))
     .map((r) => `${r.plugin.name}.${r.actionName}`);
 }

@@ -42,7 +42,7 @@ const getJobAction = (only?: string) =>
     input: JobId,
     output: JobStarted,
     ...(only ? {} : { rest: { method: 'GET' as const, path: '/jobs/:id' } }),
-    example: only ? undefined : async ({ ctx }) => ({ id: await exampleJob(ctx) }),
+    example: async ({ ctx }) => ({ id: await exampleJob(ctx, only) }),
     handler: (ctx, { id }) => ownJob(ctx, id, 'read', only),
   });
 
@@ -53,19 +53,22 @@ const cancelJobAction = (only?: string) =>
     input: JobId,
     output: JobStarted,
     ...(only ? {} : { rest: { method: 'POST' as const, path: '/jobs/:id/cancel' } }),
-    example: only ? undefined : async ({ ctx }) => ({ id: await exampleJob(ctx) }),
+    example: async ({ ctx }) => ({ id: await exampleJob(ctx, only) }),
     handler: async (ctx, { id }) => {
       await ownJob(ctx, id, 'write', only);
       return (await cancelJob(ctx.db, ctx.store.id, id, ctx.clock.now()))!;
     },
   });
 
-/** The sweeps' job: a finished one of the resource itself (no plugin's action starts one in every registry). */
-async function exampleJob(ctx: { db: Ctx['db']; store: Ctx['store']; clock: Ctx['clock'] }) {
+/**
+ * The sweeps' job: a finished one of the resource itself (no plugin's action starts one in every
+ * registry), or of `plugin` for its own get_job / cancel_job tools (they answer only its jobs).
+ */
+async function exampleJob(ctx: { db: Ctx['db']; store: Ctx['store']; clock: Ctx['clock'] }, plugin = 'jobs') {
   const [r] = await ctx.db.query(
     `INSERT INTO jobs (id, store_id, type, status, result, created_at, started_at, finished_at)
-     VALUES (gen_random_uuid(), $1, 'jobs.example', 'succeeded', 'null', $2, $2, $2) RETURNING id`,
-    [ctx.store.id, ctx.clock.now()],
+     VALUES (gen_random_uuid(), $1, $3, 'succeeded', 'null', $2, $2, $2) RETURNING id`,
+    [ctx.store.id, ctx.clock.now(), `${plugin}.example`],
   );
   return r.id as string;
 }

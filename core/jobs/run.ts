@@ -8,6 +8,7 @@ import { createBoss, WORK_DEFAULTS } from './boss';
 import { SvcError } from '../errors';
 import { jobContext, runAfterCommit, validateInput, writeJobEvents, type CallerDeps, type JobData } from '../plugins/invoke';
 import { reactionQueue } from '../events/outbox';
+import type { EventOrigin } from '../events/types';
 import { claimJob, failJob, finishJob, recordProgress } from './tracked';
 
 /** One pg-boss job as a worker holds it (the fields the runner reads). */
@@ -49,11 +50,11 @@ export function pluginJobs(db: Db, clock: Clock, registry: Registry, opts: { shu
       return {
         queue,
         cron: spec.cron,
-        options: retrying(spec.retries),
+        options: { ...retrying(spec.retries), ...(spec.heartbeatSeconds ? { heartbeatSeconds: spec.heartbeatSeconds } : {}) },
         runEach: (jobs) => eachOf(jobs, (j) => runOne(p, name, spec, deps(p, name), j)),
       };
     }),
-    ...(p.on
+    ...(p.on || p.onSubscribed
       ? [{ queue: reactionQueue(p.name), options: retrying(), runEach: (jobs: HeldJob[]) => eachOf(jobs, (j) => react(p, deps(p, 'on'), j)) }]
       : []),
   ]);
@@ -148,15 +149,18 @@ async function react(p: PluginDef, deps: CallerDeps, held: HeldJob): Promise<Job
         [event_id, p.name, store_id, clock.now()],
       );
       if (!fresh.length) return 'already applied';
-      const [row] = await tx.query<{ type: string; body: string }>('SELECT type, body FROM events WHERE id = $1 AND store_id = $2', [
-        event_id,
-        store_id,
-      ]);
+      const [row] = await tx.query<{ type: string; body: string; cause: object | null; origin: EventOrigin | null }>(
+        'SELECT type, body, cause, origin FROM events WHERE id = $1 AND store_id = $2',
+        [event_id, store_id],
+      );
       if (!row) throw new Error(`event ${event_id} is gone`);
       type = row.type;
       const store = await stores(tx, store_id);
       const { ctx, events, queue } = jobContext(p, deps, store, tx, { jobId: job_id, progress: async () => {} });
-      await p.on![row.type]!(ctx, JSON.parse(row.body));
+      // The plugin's reaction to the type, else its '*' (every type), else its run-time subscriptions' (event_subscriptions).
+      const reaction = p.on?.[row.type] ?? p.on?.['*'] ?? p.onSubscribed!;
+      const origin = row.origin ?? { actor: { type: 'system' as const, id: null }, request_id: null };
+      await reaction(ctx, { ...JSON.parse(row.body), ...(row.cause ? { cause: row.cause } : {}) }, origin);
       await writeJobEvents(tx, deps.registry, store_id, events.pending);
       return queue;
     });

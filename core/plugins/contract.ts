@@ -10,6 +10,7 @@ export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 import type { Plan } from '../plans';
 import type { Principal, Store } from './principal';
+import type { EventOrigin } from '../events/types';
 export type { Plan };
 export { actorOf, credentialId, type Principal, type Store } from './principal';
 
@@ -160,7 +161,7 @@ export interface RestMapping {
    * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
    * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
    * stream outlives one): it writes in its own short transactions and records events with
-   * `recordEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
+   * `emitEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
    */
   response?: 'json' | 'raw';
   /**
@@ -170,6 +171,8 @@ export interface RestMapping {
    * without a credential until it expires. Without it a raw action (a stream, a page) is REST only.
    */
   asTool?: 'image' | 'link';
+  /** How long this action's signed links work, in seconds (`asTool: 'link'`); default SVC_SIGNED_URL_TTL_S. */
+  linkTtlS?: number;
   /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
   contentType?: string;
   /**
@@ -204,6 +207,17 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   atomic?: boolean;
   /** REST only, never a tool for agents or MCP clients (decisions a human must make). */
   humanOnly?: boolean;
+  /**
+   * The scopes a user's token needs for this action instead of the plugin's (a decision only some
+   * roles make: approving a held call takes `approvals:write`, which owner, admin and approver
+   * hold). So the token's operations list what the role may really do. API keys keep the plugin's.
+   */
+  userScopes?: string[];
+  /**
+   * Reached only by other plugins' `ctx.call` (no `rest`, never a tool): a step of another plugin's
+   * action that needs this plugin's tables (locations' delete asks inventory to vacate the location).
+   */
+  internal?: boolean;
   /**
    * The action starts long work and answers its job (`return ctx.startJob('reindex', input)`, output
    * `JobStarted`, REST status 202). Its tool gains `get_job` and `cancel_job`, derived by the kit.
@@ -299,6 +313,12 @@ export interface PluginDef {
    */
   on?: Reactions;
   /**
+   * The reaction to the types this plugin subscribes to at run time, per store
+   * (`setEventSubscriptions`: a workflow's event trigger). Such events are stored only for the
+   * stores that subscribe; `on['*']`, by contrast, hears every type in every store.
+   */
+  onSubscribed?: Reaction;
+  /**
    * Runs once when `svc serve` has started (any role): long-lived listeners of this plugin (a DNS
    * or SMTP server) and start-up warnings about missing settings. What it returns is stopped at
    * shutdown, before the database closes.
@@ -352,6 +372,11 @@ export interface JobSpec<I extends TSchema = TSchema> {
   /** Attempts after the first before it is failed (default 5), 5 s doubling up to 10 minutes apart. */
   retries?: number;
   /**
+   * pg-boss's heartbeat: a job whose worker died (kill -9) is handed back once this many seconds
+   * pass without a beat, instead of after pg-boss's 15-minute expiry. For short jobs that must resume.
+   */
+  heartbeatSeconds?: number;
+  /**
    * One input. Runs outside a transaction (long work, outside calls): ctx.db is the database, and
    * what must commit together goes in `ctx.db.transaction`. A throw retries it.
    */
@@ -400,9 +425,12 @@ export interface ReactionEvent<D = any> {
   type: string;
   created_at: string;
   data: D;
+  /** What caused it, when the writer said so (`withEventCause`): a workflow run's chain depth. */
+  cause?: Record<string, unknown>;
 }
 
-export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>) => Promise<void>;
+/** Who caused the event and in which request (null for events written before this was kept). */
+export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>, origin: EventOrigin) => Promise<void>;
 
 /** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
 export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };
@@ -425,6 +453,7 @@ export const actionFor =
 export const isTool = (plugin: PluginDef, a: ActionDef) =>
   plugin.tool !== false &&
   !a.humanOnly &&
+  !a.internal &&
   (a.rest?.response !== 'raw' || !!a.rest.asTool) &&
   (a.rest?.auth ?? 'api_key') !== 'admin' &&
   a.rest?.auth !== 'public';
@@ -433,6 +462,10 @@ export const isTool = (plugin: PluginDef, a: ActionDef) =>
 export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
   return kind === 'read' ? plugin.scopes.read : plugin.scopes.write;
 }
+
+/** The scopes that allow `action` to a principal of this kind: a user's token may be held to the action's userScopes. */
+export const scopesFor = (plugin: PluginDef, action: ActionDef, principal: Principal['kind']): string[] =>
+  (principal === 'user' && action.userScopes) || acceptedScopes(plugin, action.kind);
 
 /** Who a route lets in: the kinds of principal its declaration accepts. */
 export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';

@@ -6,7 +6,7 @@ import { explain } from './messages';
 import { conditionalFailure } from './conditional';
 import './formats';
 import {
-  acceptedScopes,
+  scopesFor,
   type ActionDef,
   type CallerCtx,
   type Ctx,
@@ -28,6 +28,7 @@ import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
 import { writeEvents } from '../events/outbox';
 import type { PendingEvent } from '../events/types';
+import { actorOf } from './principal';
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -159,12 +160,12 @@ export function checkScope(plugin: PluginDef, action: ActionDef, caller: Pick<Ca
   const { kind, scopes } = caller.principal;
   if (kind === 'admin' || kind === 'public') return;
   if (caller.callingPlugin && runsAs(caller.registry.byName.get(caller.callingPlugin), plugin.name)) return;
-  const accepted = acceptedScopes(plugin, action.kind);
+  const accepted = scopesFor(plugin, action, kind);
   if (!hasScope(scopes, accepted)) throw errors.scope(accepted);
 }
 
 const streamsRecordTheirOwn = (type: string) => {
-  throw new Error(`a streaming action records '${type}' with recordEvents in its own transaction`);
+  throw new Error(`a streaming action emits '${type}' with emitEvents in its own transaction`);
 };
 const NONE: ReadonlySet<string> = new Set();
 const readsDoNotEmit = (type: string) => {
@@ -228,12 +229,13 @@ export function collector(
   plugin: PluginDef,
   emits: readonly string[] | undefined,
   subscribed: ReadonlySet<string>,
-  ctx: Pick<CallerCtx, 'clock' | 'registry'>,
+  ctx: Pick<CallerCtx, 'clock' | 'registry' | 'principal' | 'requestId'>,
 ) {
   const pending: PendingEvent[] = [];
+  const origin = { actor: actorOf(ctx.principal), request_id: ctx.requestId ?? null };
   const emit = (type: string, data: object) => {
     if (!emits?.includes(type)) throw new Error(`${plugin.name}: emit('${type}') is not declared in the action's emits`);
-    if (subscribed.has(type) || ctx.registry.reactions.has(type)) pending.push({ type, data, at: ctx.clock.now() });
+    if (subscribed.has(type) || ctx.registry.reactions.has(type)) pending.push({ type, data, at: ctx.clock.now(), origin });
   };
   return { pending, emit };
 }

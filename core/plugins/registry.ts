@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { errorDef, registerErrors } from '../errors';
-import { CORE_EVENTS } from '../events/types';
+import { ALL_EVENTS, CORE_EVENTS } from '../events/types';
 import { readSite } from '../net/site';
 import type { ActionDef, ActionRef, PluginDef, Registry } from './contract';
 import { readPluginConfig } from './config';
@@ -73,7 +73,7 @@ function routeKey(a: ActionDef): string | undefined {
  * plugin has jobs or reactions, and `get_job` / `cancel_job` on each plugin whose actions start jobs.
  */
 function withJobResource(declared: PluginDef[]): PluginDef[] {
-  if (!declared.some((p) => p.jobs || p.on)) return declared;
+  if (!declared.some((p) => p.jobs || p.on || p.onSubscribed)) return declared;
   const plugins = declared.map((p) =>
     Object.values(p.actions).some((a) => a.startsJob) ? { ...p, actions: { ...p.actions, ...jobTools(p.name) } } : p,
   );
@@ -117,6 +117,7 @@ export function createRegistry(declared: PluginDef[], opts: { env?: Record<strin
       check(flat.length <= MAX_TOOL_NAME, `${p.name}.${actionName}: the flat tool name '${flat}' is over ${MAX_TOOL_NAME} characters`);
       check(!byFlatName.has(flat), `${p.name}.${actionName}: the flat tool name '${flat}' is taken by another plugin's action`);
       byFlatName.set(flat, { plugin: p, actionName, action: a });
+      check(!a.internal || !a.rest, `${p.name}.${actionName}: an internal action (ctx.call only) has no rest route`);
       if (a.rest?.asTool) {
         check(a.rest.response === 'raw', `${p.name}.${actionName}: asTool is for raw answers (rest.response: 'raw')`);
         // A link runs the action again on every fetch: only a read may be repeated that way.
@@ -137,8 +138,13 @@ export function createRegistry(declared: PluginDef[], opts: { env?: Record<strin
       check(!!j.handler !== !!j.batch, `${p.name}.${name}: a job has a handler or a batch handler, one of them`);
     }
     for (const [type, reaction] of Object.entries(p.on ?? {})) {
-      check(events.has(type) && !(type in CORE_EVENTS), `${p.name} reacts to '${type}', which no plugin declares in its events`);
-      if (reaction) reactions.set(type, [...(reactions.get(type) ?? []), p.name]);
+      // '*' reacts to every type any plugin declares (the audit trail); a type named beside it wins for that type.
+      const types = type === ALL_EVENTS ? [...events.keys()].filter((t) => !(t in CORE_EVENTS)) : [type];
+      check(
+        type === ALL_EVENTS || (events.has(type) && !(type in CORE_EVENTS)),
+        `${p.name} reacts to '${type}', which no plugin declares in its events`,
+      );
+      if (reaction) for (const t of types) if (!reactions.get(t)?.includes(p.name)) reactions.set(t, [...(reactions.get(t) ?? []), p.name]);
     }
     check(!byFlatName.has(p.name), `plugin name '${p.name}' equals another plugin's flat tool name`);
     for (const c of p.calls ?? []) check(byName.has(c), `${p.name} calls '${c}', which is not registered`);

@@ -268,3 +268,14 @@ export async function waitForOutcome(
     opts.tick?.();
   }
 }
+
+/**
+ * How a call recorded under `id` stands, for a caller running it again after a crash (a workflow
+ * step names its calls): undefined when no record exists (a read, or a call never made: run it),
+ * `pending` while held or running after approval, else the outcome the call had.
+ */
+export async function recordedOutcome(db: Db, storeId: string, id: string): Promise<ToolOutcome | { kind: 'waiting' } | undefined> {
+  const [row] = await db.query('SELECT id, status, output FROM tool_executions WHERE store_id = $1 AND id = $2', [storeId, id]);
+  if (!row) return undefined;
+  return FINAL.has(row.status) ? outcomeOf(row) : { kind: 'waiting' };
+}

@@ -105,7 +105,7 @@ export async function runTarget(
  * scope (and input) check, approval gate, run, audit record (SPEC 2.6, duration end to end).
  * Errors come back as values so every transport can show them to the model as a tool error.
  */
-export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<ToolOutcome> {
+export async function callTool(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string } = {}): Promise<ToolOutcome> {
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);
@@ -117,7 +117,9 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
     : target;
   const record = { tool, action, target: recorded as ToolTarget, caller };
   // Time-ordered (UUIDv7): records go to the end of the primary-key index, not to random pages.
-  const executionId = Bun.randomUUIDv7();
+  // A caller that runs a call again after a crash (a workflow step) names it: the record of a
+  // committed change, or of a held call, then exists under that id and tells it the call was made.
+  const executionId = opts.executionId ?? Bun.randomUUIDv7();
   let run: RunResult;
   try {
     if (deep) throw tooDeepError(deep, 'tool input');
@@ -127,8 +129,8 @@ export async function callTool(caller: ToolCaller, target: ToolTarget): Promise<
     // Only an agent's override or a custom tool can gate a call: the common call skips the await.
     const gate = override || custom ? await gateFor(tool, action, target.input, override, custom) : null;
     if (gate) {
-      const executionId = await holdForApproval(record, gate);
-      return { kind: 'pending', executionId, message: gate.message };
+      const heldId = await holdForApproval(record, gate, opts.executionId);
+      return { kind: 'pending', executionId: heldId, message: gate.message };
     }
     const change = target.kind === 'builtin' && builtinAction(target.plugin, target.actionName).kind !== 'read';
     if (change) {

@@ -72,7 +72,7 @@ function withoutSecrets(value: unknown): unknown {
 export const errorBody = (e: SvcError) => ({ type: e.type, code: e.code, message: e.message, param: e.param });
 
 // The caller's rights, kept with a held call so the approved run acts as that caller did.
-const principalOf = (p: Principal) =>
+export const principalOf = (p: Principal) =>
   p.kind === 'user'
     ? { user_id: p.userId, role: p.role, scopes: p.scopes, livemode: p.livemode }
     : { key_id: credentialId(p), scopes: p.scopes, livemode: p.livemode };
@@ -156,9 +156,9 @@ export const flushAudits = async () => void (await Promise.all([flushRows(), flu
  * A gated call: the pending record, its timeout job (due when the approval window closes) and the
  * `tool_execution.pending_approval` event for approvers, all in one transaction.
  */
-export async function holdForApproval(r: ExecutionRecord, gate: Gate): Promise<string> {
+export async function holdForApproval(r: ExecutionRecord, gate: Gate, givenId?: string): Promise<string> {
   // UUIDv7 like every record's: the log's ties (same created_at) are ordered by id.
-  const id = Bun.randomUUIDv7();
+  const id = givenId ?? Bun.randomUUIDv7();
   const at = r.caller.clock.now();
   const expiresAt = new Date(at.getTime() + gate.timeout_minutes * 60_000);
   const approval = { ...gate, group: 'default', escalated: false, decision: null, decided_at: null, decided_by: null, comment: null, reason: null };

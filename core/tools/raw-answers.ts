@@ -74,7 +74,7 @@ export async function toolAnswer(target: string, action: ActionDef, input: unkno
   // The answer proved the call works (a 404 is the tool's error, not a link to one); the link
   // runs it again when fetched, so nothing is stored.
   await res.body?.cancel();
-  return { object: 'signed_link', content_type: type, ...signLink(target, input, caller) };
+  return { object: 'signed_link', content_type: type, ...signLink(target, input, caller, action.rest?.linkTtlS) };
 }
 
 /** What a link carries: the call to run again, as whom, until when. Signed, not secret. */
@@ -93,11 +93,12 @@ interface LinkClaims {
 const PURPOSE = 'svc signed link v1';
 export const SIGNED_PATH = '/v1/signed/';
 
-export function signLink(target: string, input: unknown, caller: LinkCaller): { url: string; expires_at: string } {
+/** `ttlS`: the action's own `rest.linkTtlS`, else SVC_SIGNED_URL_TTL_S. */
+export function signLink(target: string, input: unknown, caller: LinkCaller, ttlS?: number): { url: string; expires_at: string } {
   const p = caller.principal;
   if (p.kind !== 'api_key' && p.kind !== 'user') throw new Error('signed links are made for a store credential');
   const origin = caller.origin ?? configuredOrigin(caller.registry.site);
-  const expires = Math.floor(caller.clock.now().getTime() / 1000) + caller.registry.site.signedUrlTtlS;
+  const expires = Math.floor(caller.clock.now().getTime() / 1000) + (ttlS ?? caller.registry.site.signedUrlTtlS);
   const who = p.kind === 'api_key' ? { k: p.kind, id: p.keyId, l: p.livemode } : { k: p.kind, id: p.userId, r: p.role, l: p.livemode };
   const claims: LinkClaims = { s: caller.store.id, t: target, i: input, p: who, e: expires };
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');

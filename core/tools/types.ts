@@ -34,7 +34,7 @@ export interface ToolCaller {
   /** Restricts calls to read actions (MCP read-only connections). */
   readOnly?: boolean;
   /** Who is calling, for the audit record. */
-  source: 'agent' | 'mcp';
+  source: 'agent' | 'mcp' | 'workflow';
   /** The origin the client reached (MCP's request, an agent chat's): ctx.origin without SVC_PUBLIC_URL. */
   origin?: string;
   /** The agent making the call, with its approval overrides (SPEC 4.5); none for MCP clients. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, errors, Input, PLANS, Timestamp, Uuid } from '../../core/sdk';
+import { action, definePlugin, errors, Input, iso, PLANS, setSpendCap, Timestamp, Uuid } from '../../core/sdk';
 import { createKey, createStore, validateScopes } from '../../core/platform';
 
 /**
@@ -26,6 +26,19 @@ const ApiKey = Type.Object({
 const StoreCreated = Type.Object({
   store: Type.Object({ object: Type.Literal('store'), id: Uuid(), name: Type.String(), plan: Type.String(), created_at: Timestamp() }),
   api_key: ApiKey,
+});
+
+const SpendCap = Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], {
+  description: "USD the store's provider calls may cost per calendar month (0 stops every call; kept to the cent); null lifts the cap.",
+});
+
+const StoreRecord = Type.Object({
+  object: Type.Literal('store'),
+  id: Uuid(),
+  name: Type.String(),
+  plan: Type.String(),
+  monthly_spend_cap: SpendCap,
+  created_at: Timestamp(),
 });
 
 const PlanName = Type.Union(
@@ -59,6 +72,22 @@ export default definePlugin({
         const store = await createStore(ctx.db, ctx.clock, { name, plan: input.plan ?? 'free' });
         const api_key = await createKey(ctx.db, ctx.clock, { storeId: store.id, scopes, livemode: false });
         return { store: { object: 'store' as const, ...store }, api_key };
+      },
+    }),
+    update_store: action({
+      kind: 'write',
+      description:
+        "The operator's settings of a store: monthly_spend_cap caps what its model, search and media calls cost a month (403 spend_cap_reached at the cap).",
+      input: Input({ monthly_spend_cap: Type.Optional(SpendCap) }),
+      output: StoreRecord,
+      // The store's own URL (`/v1/stores/:storeId`): the operator names the store there.
+      rest: { method: 'PATCH', path: '', auth: 'admin' },
+      example: { monthly_spend_cap: 50 },
+      handler: async (ctx, input) => {
+        if (input.monthly_spend_cap === undefined)
+          throw errors.validation('Nothing to change: give monthly_spend_cap (USD, or null).', 'monthly_spend_cap');
+        const s = await setSpendCap(ctx.db, ctx.store.id, input.monthly_spend_cap);
+        return { object: 'store' as const, ...s, created_at: iso(s.created_at) };
       },
     }),
   },

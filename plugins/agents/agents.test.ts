@@ -75,9 +75,10 @@ describe('agents CRUD', () => {
     const h = await withEnv({});
     const r = await h.call('POST', '/agents', agent());
     expect(r.status).toBe(400);
-    expect(r.body.error.param).toBe('model');
+    expect(r.body.error.code).toBe('provider_not_configured');
     expect(r.body.error.message).toContain('OPENAI_BASE_URL');
     const a = await h.call('POST', '/agents', agent({ model: 'anthropic/claude-sonnet-4-5' }));
+    expect(a.body.error).toMatchObject({ code: 'provider_not_configured' });
     expect(a.body.error.message).toContain('ANTHROPIC_API_KEY');
   });
 

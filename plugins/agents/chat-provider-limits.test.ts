@@ -60,11 +60,11 @@ for (const b of backends) {
     }, 20_000);
 
     test('retries are bounded: a provider still busy after them, or asking for too long a wait, fails the turn', async () => {
-      const still = await harness([busy(429, 0.1), busy(429, 0.1), busy(429, 0.1), b.wire.text('Too late.')]);
+      const still = await harness([busy(429, 0.1), busy(429, 0.1), busy(429, 0.1), busy(429, 0.1), b.wire.text('Too late.')]);
       const ev = events((await still.chat({ message: 'Hi' })).body);
       expect(ev.map((e) => e.type)).toEqual(['error', 'end']);
       expect(ev[0].message).toContain('HTTP 429');
-      expect(still.fake.requests.length).toBe(3);
+      expect(still.fake.requests.length).toBe(4);
       const long = await harness([busy(429, 3600), b.wire.text('An hour later.')]);
       const started = performance.now();
       const ev2 = events((await long.chat({ message: 'Hi' })).body);

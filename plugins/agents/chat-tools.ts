@@ -2,7 +2,7 @@ import type { Ctx } from '../../core/sdk';
 import { discover, DISCOVER_TOOLS, listTools, resolveCall, type ToolOptions } from '../../core/platform';
 import { callTool, type ToolCaller, type ToolOutcome, type ToolTarget } from '../../core/platform';
 import { waitForOutcome, type CustomTool } from '../../core/platform';
-import type { ToolCall, ToolDef, ToolResult } from './providers/types';
+import type { ToolCall, ToolDef, ToolResult } from '../../core/sdk';
 
 /** How an agent's chat runs the tool calls its model makes: through the one tool-call path, waiting out approvals. */
 

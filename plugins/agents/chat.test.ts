@@ -129,7 +129,7 @@ for (const b of backends) {
       const { chat, fake } = await harness([{ status: 400, body: '{"error":{"message":"bad model"}}' }]);
       const ev = events((await chat('Hi')).body);
       expect(ev).toEqual([
-        { type: 'error', message: expect.stringContaining('HTTP 400') },
+        { type: 'error', code: 'provider_error', message: expect.stringContaining('HTTP 400') },
         { type: 'end', usage: { input_tokens: 0, output_tokens: 0 } },
       ]);
       expect(ev[0].message).toContain('bad model');
@@ -154,5 +154,6 @@ test('chat with an agent whose provider is no longer configured is a 400 naming 
   // The server restarts without the provider setting.
   const r = await h.elsewhere({}).call('POST', `/agents/${agent.id}/chat`, { message: 'Hi' });
   expect(r.status).toBe(400);
+  expect(r.body.error.code).toBe('provider_not_configured');
   expect(r.body.error.message).toContain('OPENAI_BASE_URL');
 });

@@ -1,10 +1,9 @@
-import { errorFields, errors, fail } from '../../core/sdk';
+import { checkSpendCap, chatModel, errorFields, errors, fail, recordUsage as recordProviderUsage, SvcError } from '../../core/sdk';
 import type { Static } from '@sinclair/typebox';
 import type { Ctx, Row } from '../../core/sdk';
-import { recordEvents } from '../../core/sdk';
+import { emitEvents } from '../../core/sdk';
 import { CUSTOM_TOOLSET, publicToolsNamed, usableCustomTools, type ToolCaller, type ToolOptions } from '../../core/platform';
-import { providerFor } from './providers';
-import type { ChatMessage, ToolCall, ToolResult, Usage } from './providers/types';
+import type { ChatMessage, Meter, ToolCall, ToolResult, Usage } from '../../core/sdk';
 import { agentTools, runTool, type ToolResultEvent, type ToolRun } from './chat-tools';
 import type { ChatInput, ChatReply } from './schemas';
 import { agentRow, conversationRow, messagesOf, toMessage, type AgentDeps } from './store';
@@ -34,8 +33,9 @@ export const SHUTDOWN_MESSAGE =
 export const TRUNCATED_TOOL_CALL_MESSAGE =
   'The model reached its output token limit in the middle of a tool call, so the call was not run. Ask again, or for less at once.';
 
-/** Keeps one model call's token usage, for per-store usage reports. */
-async function recordUsage(ctx: Ctx, agentId: string, conversationId: string, provider: string, model: string, usage: Usage) {
+/** Keeps one model call's token usage: per agent (GET /model-usage) and in the store's provider usage and cost (GET /usage). */
+async function recordUsage(ctx: Ctx, meter: Meter, agentId: string, conversationId: string, provider: string, model: string, usage: Usage) {
+  await recordProviderUsage(meter, provider, model, usage);
   await ctx.db.query(
     `INSERT INTO agent_model_calls (id, store_id, agent_id, conversation_id, provider, model, input_tokens, output_tokens, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -54,7 +54,7 @@ async function persist(ctx: Ctx, agentId: string, conversationId: string, messag
     );
     await tx.query('UPDATE agent_conversations SET updated_at = $3 WHERE store_id = $1 AND id = $2', [ctx.store.id, conversationId, at]);
     const data = { ...toMessage({ id, message, created_at: at.toISOString() }), agent_id: agentId, conversation_id: conversationId };
-    await recordEvents(tx, ctx.store.id, [{ type: 'agent.message', data, at }], ctx.registry.reactions);
+    await emitEvents(tx, ctx.registry, ctx.store.id, [{ type: 'agent.message', data, at }]);
   });
 }
 
@@ -131,7 +131,10 @@ export async function chat(
   if (channel.name === 'api' && !agent.channels.includes('api'))
     throw errors.conflict(`Agent '${agent.id}' is not enabled on the api channel; add 'api' to its channels.`, 'conflict_error', 'channels');
   const visitor = channel.name === 'webchat' ? channel.visitor : null;
-  const { provider, model } = providerFor(agent.model, deps.env);
+  const { provider, model } = chatModel(agent.model, deps.providers);
+  const meter: Meter = { db: ctx.db, clock: ctx.clock, storeId: ctx.store.id, prices: deps.providers.provider_prices };
+  // At the cap the chat is refused before anything is written (403 spend_cap_reached); later steps check again.
+  await checkSpendCap(meter);
   let conversationId = input.conversation_id;
   if (conversationId) {
     const row = await conversationRow(ctx, agent.id, conversationId);
@@ -207,6 +210,7 @@ export async function chat(
           let cut = false;
           let used: Usage | undefined;
           try {
+            if (step > 0) await checkSpendCap(meter);
             for await (const ev of provider.stream({ model, system: agent.system_prompt, messages: history, tools, signal: stop })) {
               if (ev.type === 'text') {
                 text += ev.text;
@@ -226,13 +230,14 @@ export async function chat(
             // One line for the operator's log: an outside failure, not a bug, so no stack or source frame.
             ctx.log.error('provider failed', { agent_id: agent.id, error: oneLine(err) });
             if (text) await persist(ctx, agent.id, cid, { role: 'assistant', text, toolCalls: [] });
-            send({ type: 'error', message: `The model provider failed: ${(err as Error).message}` });
+            const code = err instanceof SvcError ? err.code : undefined;
+            send({ type: 'error', message: `The model provider failed: ${(err as Error).message}`, ...(code ? { code } : {}) });
             return 'done';
           }
           if (used) {
             usage.input_tokens += used.input_tokens;
             usage.output_tokens += used.output_tokens;
-            await recordUsage(ctx, agent.id, cid, provider.name, model, used);
+            await recordUsage(ctx, meter, agent.id, cid, provider.name, model, used);
           }
           // A tool call cut off by the token limit has half its input: never run it.
           if (cut && calls.length) {

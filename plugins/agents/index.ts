@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, type Ctx } from '../../core/sdk';
+import { action, conflict, definePlugin, providerSettings, type Ctx } from '../../core/sdk';
 import { isTool, usableCustomTools } from '../../core/platform';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
@@ -28,15 +28,9 @@ import { chat } from './chat';
 import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
 import { ModelUsage, modelUsage, UsageQuery } from './usage';
 
-/**
- * Provider settings keep the names every OpenAI- or Anthropic-compatible tool uses, so an operator
- * sets them once for everything on the machine.
- */
+/** The provider settings (core/providers: OPENAI_BASE_URL ...) plus the chat's own. */
 const AgentsConfig = Type.Object({
-  openai_base_url: Type.Optional(Type.String({ env: 'OPENAI_BASE_URL', description: 'OpenAI-compatible endpoint for openai/<model> agents.' })),
-  openai_api_key: Type.Optional(Type.String({ env: 'OPENAI_API_KEY' })),
-  anthropic_api_key: Type.Optional(Type.String({ env: 'ANTHROPIC_API_KEY' })),
-  anthropic_base_url: Type.Optional(Type.String({ env: 'ANTHROPIC_BASE_URL' })),
+  ...providerSettings,
   keep_alive_ms: Type.Integer({ minimum: 10, default: 15_000, description: 'Keep-alive comment interval of a chat waiting for an approval.' }),
   approval_poll_ms: Type.Integer({ minimum: 10, default: 500, description: 'How often a waiting chat checks for the decision.' }),
   webchat_messages_per_minute: Type.Integer({ minimum: 1, default: 10, description: 'Messages one storefront visitor may send a minute (webchat).' }),
@@ -45,12 +39,7 @@ const AgentsConfig = Type.Object({
 /** What the agents code needs from outside itself, read from ctx: the registry and the settings. */
 const deps = (ctx: Ctx): AgentDeps => ({
   plugins: () => ctx.registry.plugins,
-  env: {
-    OPENAI_BASE_URL: ctx.config.openai_base_url,
-    OPENAI_API_KEY: ctx.config.openai_api_key,
-    ANTHROPIC_API_KEY: ctx.config.anthropic_api_key,
-    ANTHROPIC_BASE_URL: ctx.config.anthropic_base_url,
-  },
+  providers: ctx.config,
   keepAliveMs: ctx.config.keep_alive_ms,
   approvalPollMs: ctx.config.approval_poll_ms,
 });
@@ -130,6 +119,7 @@ export default definePlugin({
       input: AgentCreate,
       output: Agent,
       rest: { method: 'POST', path: '/agents', status: 201 },
+      errors: ['provider_not_configured'],
       example: { name: 'Shop helper', model: 'openai/gpt-test', system_prompt: 'Answer briefly.', tools: ['products'], channels: ['api'] },
       handler: (ctx, input) => createAgent(deps(ctx), ctx, input),
     }),
@@ -140,6 +130,7 @@ export default definePlugin({
       input: AgentUpdate,
       output: Agent,
       rest: { method: 'PATCH', path: '/agents/:id' },
+      errors: ['provider_not_configured'],
       handler: (ctx, input) => updateAgent(deps(ctx), ctx, input),
     }),
     delete_agent: action({
@@ -157,7 +148,7 @@ export default definePlugin({
       input: ChatInput,
       output: ChatEvent,
       rest: { method: 'POST', path: '/agents/:id/chat', response: 'raw', contentType: 'text/event-stream', jsonOutput: ChatReply },
-      errors: ['agent_paused'],
+      errors: ['agent_paused', 'provider_not_configured'],
       // The model is the configured provider's (OPENAI_BASE_URL): the sweeps point it at a fake.
       example: async ({ make }) => ({ id: (await make('agents.create_agent')).id, message: 'Which aprons are in stock?' }),
       emits: ['agent.message'],

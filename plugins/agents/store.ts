@@ -1,8 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, iso, isUniqueViolation, listPage, rowOr404, setClause, type Ctx, type PluginDef, type Row } from '../../core/sdk';
 import type { Agent, AgentCreate, AgentQuery, AgentUpdate, ConversationQuery } from './schemas';
-import { providerFor, type ProviderEnv } from './providers';
-import type { ChatMessage } from './providers/types';
+import { chatModel, type ChatMessage, type ProviderConfig } from '../../core/sdk';
 import { publicToolNames, usableCustomTools } from '../../core/platform';
 
 export type AgentT = Static<typeof Agent>;
@@ -26,7 +25,7 @@ export function toAgent(r: Row): AgentT {
 /** What the agents plugin needs from outside itself: the registry (its tools) and the settings. */
 export interface AgentDeps {
   plugins: () => readonly PluginDef[];
-  env: ProviderEnv;
+  providers: ProviderConfig;
   /** Keep-alive interval of a chat stream waiting for an approval (tests shorten it). */
   keepAliveMs?: number;
   /** How often a chat waiting for an approval checks for the decision (tests shorten it). */
@@ -68,7 +67,7 @@ const anotherDefault = () => errors.conflict('Another agent became the default a
 
 export async function createAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentCreate>) {
   await checkTools(deps, ctx, input.tools);
-  providerFor(input.model, deps.env); // a model nobody can answer is refused now, not at the first chat
+  chatModel(input.model, deps.providers); // a model nobody can answer is refused now, not at the first chat
   const id = crypto.randomUUID();
   const now = ctx.clock.now();
   if (input.is_default) await clearDefault(ctx, id);
@@ -104,7 +103,7 @@ export const listAgents = (ctx: Ctx, input: Static<typeof AgentQuery>) =>
 export async function updateAgent(deps: AgentDeps, ctx: Ctx, input: Static<typeof AgentUpdate>) {
   await agentRow(ctx, input.id);
   await checkTools(deps, ctx, input.tools);
-  if (input.model) providerFor(input.model, deps.env);
+  if (input.model) chatModel(input.model, deps.providers);
   if (input.is_default) await clearDefault(ctx, input.id);
   const set = setClause(
     {

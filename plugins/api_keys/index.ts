@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, ListOf, Origin, Timestamp, Uuid } from '../../core/sdk';
+import { action, definePlugin, Input, ListOf, Origin, Timestamp, Uuid, type Ctx } from '../../core/sdk';
 import { createStoreKey, createStorePublishableKey, getKey, listKeys, MAX_ROLL_SECONDS, revokeStoreKey, rollStoreKey } from './keys';
 
 /**
@@ -38,6 +38,15 @@ const Rolled = Type.Object({
   rolled: Type.Object({ id: Uuid(), expires_at: Type.String({ description: 'When the old secret stops working (ISO 8601 UTC timestamp).' }) }),
 });
 
+/** What the audit trail hears of a key: never its secret. */
+const KeyEvent = Type.Object({ object: Type.Literal('api_key'), id: Uuid() }, { additionalProperties: true });
+const announce = async <T extends object>(ctx: Ctx, type: string, made: Promise<T>): Promise<T> => {
+  const out = await made;
+  const { key: _secret, ...safe } = out as Record<string, unknown>;
+  ctx.emit(type, safe);
+  return out;
+};
+
 /** The operator and the store's own credentials share these routes. */
 const ALL = ['admin', 'api_key', 'user'] as ('admin' | 'api_key' | 'user')[];
 
@@ -49,6 +58,7 @@ export default definePlugin({
   catalog: true,
   // SPEC 5.4: api_keys is usable with platform or platform:write (users: owners and admins hold them).
   scopes: { read: ['platform', 'platform:write'], write: ['platform', 'platform:write'] },
+  events: { 'api_key.created': KeyEvent, 'api_key.revoked': KeyEvent, 'api_key.rolled': KeyEvent },
   actions: {
     list_keys: action({
       kind: 'read',
@@ -80,7 +90,8 @@ export default definePlugin({
       rest: { method: 'POST', path: '/api-keys', status: 201, auth: ALL },
       // A key the narrowest caller of this plugin may make, and roll (never more than it holds).
       example: { scopes: ['platform:write'] },
-      handler: (ctx, input) => createStoreKey(ctx, input),
+      emits: ['api_key.created'],
+      handler: (ctx, input) => announce(ctx, 'api_key.created', createStoreKey(ctx, input)),
     }),
     create_publishable_key: action({
       kind: 'write',
@@ -96,7 +107,8 @@ export default definePlugin({
       output: ApiKey,
       rest: { method: 'POST', path: '/api-keys/publishable', status: 201, auth: ALL },
       example: { allowed_origins: ['https://shop.example.com'] },
-      handler: (ctx, input) => createStorePublishableKey(ctx, input),
+      emits: ['api_key.created'],
+      handler: (ctx, input) => announce(ctx, 'api_key.created', createStorePublishableKey(ctx, input)),
     }),
     revoke_key: action({
       kind: 'destructive',
@@ -104,7 +116,8 @@ export default definePlugin({
       input: Input({ key_id: Uuid('The key id.') }),
       output: Type.Object({ object: Type.Literal('api_key'), id: Uuid(), revoked: Type.Literal(true) }),
       rest: { method: 'DELETE', path: '/api-keys/:key_id', auth: ALL },
-      handler: (ctx, { key_id }) => revokeStoreKey(ctx, key_id),
+      emits: ['api_key.revoked'],
+      handler: (ctx, { key_id }) => announce(ctx, 'api_key.revoked', revokeStoreKey(ctx, key_id)),
     }),
     roll_key: action({
       kind: 'write',
@@ -120,7 +133,8 @@ export default definePlugin({
       output: Rolled,
       errors: ['insufficient_scope'],
       rest: { method: 'POST', path: '/api-keys/:key_id/roll', auth: ALL },
-      handler: (ctx, input) => rollStoreKey(ctx, input),
+      emits: ['api_key.rolled'],
+      handler: (ctx, input) => announce(ctx, 'api_key.rolled', rollStoreKey(ctx, input)),
     }),
   },
 });

@@ -155,6 +155,22 @@ describe('coupons', () => {
     expect(await check(h, 'FIFTY', lines)).toMatchObject({ valid: true, discount_amount: 10 });
   });
 
+  test("a coupon of one customer: only that customer's orders may use it; another store's customer is 404 naming customer_id", async () => {
+    const h = await setup();
+    const other = await setup();
+    const customer = async (x: Harness) => (await x.call('POST', '/customers', { email: `k${crypto.randomUUID().slice(0, 6)}@example.com` })).body.id;
+    const mine = await customer(h);
+    const theirs = await customer(other);
+    const refused = await h.call('POST', '/coupons', { code: 'THEIRS', percent_off: 5, customer_id: theirs });
+    expect({ status: refused.status, param: refused.body.error.param }).toEqual({ status: 404, param: 'customer_id' });
+    expect((await coupon(h, { code: 'MINE', percent_off: 10, customer_id: mine })).customer_id).toBe(mine);
+    const p = await mkProduct(h);
+    const line = [{ product_id: p, quantity: 1 }];
+    expect(await check(h, 'MINE', line, { customer_id: mine })).toMatchObject({ valid: true, discount_amount: 1 });
+    expect(await check(h, 'MINE', line, { customer_id: await customer(h) })).toMatchObject({ valid: false, reason_code: 'customer_limit_reached' });
+    expect(await check(h, 'MINE', line)).toMatchObject({ valid: false, reason_code: 'customer_limit_reached' });
+  });
+
   test('validate over MCP answers the same', async () => {
     const h = await setup();
     const p = await mkProduct(h, 8);

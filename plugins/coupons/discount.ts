@@ -53,6 +53,9 @@ export function refusal(
     return { reason_code: 'expired', reason: `This code expired at ${new Date(coupon.ends_at).toISOString()}.` };
   if (coupon.usage_limit !== null && Number(coupon.times_redeemed) >= Number(coupon.usage_limit))
     return { reason_code: 'usage_limit_reached', reason: `This code was used ${coupon.usage_limit} times, its limit.` };
+  // A coupon of one customer (a loyalty reward's) is, for everyone else, a limit of no uses.
+  if (coupon.customer_id && String(coupon.customer_id).toLowerCase() !== o.customerId?.toLowerCase())
+    return { reason_code: 'customer_limit_reached', reason: "This code belongs to one customer; it is not this order's customer." };
   if (coupon.usage_limit_per_customer !== null) {
     if (!o.customerId) return { reason_code: 'customer_limit_reached', reason: 'This code is limited per customer: the order needs a customer_id.' };
     if (o.customerUses >= Number(coupon.usage_limit_per_customer))

@@ -1,5 +1,6 @@
 import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_coupons.sql' with { type: 'text' };
+import migration002 from './migrations/002_customer.sql' with { type: 'text' };
 import { Coupon, CouponCreate, CouponId, CouponList, CouponQuery, ValidateInput, Validation } from './schemas';
 import { createCoupon, deactivate, getCoupon, listCoupons, validate } from './store';
 
@@ -14,11 +15,15 @@ const coupons = definePlugin({
   // SPEC 5.4: commerce, commerce:read, commerce:write.
   scopes: { read: ['commerce', 'commerce:read', 'commerce:write'], write: ['commerce', 'commerce:write'] },
   tables: ['coupons', 'coupon_redemptions'],
-  // products' public.ts prices lines and checks product_ids; collections' checks collection_ids and membership.
-  requires: ['products', 'collections'],
+  // products' public.ts prices lines and checks product_ids; collections' checks collection_ids and membership;
+  // customers' checks customer_id.
+  requires: ['products', 'collections', 'customers'],
   events: { 'coupon.created': Coupon, 'coupon.deactivated': Coupon },
   errors: { duplicate_code: conflict('Another coupon of this store has this code (codes ignore case).') },
-  migrations: [{ id: 'coupons/001_coupons', sql: migration001 }],
+  migrations: [
+    { id: 'coupons/001_coupons', sql: migration001 },
+    { id: 'coupons/002_customer', sql: migration002 },
+  ],
   actions: {
     list_coupons: action({
       kind: 'read',
@@ -39,7 +44,7 @@ const coupons = definePlugin({
     create_coupon: action({
       kind: 'write',
       description:
-        'Create a discount code: percent_off, or amount_off with currency; optional minimum_subtotal, product_ids, collection_ids (then only those lines are discounted), starts_at, ends_at, usage_limit, usage_limit_per_customer.',
+        'Create a discount code: percent_off, or amount_off with currency; optional minimum_subtotal, product_ids, collection_ids (then only those lines are discounted), starts_at, ends_at, usage_limit, usage_limit_per_customer, customer_id (only that customer may use it).',
       input: CouponCreate,
       output: Coupon,
       rest: { method: 'POST', path: '/coupons', status: 201 },

@@ -20,6 +20,7 @@ export const Coupon = Type.Object({
   ends_at: Nullable(Timestamp()),
   usage_limit: Nullable(Type.Integer()),
   usage_limit_per_customer: Nullable(Type.Integer()),
+  customer_id: Nullable(Type.String({ description: "Only this customer's orders may use it (a loyalty reward's coupon)." })),
   times_redeemed: Type.Integer({ description: 'Orders this coupon discounted.' }),
   active: Type.Boolean({ description: 'false once deactivated.' }),
   created_at: Timestamp(),
@@ -55,6 +56,7 @@ export const CouponCreate = Input({
   usage_limit_per_customer: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 1e9, description: 'Orders it may discount per customer; an order without a customer_id cannot use it.' }),
   ),
+  customer_id: Type.Optional(Uuid("One of this store's customers: only that customer's orders may use the code.")),
 });
 
 export const LineItems = Type.Array(

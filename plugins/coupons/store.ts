@@ -15,6 +15,7 @@ import {
   type Row,
 } from '../../core/sdk';
 import { collectionsIn } from '../collections/public';
+import { customerIdIn } from '../customers/public';
 import { pricedLines, productsIn } from '../products/public';
 import { applyCodes } from './public';
 import type { CouponCreate, CouponQuery, ValidateInput } from './schemas';
@@ -33,6 +34,7 @@ export const toCoupon = (r: Row) => ({
   ends_at: isoOrNull(r.ends_at),
   usage_limit: r.usage_limit,
   usage_limit_per_customer: r.usage_limit_per_customer,
+  customer_id: r.customer_id ?? null,
   times_redeemed: Number(r.times_redeemed),
   active: r.active,
   ...stamps(r),
@@ -72,12 +74,17 @@ export async function createCoupon(ctx: Ctx, i: Static<typeof CouponCreate>) {
   const collectionIds = [...new Set((i.collection_ids ?? []).map((id) => id.toLowerCase()))];
   checkIds(productIds, await productsIn(ctx.db, ctx.store.id, productIds), 'product_ids');
   checkIds(collectionIds, await collectionsIn(ctx.db, ctx.store.id, collectionIds), 'collection_ids');
+  let customerId: string | null = null;
+  if (i.customer_id !== undefined) {
+    customerId = (await customerIdIn(ctx.db, ctx.store.id, i.customer_id)) ?? null;
+    if (!customerId) throw errors.notFound(`customer: '${i.customer_id}'`, 'customer_id');
+  }
   const now = ctx.clock.now();
   const [r] = await unique(
     ctx.db.query(
       `INSERT INTO coupons (id, store_id, code, percent_off, amount_off_minor, currency, minimum_subtotal_minor, product_ids, collection_ids,
-         starts_at, ends_at, usage_limit, usage_limit_per_customer, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::uuid[], $8::uuid[], $9, $10, $11, $12, $13, $13) RETURNING *`,
+         starts_at, ends_at, usage_limit, usage_limit_per_customer, created_at, updated_at, customer_id)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::uuid[], $8::uuid[], $9, $10, $11, $12, $13, $13, $14) RETURNING *`,
       [
         ctx.store.id,
         i.code,
@@ -92,6 +99,7 @@ export async function createCoupon(ctx: Ctx, i: Static<typeof CouponCreate>) {
         i.usage_limit ?? null,
         i.usage_limit_per_customer ?? null,
         now,
+        customerId,
       ],
     ),
     { coupons_store_code: () => fail('duplicate_code', `Another coupon of this store has the code '${i.code}' (codes ignore case).`, 'code') },

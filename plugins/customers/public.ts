@@ -29,3 +29,21 @@ export async function customerTags(db: Db, storeId: string, id: string): Promise
   const [row] = await db.query<{ tags: string[] }>('SELECT tags FROM customers WHERE store_id = $1 AND id = $2 AND erased_at IS NULL', [storeId, id]);
   return row?.tags ?? [];
 }
+
+/** This store's customer with this phone number (digits compared, so `+1 555-123` matches `+1555123`), or undefined: phone's SMS conversations. */
+export async function customerIdByPhone(db: Db, storeId: string, phone: string): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>(
+    `SELECT id FROM customers WHERE store_id = $1 AND regexp_replace(phone, '[^0-9]', '', 'g') = regexp_replace($2, '[^0-9]', '', 'g')
+       AND erased_at IS NULL ORDER BY created_at LIMIT 1`,
+    [storeId, phone],
+  );
+  return row?.id;
+}
+
+/**
+ * The store's live customers as an SQL source (`FROM ${customersSource('$1')} c`), for plugins that
+ * select customers by rules in their own statement (segments); `store` is the placeholder of the
+ * store id. Columns: id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at.
+ */
+export const customersSource = (store: string) =>
+  `(SELECT id, store_id, seq, email, first_name, last_name, tags, accepts_marketing, metadata, created_at FROM customers WHERE store_id = ${store} AND erased_at IS NULL)`;

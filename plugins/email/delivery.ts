@@ -113,7 +113,7 @@ async function failed(deps: JobCtx, m: Row, e: unknown) {
         at,
       ]);
       await suppress(tx, m.store_id, m.to_addresses, 'bounced', at);
-      await addEvent(tx, m, 'bounced', { smtp_response: err.response ?? err.message, code: err.responseCode }, at, deps.registry.reactions);
+      await addEvent(tx, m, 'bounced', { smtp_response: err.response ?? err.message, code: err.responseCode }, at, deps.registry);
     });
     return;
   }
@@ -167,7 +167,7 @@ export async function deliverBatch(deps: JobCtx, batch: { message_id: string }[]
   );
   // The 250s first: whatever happens to the refusals' bookkeeping, what went out is recorded.
   const at = clock.now();
-  if (delivered.length) await db.transaction((tx) => markDelivered(tx, delivered, at, deps.registry.reactions));
+  if (delivered.length) await db.transaction((tx) => markDelivered(tx, delivered, at, deps.registry));
   const outcomes = await Promise.allSettled(refused.map(({ m, reason }) => failed(deps, m, reason)));
   const error = outcomes.find((o) => o.status === 'rejected');
   if (error) throw (error as PromiseRejectedResult).reason;

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { iso, jsonParam, listPage, recordEvents, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
+import { emitEvents, iso, jsonParam, listPage, rowOr404, stamps, type Ctx, type Db, type EventTypes, type Row } from '../../core/sdk';
 import type { MessageQuery } from './schemas';
 
 /** The setting a queued message waits for, named in the send response and at start-up. */
@@ -46,26 +46,20 @@ export const EVENT_TYPES = ['delivered', 'opened', 'clicked', 'bounced', 'compla
 export type EmailEvent = (typeof EVENT_TYPES)[number];
 
 /**
- * Records a message event (SPEC 2.10) and its webhook event `email.<event>` when the store
- * subscribes, in `tx`.
+ * Records a message event (SPEC 2.10) and its event `email.<event>` (stored when the store
+ * subscribes or a plugin reacts to it: `registry` is ctx.registry, or a job's or start's), in `tx`.
  */
-export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date, reactions?: Reactions) {
+export async function addEvent(tx: Db, m: Row, event: EmailEvent, details: Record<string, unknown>, at: Date, registry: EventTypes) {
   await tx.query(
     `INSERT INTO email_events (id, store_id, message_id, event, details, machine, created_at) VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6)`,
     [m.store_id, m.id, event, JSON.stringify(details), details.machine === true, at],
   );
   // Machine opens are kept as events but are no person's open: they do not count in stats.
   if (details.machine !== true) await countFirst(tx, m.store_id, m.id, event, at);
-  await recordEvents(
-    tx,
-    m.store_id,
-    [{ type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } }],
-    reactions,
-  );
+  await emitEvents(tx, registry, m.store_id, [
+    { type: `email.${event}`, at, data: { object: 'email_event', id: m.id, message_id: m.id, event, details, timestamp: iso(at) } },
+  ]);
 }
-
-/** ctx.registry.reactions: events of types some plugin reacts to are stored (and their reactions queued) for every store. */
-type Reactions = Parameters<typeof recordEvents>[3];
 
 /** A message the relay accepted, with its answer. */
 export interface Delivered {
@@ -80,7 +74,7 @@ export interface Delivered {
  * round trip for the batch). The daily count rows are taken in store order, so two workers'
  * batches cannot deadlock on them.
  */
-export async function markDelivered(tx: Db, delivered: Delivered[], at: Date, reactions?: Reactions) {
+export async function markDelivered(tx: Db, delivered: Delivered[], at: Date, registry: EventTypes) {
   if (!delivered.length) return;
   await tx.query(
     `WITH d AS (
@@ -97,7 +91,7 @@ export async function markDelivered(tx: Db, delivered: Delivered[], at: Date, re
      ON CONFLICT (store_id, day, event, shard) DO UPDATE SET messages = email_daily_stats.messages + EXCLUDED.messages`,
     [JSON.stringify(delivered.map(({ m, response }) => ({ id: m.id, store_id: m.store_id, response }))), at, Math.floor(Math.random() * 16)],
   );
-  const byStore = new Map<string, Parameters<typeof recordEvents>[2]>();
+  const byStore = new Map<string, Parameters<typeof emitEvents>[3]>();
   for (const { m, response } of delivered) {
     const details = { smtp_response: response };
     const events = byStore.get(m.store_id) ?? [];
@@ -108,7 +102,7 @@ export async function markDelivered(tx: Db, delivered: Delivered[], at: Date, re
     });
     byStore.set(m.store_id, events);
   }
-  for (const [storeId, events] of byStore) await recordEvents(tx, storeId, events, reactions);
+  for (const [storeId, events] of byStore) await emitEvents(tx, registry, storeId, events);
 }
 
 export async function listEvents(ctx: Ctx, id: string) {

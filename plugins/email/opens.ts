@@ -1,4 +1,4 @@
-import { iso, recordEvents, writeBehind, type Db, type Logger } from '../../core/sdk';
+import { emitEvents, iso, writeBehind, type Db, type EventTypes, type Logger } from '../../core/sdk';
 
 /**
  * Opens through the pixel, recorded in small batches (core/write-behind.ts). The pixel answers the
@@ -16,8 +16,8 @@ export interface PendingOpen {
   /** The user agent alone marks it as no person's open (tracking.ts isMachineOpen). */
   machineAgent: boolean;
   at: Date;
-  /** The registry's reactions (ctx.registry.reactions): `email.opened` is stored for every store when a plugin reacts to it. */
-  reactions?: ReadonlyMap<string, readonly string[]>;
+  /** ctx.registry: `email.opened` is stored for every store when a plugin reacts to it. */
+  registry: EventTypes;
 }
 
 /** How late an open is written at most (unless the batch fills first; a test may hold it longer). */
@@ -84,8 +84,10 @@ async function writeOpens(db: Db, batch: PendingOpen[]) {
     const byStore = new Map<string, typeof rows>();
     for (const r of rows) byStore.set(r.store_id, [...(byStore.get(r.store_id) ?? []), r]);
     for (const [storeId, list] of byStore) {
-      await recordEvents(
+      // Every open of a batch carries the one registry of this process.
+      await emitEvents(
         tx,
+        batch[0].registry,
         storeId,
         list.map((r) => {
           const at = new Date(r.at);
@@ -96,7 +98,6 @@ async function writeOpens(db: Db, batch: PendingOpen[]) {
             data: { object: 'email_event', id: r.message_id, message_id: r.message_id, event: 'opened', details, timestamp: iso(at) },
           };
         }),
-        batch.find((o) => o.reactions)?.reactions,
       );
     }
   });

@@ -1,16 +1,18 @@
-import type { Db } from '../../core/sdk';
+import type { Db, EventTypes } from '../../core/sdk';
 import { addEvent, suppress } from './messages';
 
 /**
  * A bounce (DSN, RFC 3464) or complaint (ARF, RFC 5965) that came back to a message's VERP return
  * path: the message records `bounced` or `complained`, and its recipients are suppressed. A
- * delayed-delivery DSN changes nothing. Returns what was recorded.
+ * delayed-delivery DSN changes nothing. Returns what was recorded. `registry` (the caller's, as in
+ * ctx.registry) lets the `email.bounced` or `email.complained` event reach the plugins reacting to it.
  */
 export async function recordReport(
   db: Db,
   messageId: string,
   report: { kind: 'bounce' | 'complaint' | 'delay'; recipient?: string; status?: string; diagnostic?: string },
   at: Date,
+  registry: EventTypes,
 ): Promise<'bounced' | 'complained' | null> {
   if (report.kind === 'delay') return null;
   return db.transaction(async (tx) => {
@@ -23,7 +25,7 @@ export async function recordReport(
     const details = Object.fromEntries(
       Object.entries({ recipient: report.recipient, status: report.status, diagnostic: report.diagnostic, source: 'report' }).filter(([, v]) => v),
     );
-    await addEvent(tx, m, event, details, at);
+    await addEvent(tx, m, event, details, at, registry);
     return event;
   });
 }

@@ -60,7 +60,7 @@ export async function openPixel(ctx: Ctx, input: { id: string; file: string }) {
       ip: who.ip,
       machineAgent: isMachineOpen(who.user_agent, null, at),
       at,
-      reactions: ctx.registry.reactions,
+      registry: ctx.registry,
     };
     await recordOpen(ctx.db, open, ctx.log);
   }
@@ -72,7 +72,7 @@ export async function clickRedirect(ctx: Ctx, input: { id: string; token: string
   const url = m && /^\d{1,4}$/.test(input.n) ? (m.links as string[])[Number(input.n)] : undefined;
   if (!m || !url) return notFound();
   const now = ctx.clock.now();
-  await ctx.db.transaction((tx) => addEvent(tx, m, 'clicked', { url, ...client(ctx) }, now, ctx.registry.reactions));
+  await ctx.db.transaction((tx) => addEvent(tx, m, 'clicked', { url, ...client(ctx) }, now, ctx.registry));
   return new Response(null, { status: 302, headers: { location: url, ...NO_STORE } });
 }
 
@@ -94,7 +94,7 @@ export async function unsubscribe(ctx: Ctx, input: { id: string; token: string }
   await ctx.db.transaction(async (tx) => {
     const fresh = await tx.query('SELECT 1 FROM email_events WHERE message_id = $1 AND event = $2 LIMIT 1', [m.id, 'unsubscribed']);
     await suppress(tx, m.store_id, m.to_addresses, 'unsubscribed', now);
-    if (!fresh.length) await addEvent(tx, m, 'unsubscribed', client(ctx), now, ctx.registry.reactions);
+    if (!fresh.length) await addEvent(tx, m, 'unsubscribed', client(ctx), now, ctx.registry);
   });
   return page('Unsubscribed', '<p>You will not receive marketing email from this sender any more.</p>');
 }

@@ -36,7 +36,7 @@ export async function receiveHttp(ctx: InboxCtx, input: { body?: Uint8Array }) {
     return refuse(401, 'invalid_signature', 'X-Svc-Signature does not match the body and X-Svc-Timestamp (or the timestamp is over 5 minutes off).');
   }
   if (body.byteLength > MAX_INBOUND_BYTES) return refuse(413, 'request_too_large', 'The message is over 10 MiB.');
-  const result = await receive({ db: ctx.db, clock: ctx.clock, log: ctx.log, domain }, body);
+  const result = await receive({ db: ctx.db, clock: ctx.clock, log: ctx.log, domain, registry: ctx.registry }, body);
   return json(result.outcome === 'ignored' ? 202 : 200, { received: true, ...result });
 }
 

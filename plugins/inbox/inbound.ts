@@ -1,6 +1,6 @@
 // mailparser is loaded at the first inbound message: a server that receives none never holds it (docs/footprint.md).
 import type { ParsedMail, SimpleParserOptions } from 'mailparser';
-import type { Clock, Db, Logger } from '../../core/sdk';
+import type { Clock, Db, EventTypes, Logger } from '../../core/sdk';
 import { customerIdByEmail } from '../customers/public';
 import { parseInboundAddress, recordReport, type InboundAddress } from '../email/public';
 import { createThread } from './threads';
@@ -11,6 +11,8 @@ export interface InboundDeps {
   log: Logger;
   /** SVC_EMAIL_INBOUND_DOMAIN: the domain whose addresses this instance answers for. */
   domain: string;
+  /** The registry (a start's or ctx.registry): a bounce's or complaint's event reaches the plugins reacting to it. */
+  registry: EventTypes;
 }
 
 export type Outcome = { outcome: 'bounced' | 'complained' | 'delayed' | 'threaded' | 'ignored'; thread_id?: string };
@@ -89,7 +91,7 @@ export async function receive(deps: InboundDeps, raw: Buffer | Uint8Array, envel
   if (verp?.kind === 'verp') {
     const report = reportOf(mail);
     if (!report) return { outcome: 'ignored' };
-    const recorded = await recordReport(deps.db, verp.messageId, report, now);
+    const recorded = await recordReport(deps.db, verp.messageId, report, now, deps.registry);
     return { outcome: recorded ?? (report.kind === 'delay' ? 'delayed' : 'ignored') };
   }
 

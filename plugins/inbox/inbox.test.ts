@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inboundSignature } from './http-inbound';
 import { startSmtpListener } from './listener';
+import { definePlugin, type PluginDef } from '../../core/plugins/contract';
+import { runJob, takeQueued } from '../../test/kit/jobs';
 
 const DOMAIN = 'in.svc.test';
 const SECRET = 'inbound-secret-for-tests';
@@ -18,13 +20,18 @@ afterAll(async () => {
   for (const s of stops.reverse()) await s();
 });
 
-async function world() {
+async function world(extra: PluginDef[] = []) {
   const relay = await startRelay();
   stops.push(relay.stop);
   const h = await setup({
+    extra,
     env: { SMTP_URL: relay.url, SVC_EMAIL_FROM: 'support@shop.test', SVC_EMAIL_INBOUND_DOMAIN: DOMAIN, SVC_INBOUND_SECRET: SECRET },
   });
-  const smtp = await startSmtpListener({ db: h.db, clock: h.clock, log: createLogger({ sink: () => {} }), domain: DOMAIN }, '127.0.0.1:0', () => {});
+  const smtp = await startSmtpListener(
+    { db: h.db, clock: h.clock, log: createLogger({ sink: () => {} }), domain: DOMAIN, registry: h.registry },
+    '127.0.0.1:0',
+    () => {},
+  );
   stops.push(smtp.stop);
   const inboxAddress = `s-${h.store.id.replace(/-/g, '')}@${DOMAIN}`;
   /** A raw message POSTed by a relay, signed as SVC_INBOUND_SECRET says. */
@@ -181,6 +188,43 @@ test('a DSN and an ARF report through the inbound path record bounced and compla
   expect(e2.map((e: any) => e.event)).toEqual(['delivered', 'complained']);
   expect((await h.call('POST', '/email/send', { to: 'angry@example.com', subject: 'x', text: 'x' })).body.status).toBe('suppressed');
   expect((await h.call('POST', '/email/send', { to: 'gone@example.com', subject: 'x', text: 'x' })).body.status).toBe('suppressed');
+});
+
+test('a bounce reported through the inbound path reaches a plugin reacting to email.bounced, though no webhook subscribes', async () => {
+  const seen: unknown[] = [];
+  const watcher = definePlugin({
+    name: 'bounce_watch',
+    category: 'marketing',
+    scopes: { read: ['bounce_watch'], write: ['bounce_watch'] },
+    actions: {},
+    on: { 'email.bounced': async (_ctx, event) => void seen.push(event.data) },
+  });
+  const { h, post } = await world([watcher]);
+  const m = (await h.call('POST', '/email/send', { to: 'gone@example.com', subject: 'Hi', text: 'Hi' })).body;
+  await runJobs(h);
+  const report = [
+    'From: MAILER-DAEMON@mx.example.com',
+    `To: b-${m.id.replace(/-/g, '')}@${DOMAIN}`,
+    'Subject: Undelivered',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+    '',
+    '--B',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.example.com',
+    '',
+    'Final-Recipient: rfc822; gone@example.com',
+    'Action: failed',
+    'Status: 5.1.1',
+    '--B--',
+    '',
+  ].join('\r\n');
+  expect((await post(report)).body.outcome).toBe('bounced');
+  const jobs = await takeQueued(h, 'bounce_watch.on');
+  expect(jobs).toHaveLength(1);
+  await runJob(h, 'bounce_watch.on', jobs);
+  expect(seen).toEqual([expect.objectContaining({ object: 'email_event', message_id: m.id, event: 'bounced' })]);
 });
 
 test('an inbound POST with a wrong signature is refused and records nothing', async () => {

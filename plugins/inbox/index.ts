@@ -37,7 +37,12 @@ export default definePlugin({
     if (!config.smtp_listen) return;
     const domain = emailSettings(registry).inbound_domain;
     if (!domain) return void print('inbox: SVC_SMTP_LISTEN is set but SVC_EMAIL_INBOUND_DOMAIN is not: the SMTP listener is off.');
-    return startSmtpListener({ db, clock, log, domain }, config.smtp_listen, print, await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key));
+    return startSmtpListener(
+      { db, clock, log, domain, registry },
+      config.smtp_listen,
+      print,
+      await tlsFiles(config.smtp_tls_cert, config.smtp_tls_key),
+    );
   },
   actions: {
     get_inbox: action({

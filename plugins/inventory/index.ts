@@ -1,10 +1,21 @@
-import { action, conflict, definePlugin, type ExampleKit } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
 import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import migration002 from './migrations/002_location_delete.sql' with { type: 'text' };
 import migration003 from './migrations/003_variant_levels.sql' with { type: 'text' };
 import migration004 from './migrations/004_totals_and_retired.sql' with { type: 'text' };
-import { InventoryGet, InventoryItem, InventoryList, InventoryQuery, StockAdjust, StockTransfer } from './schemas';
+import { locationStock, vacateLocation } from './location-stock';
+import {
+  InventoryGet,
+  InventoryItem,
+  InventoryList,
+  InventoryQuery,
+  LocationStock,
+  LocationStockQuery,
+  LocationVacated,
+  StockAdjust,
+  StockTransfer,
+} from './schemas';
 import { adjustStock, getInventory, listInventory, transferStock } from './store';
 
 /** Moving one unit of a product stocked at the default location to a second location. */
@@ -19,7 +30,7 @@ async function transferExample({ make }: ExampleKit) {
  * Stock per product and location, over the stock ledger it owns (./stock.ts, shared through ./public.ts). Orders take and return
  * stock themselves; this plugin is for people and agents counting, receiving and moving units.
  */
-export default definePlugin({
+const inventory = definePlugin({
   name: 'inventory',
   category: 'commerce',
   resource: 'inventory item',
@@ -27,8 +38,10 @@ export default definePlugin({
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
   events: { 'inventory.adjusted': InventoryItem, 'inventory.transferred': InventoryItem },
   errors: { insufficient_stock: conflict('Fewer units are in stock than the change needs; nothing moved.') },
-  // 000 first: 001's history references locations.
   tables: ['inventory_levels', 'inventory_adjustments', 'inventory_retired'],
+  // The places stock is kept are the locations plugin's (its public.ts: the default location, a
+  // location held while units move); its migration makes the table before 000 references it.
+  requires: ['locations'],
   // Products requires inventory (it shows the totals), so the ledger asks products for a product
   // (get_product, list_products) through ctx.call, as this plugin.
   calls: ['products'],
@@ -87,5 +100,30 @@ export default definePlugin({
       errors: ['insufficient_stock'],
       handler: transferStock,
     }),
+    // Locations' checks and deletion, which need this plugin's levels (locations calls: ['inventory']).
+    location_stock: action({
+      kind: 'read',
+      internal: true,
+      description: 'The units of live products held at a location, and how many products they are (update_location deactivating one).',
+      input: LocationStockQuery,
+      output: LocationStock,
+      handler: locationStock,
+    }),
+    vacate_location: action({
+      kind: 'write',
+      internal: true,
+      description:
+        "delete_location's stock half: with the location locked, counts its live units; when there are none, its levels go " +
+        "(deleted products' units to the default location).",
+      input: LocationStockQuery,
+      output: LocationVacated,
+      handler: vacateLocation,
+    }),
   },
 });
+
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'inventory', typeof inventory> {}
+}
+
+export default inventory;

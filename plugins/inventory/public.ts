@@ -4,5 +4,5 @@
  * this folder is for import from outside.
  */
 export { defaultLocation, dropVariant, putBack, setTotal, take, type Allocation } from './stock';
-export { emptyInto, firstStockCtes, liveUnitsAt, lockArchivedHeldAt } from './location-stock';
+export { firstStockCtes } from './location-stock';
 export { lockStock, productStockSql, retire, variantStockSql } from './totals';

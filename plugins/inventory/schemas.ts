@@ -84,3 +84,18 @@ export const StockTransfer = Input({
 });
 
 export const InventoryList = ListOf(InventoryItem);
+
+/** What locations asks the ledger about one of its locations (the internal actions location_stock and vacate_location). */
+export const LocationStockQuery = Input({ location_id: Uuid('A location of the store.') });
+export const LocationStock = Type.Object({
+  object: Type.Literal('location_stock'),
+  location_id: Uuid(),
+  units: Type.Integer({ minimum: 0, description: 'Units of live (not deleted) products held at the location.' }),
+  products: Type.Integer({ minimum: 0, description: 'How many live products those units are of.' }),
+});
+export const LocationVacated = Type.Object({
+  ...LocationStock.properties,
+  vacated: Type.Boolean({
+    description: "True when it held no live stock: its levels are gone, deleted products' units moved to the default location.",
+  }),
+});

@@ -13,12 +13,14 @@ import { definePlugin } from '../../core/plugins/contract';
 import { allPlugins as plugins } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import stockSql from './migrations/000_stock.sql' with { type: 'text' };
-import { defaultLocation } from './public';
+import { defaultLocation } from '../locations/public';
 
 /** The list the code before the move applied: core's stock migration second, plugins in registry order. */
 function migrationsBeforeTheMove(): Migration[] {
   const [core001, ...otherCore] = allMigrations([]);
-  const pluginMigrations = plugins.flatMap((p) => p.migrations ?? []).filter((m) => m.id !== 'inventory/000_stock');
+  // locations/001 came later still (the locations table's move to its plugin): not there either.
+  const later = ['inventory/000_stock', 'locations/001_locations'];
+  const pluginMigrations = plugins.flatMap((p) => p.migrations ?? []).filter((m) => !later.includes(m.id));
   return [core001, { id: 'core/002_stock', sql: stockSql }, ...otherCore, ...pluginMigrations];
 }
 
@@ -47,7 +49,7 @@ async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
 describe('the stock tables belong to inventory', () => {
   beforeAll(() => sharedDb());
 
-  test('a database migrated before the move upgrades: only inventory/000_stock runs, and the stock is kept', async () => {
+  test('a database migrated before the move upgrades: only locations/001_locations and inventory/000_stock run, and the stock is kept', async () => {
     await inScratchSchema(async (db) => {
       await migrate(db, migrationsBeforeTheMove());
       const clock = manualClock('2026-04-01T00:00:00Z');
@@ -65,7 +67,7 @@ describe('the stock tables belong to inventory', () => {
         clock.now(),
       ]);
 
-      expect(await migrate(db, allMigrations(plugins))).toEqual(['inventory/000_stock']);
+      expect(await migrate(db, allMigrations(plugins))).toEqual(['locations/001_locations', 'inventory/000_stock']);
       expect(await migrate(db, allMigrations(plugins))).toEqual([]);
       const levels = await db.query('SELECT location_id, quantity FROM inventory_levels WHERE store_id = $1', [store.id]);
       expect(levels).toEqual([{ location_id: home.id, quantity: 7 }]);
@@ -84,6 +86,9 @@ describe('the stock tables belong to inventory', () => {
     for (const p of plugins.filter((p) => p.requires?.includes('inventory')))
       for (const m of p.migrations ?? []) expect({ id: m.id, after: ids.indexOf(m.id) > stock }).toEqual({ id: m.id, after: true });
     expect(ids.indexOf('inventory/001_inventory')).toBeGreaterThan(stock);
+    // The locations table is made by its own plugin's migration, which inventory's follow (it requires locations).
+    expect(ids.indexOf('locations/001_locations')).toBeGreaterThan(-1);
+    expect(ids.indexOf('locations/001_locations')).toBeLessThan(stock);
   });
 
   test('a plugin requiring one that is not registered, or a cycle, fails naming them', () => {

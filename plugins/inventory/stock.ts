@@ -1,9 +1,14 @@
 import { errors, type Db } from '../../core/sdk';
+import { activeLocationsAmong, defaultLocation, joinLocation, locationOrder } from '../locations/public';
 import { lockStock, totalOf } from './totals';
 
+// Where stock goes when no location is named: the locations plugin's, offered on with the ledger.
+export { defaultLocation };
+
 /**
- * The stock ledger, owned by inventory and shared with products, orders and locations through
- * ./public.ts. Stock lives per location in inventory_levels (migrations/000_stock.sql); a total is
+ * The stock ledger, owned by inventory and shared with products and orders through ./public.ts.
+ * The places are the locations plugin's (its public.ts). Stock lives per location in
+ * inventory_levels (migrations/000_stock.sql); a total is
  * the sum of the levels, read where it is shown (./totals.ts). Every function here must run
  * inside the caller's transaction, and each one that moves units takes the product's stock lock.
  */
@@ -17,19 +22,6 @@ import { lockStock, totalOf } from './totals';
 export interface Allocation {
   location_id: string;
   quantity: number;
-}
-
-/** The store's default location, created on first need ("Default"). */
-export async function defaultLocation(tx: Db, storeId: string, now: Date): Promise<string> {
-  const [found] = await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND is_default', [storeId]);
-  if (found) return found.id;
-  await tx.query(
-    `INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, 'Default', true, $2, $2) ON CONFLICT DO NOTHING`,
-    [storeId, now],
-  );
-  const [row] = await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND is_default', [storeId]);
-  return row.id;
 }
 
 async function addAt(tx: Db, storeId: string, productId: string, locationId: string, delta: number, now: Date, variantId = productId) {
@@ -53,11 +45,11 @@ async function addAt(tx: Db, storeId: string, productId: string, locationId: str
 /** Sets the product's total by changing the default location's level (PATCH stock_quantity). */
 export async function setTotal(tx: Db, storeId: string, productId: string, total: number, now: Date, variantId = productId) {
   await lockStock(tx, storeId, productId);
+  const home = await defaultLocation(tx, storeId, now);
   const [{ current, elsewhere }] = await tx.query<{ current: number; elsewhere: number }>(
-    `SELECT coalesce(sum(l.quantity), 0)::int AS current,
-            coalesce(sum(l.quantity) FILTER (WHERE NOT loc.is_default), 0)::int AS elsewhere
-     FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id WHERE l.variant_id = $1`,
-    [variantId],
+    `SELECT coalesce(sum(quantity), 0)::int AS current, coalesce(sum(quantity) FILTER (WHERE location_id <> $2), 0)::int AS elsewhere
+     FROM inventory_levels WHERE variant_id = $1`,
+    [variantId, home],
   );
   if (total === Number(current)) return;
   if (total < Number(elsewhere))
@@ -66,7 +58,7 @@ export async function setTotal(tx: Db, storeId: string, productId: string, total
       'conflict_error',
       'stock_quantity',
     );
-  await addAt(tx, storeId, productId, await defaultLocation(tx, storeId, now), total - Number(current), now, variantId);
+  await addAt(tx, storeId, productId, home, total - Number(current), now, variantId);
 }
 
 /**
@@ -84,9 +76,9 @@ export async function take(
 ): Promise<Allocation[]> {
   await lockStock(tx, storeId, productId);
   const levels = await tx.query<{ location_id: string; quantity: number }>(
-    `SELECT l.location_id, l.quantity FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id
+    `SELECT l.location_id, l.quantity FROM inventory_levels l ${joinLocation('loc', 'l.location_id')}
      WHERE l.variant_id = $1 AND l.store_id = $2 AND l.quantity > 0 AND loc.active
-     ORDER BY loc.is_default DESC, loc.seq FOR UPDATE OF l`,
+     ORDER BY ${locationOrder('loc')} FOR UPDATE OF l`,
     [variantId, storeId],
   );
   const available = levels.reduce((s, l) => s + Number(l.quantity), 0);
@@ -116,13 +108,10 @@ export async function take(
  */
 export async function putBack(tx: Db, storeId: string, productId: string, allocations: Allocation[], now: Date, variantId = productId) {
   await lockStock(tx, storeId, productId);
-  const active = new Set(
-    (
-      await tx.query<{ id: string }>('SELECT id FROM locations WHERE store_id = $1 AND active AND id = ANY($2::uuid[]) ORDER BY id FOR SHARE', [
-        storeId,
-        allocations.map((a) => a.location_id),
-      ])
-    ).map((r) => r.id),
+  const active = await activeLocationsAmong(
+    tx,
+    storeId,
+    allocations.map((a) => a.location_id),
   );
   for (const a of allocations) {
     const to = active.has(a.location_id) ? a.location_id : await defaultLocation(tx, storeId, now);

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { actorOf, errors, iso, rowOr404, type Ctx, type Db, type PageInput, type Row } from '../../core/sdk';
+import { actorOf, errors, iso, type Ctx, type Db, type PageInput, type Row } from '../../core/sdk';
+import { joinLocation, liveLocation, locationOrder } from '../locations/public';
 import { adjust, defaultLocation, variantOf } from './stock';
 import { lockStock, totalOf } from './totals';
 import {
@@ -36,10 +37,10 @@ async function itemsFor(db: Db, storeId: string, products: ProductView[], locati
   const rows = await db.query(
     // a variable product has one row per variant at a location: the level is their sum
     `SELECT l.product_id, l.location_id, loc.name AS location_name, sum(l.quantity)::int AS quantity, max(l.updated_at) AS updated_at
-     FROM inventory_levels l JOIN locations loc ON loc.id = l.location_id
+     FROM inventory_levels l ${joinLocation('loc', 'l.location_id')}
      WHERE l.store_id = $1 AND l.product_id = ANY($2::uuid[])
-     GROUP BY l.product_id, l.location_id, loc.name, loc.is_default, loc.seq
-     ORDER BY loc.is_default DESC, loc.seq`,
+     GROUP BY l.product_id, l.location_id, loc.id
+     ORDER BY ${locationOrder('loc')}`,
     [storeId, products.map((p) => p.id)],
   );
   const totals = new Map<string, number>();
@@ -121,8 +122,7 @@ export async function listInventory(ctx: Ctx, input: Static<typeof InventoryQuer
   // A filter naming something that is not this store's is a mistake worth a 404, as on Stripe.
   const productId = input.product_id || undefined;
   const locationId = input.location_id || undefined;
-  if (locationId)
-    await rowOr404(ctx.db, { table: 'locations', storeId, id: locationId, noun: 'location', param: 'location_id', where: 'deleted_at IS NULL' });
+  if (locationId) await liveLocation(ctx.db, storeId, locationId, { param: 'location_id' });
   if (input.starting_after && input.ending_before) throw errors.validation('Pass only one of starting_after and ending_before.', 'ending_before');
   if (productId) {
     const items = await itemsFor(ctx.db, storeId, [await productOf(ctx, productId)], locationId);
@@ -158,7 +158,7 @@ export const getInventory = async (ctx: Ctx, input: Static<typeof InventoryGet>)
  * units can be moved out or written off) but never receive it.
  */
 async function stockLocation(tx: Db, storeId: string, id: string, param: string, receiving: boolean) {
-  const loc = await rowOr404(tx, { table: 'locations', storeId, id, noun: 'location', param, where: 'deleted_at IS NULL', lock: 'FOR SHARE' });
+  const loc = await liveLocation(tx, storeId, id, { param, lock: 'FOR SHARE' });
   if (receiving && !loc.active) throw errors.validation(`Location '${loc.name}' is inactive and cannot receive stock.`, param);
   return loc;
 }

@@ -15,7 +15,7 @@ import { sharedDb } from '../../test/kit/db';
 import { allPlugins as plugins } from '../../test/kit/setup';
 import { PRODUCTS } from '../products/store';
 import { VARIANTS } from '../products/variants';
-import { liveUnitsAt } from './public';
+import { liveUnitsAt } from './location-stock';
 
 class Rollback extends Error {}
 

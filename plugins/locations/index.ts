@@ -2,11 +2,12 @@ import { action, conflict, definePlugin } from '../../core/sdk';
 import { deleteLocation } from './delete';
 import { Location, LocationCreate, LocationDeleted, LocationId, LocationList, LocationQuery, LocationUpdate } from './schemas';
 import { createLocation, listLocations, locationRow, toLocation, updateLocation } from './store';
+import migration001 from './migrations/001_locations.sql' with { type: 'text' };
 
 /**
- * The places stock is kept (warehouses, shops). The table is inventory's (migration
- * inventory/000_stock) because the stock ledger needs it; this plugin is how people and agents
- * manage it, so it has no migrations of its own.
+ * The places stock is kept (warehouses, shops). The stock ledger (inventory) requires this plugin
+ * and reaches the table through ./public.ts; this plugin asks the ledger about a location's stock
+ * with ctx.call (its update and delete checks).
  */
 export default definePlugin({
   name: 'locations',
@@ -16,9 +17,11 @@ export default definePlugin({
   resource: 'location',
   catalog: true,
   scopes: { read: ['inventory', 'inventory:read'], write: ['inventory', 'inventory:write'] },
-  // Created by inventory/000_stock (the stock tables came first; the id stays for existing databases).
+  // First made by inventory/000_stock (the stock tables came first); 001 owns it since, a no-op where it exists.
   tables: ['locations'],
-  requires: ['inventory'],
+  migrations: [{ id: 'locations/001_locations', sql: migration001 }],
+  // Inventory requires locations: its location_stock and vacate_location run as this plugin.
+  calls: ['inventory'],
   errors: { location_not_empty: conflict('The location still holds stock of live products; move it or write it off first.') },
   actions: {
     list_locations: action({

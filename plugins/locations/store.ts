@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Ctx } from '../../core/sdk';
 import { errors } from '../../core/sdk';
 import { jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from '../../core/sdk';
-import { defaultLocation, liveUnitsAt } from '../inventory/public';
+import { defaultLocation } from './public';
 import type { AddressInput, Location, LocationCreate, LocationQuery, LocationUpdate } from './schemas';
 
 export function toLocation(r: Row): Static<typeof Location> {
@@ -56,8 +56,8 @@ export const locationRow = (ctx: Ctx, id: string, lock?: 'FOR NO KEY UPDATE' | '
 export async function createLocation(ctx: Ctx, input: Static<typeof LocationCreate>) {
   const name = cleanName(input.name);
   const now = ctx.clock.now();
-  // The default must exist first: inventory's stock ledger creates it as 'Default' and would be blocked by
-  // the name index if a user location had taken that name before it.
+  // The default must exist first: the stock ledger creates it as 'Default' on first need and would be
+  // blocked by the name index if a user location had taken that name before it.
   await defaultLocation(ctx.db, ctx.store.id, now);
   const [row] = await unique(
     ctx.db.query(
@@ -84,7 +84,7 @@ export async function updateLocation(ctx: Ctx, input: Static<typeof LocationUpda
   if (cur.active && !active) {
     if (cur.is_default) throw errors.conflict('The default location cannot be deactivated.', 'conflict_error', 'active');
     // Archived products' units do not count: they can no longer be moved, and nothing sells them.
-    const held = (await liveUnitsAt(ctx.db, storeId, cur.id)).units;
+    const held = (await ctx.call('inventory.location_stock', { location_id: cur.id }, { notFoundParam: 'id' })).units;
     if (held > 0)
       throw errors.conflict(
         `Location '${cur.name}' still holds ${held} units; transfer or adjust them away before deactivating it.`,

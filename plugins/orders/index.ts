@@ -8,7 +8,8 @@ import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderU
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
-import migration007 from './migrations/007_wallet_amount.sql' with { type: 'text' };
+import migration007 from './migrations/007_report_indexes.sql' with { type: 'text' };
+import migration008 from './migrations/008_wallet_amount.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -45,12 +46,15 @@ const orders = definePlugin({
     { id: 'orders/004_line_variant', sql: migration004 },
     { id: 'orders/005_attribution', sql: migration005 },
     { id: 'orders/006_discounts_tax', sql: migration006 },
-    { id: 'orders/007_wallet_amount', sql: migration007 },
+    { id: 'orders/007_report_indexes', sql: migration007 },
+    { id: 'orders/008_wallet_amount', sql: migration008 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
-  // wholesale: a customer's group prices. wallet: store credit spent on an order, given back by its refunds.
-  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'wallet'],
+  // wholesale: a customer's group prices.
+  // fulfillment: the fulfilments every order shows, the unit lock, and PATCH status fulfilled's shipment;
+  // fulfillment reaches orders back by ctx.call (its `calls`). wallet: store credit spent on an order, given back by its refunds.
+  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'fulfillment', 'wallet'],
   actions: {
     list_orders: action({
       kind: 'read',
@@ -86,7 +90,7 @@ const orders = definePlugin({
     update_order: action({
       kind: 'write',
       description:
-        'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed), change its payment method, addresses, notes or metadata.',
+        'Move an order along its lifecycle (pending -> paid -> fulfilled -> completed; fulfilled ships every unit left), change its payment method, addresses, notes or metadata.',
       input: OrderUpdate,
       output: Order,
       rest: { method: 'PATCH', path: '/orders/:id' },
@@ -111,7 +115,7 @@ const orders = definePlugin({
       input: RefundCreate,
       output: Refund,
       rest: { method: 'POST', path: '/orders/:id/refunds', status: 201 },
-      emits: ['refund.created', 'order.updated'],
+      emits: ['refund.created', 'order.updated', 'order.fulfilled'],
       errors: ['refund_exceeds_paid', 'refund_exceeds_quantity', 'order_not_refundable'],
       example: async ({ make }) => {
         // Only a paid order is refundable.

@@ -207,8 +207,9 @@ describe('PATCH /orders/{id} and POST /orders/{id}/cancel', () => {
 
   test('PATCH to a state the lifecycle forbids is 409 conflict_error param status and changes nothing', async () => {
     const w = await world();
-    // Expected lifecycle: pending -> paid -> fulfilled -> completed; cancel only before fulfilment.
+    // Expected lifecycle: pending -> paid -> fulfilled -> completed; cancel only before fulfilment; only a paid order ships.
     const forbidden: [string, string][] = [
+      ['pending', 'fulfilled'],
       ['paid', 'pending'],
       ['fulfilled', 'pending'],
       ['fulfilled', 'paid'],

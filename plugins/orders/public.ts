@@ -19,3 +19,30 @@ export async function attributedScanIds(db: Db, storeId: string, since: Date): P
   );
   return rows.map((r) => r.id);
 }
+
+/**
+ * Whether this customer has a paid, fulfilled or completed order of the product (reviews'
+ * verified_purchase). A refunded order still counts: the customer bought it.
+ */
+export async function hasBought(db: Db, storeId: string, customerId: string, productId: string): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM orders o JOIN order_line_items li ON li.order_id = o.id
+     WHERE o.store_id = $1 AND lower(o.customer_id) = lower($2) AND o.status IN ('paid', 'fulfilled', 'completed') AND li.product_id = $3 LIMIT 1`,
+    [storeId, customerId, productId],
+  );
+  return rows.length > 0;
+}
+
+/** SQL over counted orders for reports (analytics): see ./reports.ts. */
+export {
+  cohorts,
+  customerFigures,
+  customerFigureSql,
+  type CustomerFigure,
+  productSales,
+  salesByBucket,
+  topCustomers,
+  type Bucket,
+  type Range,
+  type SalesBucket,
+} from './reports';

@@ -6,7 +6,8 @@ import type { Allocation } from '../inventory/public';
 import { returnUnits } from './restock';
 import { toRefund } from './refund-rows';
 import type { RefundCreate, RefundQuery } from './refund-schemas';
-import { getOrder, orderRow } from './store';
+import { getOrder, lockedOrder, orderRow, unitLines, updateOrder } from './store';
+import { fulfillmentsByOrder, shippedUnits, statusOf } from '../fulfillment/public';
 
 /**
  * Refunds (README, Orders: refunds). Money goes back only for what was paid: an order is
@@ -101,7 +102,7 @@ async function settleLines(tx: Db, ctx: Ctx, lines: RefundedLine[], restock: boo
 }
 
 export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>) {
-  const order = await orderRow(ctx.db, ctx.store.id, input.id, true);
+  const order = await lockedOrder(ctx.db, ctx.store.id, input.id);
   if (!REFUNDABLE.includes(order.status))
     throw fail(
       'order_not_refundable',
@@ -157,8 +158,16 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
   ]);
   const refund = toRefund(row);
   ctx.emit('refund.created', refund);
-  ctx.emit('order.updated', await getOrder(ctx, order.id));
+  // Refunding the last unshipped units of a partly shipped paid order leaves nothing to ship: it is fulfilled now.
+  if (order.status === 'paid' && lines.length && (await nothingLeftToShip(ctx, order.id)))
+    await updateOrder(ctx, { id: order.id, status: 'fulfilled' });
+  else ctx.emit('order.updated', await getOrder(ctx, order.id));
   return refund;
+}
+
+async function nothingLeftToShip(ctx: Ctx, orderId: string) {
+  const shipped = shippedUnits((await fulfillmentsByOrder(ctx.db, ctx.store.id, [orderId])).get(orderId) ?? []);
+  return statusOf(await unitLines(ctx.db, orderId), shipped) === 'fulfilled';
 }
 
 export async function listRefunds(ctx: Ctx, input: Static<typeof RefundQuery>) {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateRange, Input, ListOf, ListParams, Metadata, MetadataFilter, MetadataPatch, Timestamp, Uuid } from '../../core/sdk';
 import { Address, AddressInput } from './addresses';
 import { Refund } from './refund-schemas';
+import { Fulfillment, FulfillmentStatusSchema } from '../fulfillment/public';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled'] as const;
 const Status = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));
@@ -52,6 +53,8 @@ export const Order = Type.Object({
   metadata: Type.Record(Type.String(), Type.String()),
   amount_refunded: Type.Number({ description: 'Sum of the refunds, in the order currency; never more than total.' }),
   refunds: Type.Array(Refund, { description: 'Refunds of this order, oldest first.' }),
+  fulfillment_status: FulfillmentStatusSchema,
+  fulfillments: Type.Array(Fulfillment, { description: 'Shipments of this order (the fulfillment tool), oldest first.' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
   cancelled_at: Type.Union([Timestamp(), Type.Null()]),

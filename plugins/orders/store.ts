@@ -26,18 +26,26 @@ import { storeSettings } from '../store/public';
 import { redeemCodes } from '../coupons/public';
 import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
 import { unitPrices } from '../wholesale/public';
+import { fulfillmentsByOrder, fulfillRemaining, lockOrderUnits, shippedUnits, statusOf } from '../fulfillment/public';
 import { walletPart } from './wallet-part';
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
-  pending: ['paid', 'fulfilled', 'completed', 'cancelled'],
+  // Fulfilling ships units, and only paid units ship (issue 46): pending -> fulfilled is 409.
+  pending: ['paid', 'completed', 'cancelled'],
   paid: ['fulfilled', 'completed', 'cancelled'],
   fulfilled: ['completed'],
   completed: [],
   cancelled: [],
 };
 
-function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds']): Static<typeof Order> {
+function toOrder(
+  r: Row,
+  items: Row[],
+  refunds: Static<typeof Order>['refunds'],
+  fulfillments: Static<typeof Order>['fulfillments'],
+): Static<typeof Order> {
+  const units = items.map((i) => ({ id: i.id, quantity: Number(i.quantity), quantity_refunded: Number(i.quantity_refunded) }));
   return {
     object: 'order',
     id: r.id,
@@ -75,6 +83,8 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
     ...detailsOf(r),
     amount_refunded: fromMinor(r.amount_refunded_minor, r.currency),
     refunds,
+    fulfillment_status: statusOf(units, shippedUnits(fulfillments)),
+    fulfillments,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     cancelled_at: isoOrNull(r.cancelled_at),
@@ -88,21 +98,31 @@ function toOrder(r: Row, items: Row[], refunds: Static<typeof Order>['refunds'])
 async function withItems(db: Db, orders: Row[]) {
   if (!orders.length) return [];
   const items = await db.query('SELECT * FROM order_line_items WHERE order_id = ANY($1::uuid[]) ORDER BY position', [orders.map((o) => o.id)]);
-  const refunds = await refundsByOrder(
-    db,
-    orders.map((o) => o.id),
-  );
+  const ids = orders.map((o) => o.id);
+  const refunds = await refundsByOrder(db, ids);
+  const shipments = await fulfillmentsByOrder(db, orders[0].store_id, ids);
   return orders.map((o) =>
     toOrder(
       o,
       items.filter((i) => i.order_id === o.id),
       refunds.get(o.id) ?? [],
+      shipments.get(o.id) ?? [],
     ),
   );
 }
 
 export const orderRow = (db: Db, storeId: string, id: string, forUpdate = false) =>
   rowOr404(db, { table: 'orders', storeId, id, noun: 'order', lock: forUpdate ? 'FOR UPDATE' : undefined });
+
+/**
+ * An order row locked for a change: the unit lock first (fulfillment takes it before reading the
+ * order), then the row, so fulfilments, refunds and status changes of one order queue up in one
+ * lock order and never deadlock.
+ */
+export async function lockedOrder(db: Db, storeId: string, id: string) {
+  await lockOrderUnits(db, storeId, id);
+  return orderRow(db, storeId, id, true);
+}
 
 export async function getOrder(ctx: Ctx, id: string) {
   return (await withItems(ctx.db, [await orderRow(ctx.db, ctx.store.id, id)]))[0];
@@ -281,6 +301,12 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   });
 }
 
+/** The order's lines as fulfilment counts them. */
+export async function unitLines(db: Db, orderId: string) {
+  const rows = await db.query('SELECT id, quantity, quantity_refunded FROM order_line_items WHERE order_id = $1 ORDER BY position', [orderId]);
+  return rows.map((i) => ({ id: i.id, quantity: Number(i.quantity), quantity_refunded: Number(i.quantity_refunded) }));
+}
+
 /** Puts every line's units back where they came from, locking products in id order. */
 async function restock(tx: Db, storeId: string, orderId: string, now: Date) {
   const items = await tx.query(
@@ -312,12 +338,14 @@ function emitChanges(ctx: Ctx, before: Row, after: Static<typeof Order>, details
 /** Moves an order along TRANSITIONS (cancelling puts the stock back, with the cancel action's reason); sets addresses, notes, metadata. */
 export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>, cancelReason?: string) {
   return ctx.db.transaction(async (tx) => {
-    const cur = await orderRow(tx, ctx.store.id, input.id, true);
+    const cur = await lockedOrder(tx, ctx.store.id, input.id);
     const status = input.status ?? cur.status;
     if (status !== cur.status && !TRANSITIONS[cur.status]?.includes(status))
       throw errors.conflict(`Cannot move an order from '${cur.status}' to '${status}'.`, 'conflict_error', 'status');
     const now = ctx.clock.now();
     if (status === 'cancelled' && cur.status !== 'cancelled') await restock(tx, ctx.store.id, cur.id, now);
+    // The shortcut: fulfilled by PATCH ships every unit left, in one fulfilment without tracking.
+    if (status === 'fulfilled' && cur.status !== 'fulfilled') await fulfillRemaining(tx, ctx.store.id, cur.id, await unitLines(tx, cur.id), now);
     const details = checkDetails(input, cur.metadata);
     const set = setClause(details, { json: ['shipping_address', 'billing_address', 'metadata'], after: 6 });
     const [row] = await tx.query(
@@ -336,7 +364,7 @@ export async function updateOrder(ctx: Ctx, input: Static<typeof OrderUpdate>, c
 
 export async function cancelOrder(ctx: Ctx, id: string, reason?: string) {
   // Check under the row lock (ctx.db is the action's transaction): parallel cancels see each other.
-  const cur = await orderRow(ctx.db, ctx.store.id, id, true);
+  const cur = await lockedOrder(ctx.db, ctx.store.id, id);
   if (cur.status === 'cancelled') throw errors.conflict('This order is already cancelled.', 'conflict_error', 'id');
   return updateOrder(ctx, { id, status: 'cancelled' }, reason);
 }

@@ -7,6 +7,7 @@
 import { errors, existingIds, rowOr404, type Db, type Row } from '../../core/sdk';
 import { PRODUCTS, toProduct } from './store';
 import { VARIANTS } from './variants';
+import { productStockSql } from '../inventory/public';
 
 export { Product } from './schemas';
 
@@ -162,4 +163,20 @@ export async function skuOwners(db: Db, storeId: string, skus: readonly string[]
   );
   for (const r of rows) out.set(r.sku, { product_id: r.product_id, variant_id: r.variant_id });
   return out;
+}
+
+/** Live (not archived) products with their retail price and units on hand, for stock reports (analytics). */
+export async function stockAndPrices(db: Db, storeId: string) {
+  const rows = await db.query(
+    `SELECT p.id, p.name, p.price_minor, p.currency, ${productStockSql('p.id')} AS on_hand
+     FROM products p WHERE p.store_id = $1 AND p.archived_at IS NULL ORDER BY p.seq`,
+    [storeId],
+  );
+  return rows.map((r) => ({
+    id: r.id as string,
+    name: r.name as string,
+    price_minor: Number(r.price_minor),
+    currency: r.currency as string,
+    on_hand: Number(r.on_hand),
+  }));
 }

@@ -1,5 +1,6 @@
 import { action, conflict, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
 import migration001 from './migrations/001_reviews.sql' with { type: 'text' };
+import migration002 from './migrations/002_customer.sql' with { type: 'text' };
 import { Review, ReviewCreate, ReviewId, ReviewList, ReviewQuery, ReviewRespond, Summary, SummaryQuery } from './schemas';
 import { createReview, getReview, listReviews, moderate, respond, summary } from './store';
 
@@ -23,13 +24,17 @@ const reviews = definePlugin({
   tables: ['reviews'],
   // It checks products exist: products' public.ts (productsIn) and ctx.call('products.get_product'),
   // which runs as this plugin, so a key with only catalog scopes can write reviews.
-  requires: ['products'],
+  // customers' public.ts checks customer_id; orders' tells whether that customer bought the product.
+  requires: ['products', 'customers', 'orders'],
   events: { 'review.created': Review, 'review.approved': Review, 'review.rejected': Review, 'review.responded': Review },
   errors: {
     review_already_moderated: conflict('The review was already approved or rejected; a moderation decision is final.'),
     review_rejected: conflict('The review was rejected, so it takes no response.'),
   },
-  migrations: [{ id: 'reviews/001_reviews', sql: migration001 }],
+  migrations: [
+    { id: 'reviews/001_reviews', sql: migration001 },
+    { id: 'reviews/002_customer', sql: migration002 },
+  ],
   // SPEC 4.10 fixes list_reviews, approve, respond and get_summary; create, get and reject complete them.
   actions: {
     list_reviews: action({
@@ -50,7 +55,8 @@ const reviews = definePlugin({
     }),
     create_review: action({
       kind: 'write',
-      description: "Record a shopper's review of a product (rating 1 to 5). It is pending until approved.",
+      description:
+        "Record a shopper's review of a product (rating 1 to 5), with the customer_id when known: verified_purchase says that customer has a paid, fulfilled or completed order of it. It is pending until approved.",
       input: ReviewCreate,
       output: Review,
       rest: { method: 'POST', path: '/reviews', status: 201 },

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { product as newProduct, setup, type Harness } from '../../test/kit/setup';
+import { mcpClient } from '../../test/kit/mcp';
+import { product as newProduct, setup, withoutAuditTrail, type Harness } from '../../test/kit/setup';
 
 const product = async (h: Harness) => (await h.call('POST', '/products', newProduct())).body.id as string;
 const review = async (h: Harness, product_id: string, rating: number, extra: object = {}) => {
@@ -107,7 +108,8 @@ describe('reviews', () => {
   });
 
   test('events are stored only for a store with a subscriber: the moderation trail reaches an endpoint', async () => {
-    const h = await setup();
+    // Without the audit trail, which hears every type (and so stores every event).
+    const h = await setup({ plugins: withoutAuditTrail });
     const p = await product(h);
     const stored = async () =>
       (await h.db.query<{ body: string }>('SELECT body FROM events WHERE store_id = $1 ORDER BY created_at, type', [h.store.id])).map((r) =>
@@ -125,5 +127,65 @@ describe('reviews', () => {
       ['review.created', r],
       ['review.approved', approved],
     ]);
+  });
+});
+
+describe('verified purchases', () => {
+  const customer = async (h: Harness) =>
+    (await h.call('POST', '/customers', { email: `r${crypto.randomUUID().slice(0, 8)}@example.com` })).body.id as string;
+  const order = async (h: Harness, customer_id: string, product_id: string, status?: string) => {
+    const o = (await h.call('POST', '/orders', { customer_id, line_items: [{ product_id, quantity: 1 }] })).body;
+    for (const s of status === 'fulfilled' ? ['paid', 'fulfilled'] : status ? [status] : []) await h.call('PATCH', `/orders/${o.id}`, { status: s });
+    return o;
+  };
+
+  test('a review with the customer_id of a buyer (paid, fulfilled or completed order) is a verified purchase; pending, cancelled or no order is not', async () => {
+    const h = await setup();
+    const p = await product(h);
+    const cases: [string | undefined, boolean][] = [
+      ['paid', true],
+      ['fulfilled', true],
+      ['completed', true],
+      [undefined, false],
+      ['cancelled', false],
+    ];
+    for (const [status, verified] of cases) {
+      const c = await customer(h);
+      await order(h, c, p, status);
+      expect({ status, verified: (await review(h, p, 4, { customer_id: c })).verified_purchase }).toEqual({ status, verified });
+    }
+    // Another product bought, or no customer given: not verified.
+    const c = await customer(h);
+    await order(h, c, await product(h), 'paid');
+    expect(await review(h, p, 3, { customer_id: c })).toMatchObject({ customer_id: c, verified_purchase: false });
+    expect(await review(h, p, 3)).toMatchObject({ customer_id: null, verified_purchase: false });
+    const listed = (await h.call('GET', `/reviews?product_id=${p}&verified_purchase=true`)).body.data;
+    expect(listed.length).toBe(3);
+    expect(listed.every((r: any) => r.verified_purchase)).toBe(true);
+  });
+
+  test("another store's customer is 404 naming customer_id; a catalog-only key still writes a verified review", async () => {
+    const h = await setup();
+    const other = await setup();
+    const p = await product(h);
+    const r = await h.call('POST', '/reviews', { product_id: p, rating: 5, body: 'x', author_name: 'A', customer_id: await customer(other) });
+    expect({ status: r.status, param: r.body.error.param }).toEqual({ status: 404, param: 'customer_id' });
+    const c = await customer(h);
+    await order(h, c, p, 'paid');
+    const as = { 'x-api-key': await h.newKey(['catalog:write']) };
+    const made = await h.call('POST', '/reviews', { product_id: p, rating: 5, body: 'x', author_name: 'A', customer_id: c }, as);
+    expect(made.body).toMatchObject({ customer_id: c, verified_purchase: true });
+  });
+
+  test('over MCP: reviews tool lists a verified review', async () => {
+    const h = await setup();
+    const p = await product(h);
+    const c = await customer(h);
+    await order(h, c, p, 'paid');
+    const made = await review(h, p, 5, { customer_id: c });
+    const { client } = await mcpClient(h);
+    const out: any = await client.callTool({ name: 'reviews', arguments: { action: 'list_reviews', verified_purchase: true } });
+    await client.close();
+    expect(JSON.parse(out.content[0].text).data.map((r: any) => r.id)).toEqual([made.id]);
   });
 });

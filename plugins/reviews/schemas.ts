@@ -16,6 +16,8 @@ export const Review = Type.Object({
   title: Type.Union([Type.String(), Type.Null()]),
   body: Type.String(),
   author_name: Type.String(),
+  customer_id: Type.Union([Uuid(), Type.Null()], { description: 'The customer who wrote it, when given.' }),
+  verified_purchase: Type.Boolean({ description: 'The customer had a paid, fulfilled or completed order of this product when writing it.' }),
   status: Status,
   moderated_at: Type.Union([Timestamp(), Type.Null()]),
   response: Type.Union([
@@ -32,6 +34,7 @@ export const ReviewCreate = Input({
   title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   body: Type.String({ minLength: 1, maxLength: 5000 }),
   author_name: Type.String({ minLength: 1, maxLength: 100 }),
+  customer_id: Type.Optional(Uuid("One of this store's customers: the review is a verified purchase when they bought the product.")),
 });
 export const ReviewId = Input({ id: Uuid('Review id') });
 export const ReviewRespond = Input({
@@ -43,6 +46,7 @@ export const ReviewQuery = Input({
   product_id: Type.Optional(Uuid('Only reviews of this product.')),
   status: Type.Optional(Status),
   rating: Type.Optional(Rating),
+  verified_purchase: Type.Optional(Type.Boolean({ description: 'Only verified purchases (true) or the others (false).' })),
 });
 export const ReviewList = ListOf(Review);
 

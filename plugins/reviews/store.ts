@@ -1,6 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, fail, isoOrNull, listPage, rowOr404, stamps, type Ctx, type Row } from '../../core/sdk';
 import { productsIn } from '../products/public';
+import { customerIdIn } from '../customers/public';
+import { hasBought } from '../orders/public';
 import type { ReviewCreate, ReviewQuery } from './schemas';
 
 const toReview = (r: Row) => ({
@@ -11,6 +13,8 @@ const toReview = (r: Row) => ({
   title: r.title,
   body: r.body,
   author_name: r.author_name,
+  customer_id: r.customer_id ?? null,
+  verified_purchase: r.verified_purchase ?? false,
   status: r.status,
   moderated_at: isoOrNull(r.moderated_at),
   response: r.response === null ? null : { body: r.response, responded_at: isoOrNull(r.responded_at)! },
@@ -28,7 +32,12 @@ export const listReviews = (ctx: Ctx, input: Static<typeof ReviewQuery>) =>
       table: 'reviews',
       path: '/reviews',
       input,
-      filters: { 'product_id = $': input.product_id, 'status = $': input.status, 'rating = $': input.rating },
+      filters: {
+        'product_id = $': input.product_id,
+        'status = $': input.status,
+        'rating = $': input.rating,
+        'verified_purchase = $': input.verified_purchase,
+      },
     },
     (rows) => rows.map(toReview),
   );
@@ -37,12 +46,18 @@ export const listReviews = (ctx: Ctx, input: Static<typeof ReviewQuery>) =>
 export async function createReview(ctx: Ctx, input: Static<typeof ReviewCreate>) {
   // Through the products plugin's own action: it decides what "a product of this store" is, and
   // its 404 names the field this client sent.
-  await ctx.call('products.get_product', { id: input.product_id }, { notFoundParam: 'product_id' });
+  const product = await ctx.call('products.get_product', { id: input.product_id }, { notFoundParam: 'product_id' });
+  let customerId: string | null = null;
+  if (input.customer_id !== undefined) {
+    customerId = (await customerIdIn(ctx.db, ctx.store.id, input.customer_id)) ?? null;
+    if (!customerId) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
+  }
+  const verified = customerId !== null && (await hasBought(ctx.db, ctx.store.id, customerId, product.id));
   const now = ctx.clock.now();
   const [r] = await ctx.db.query(
-    `INSERT INTO reviews (id, store_id, product_id, rating, title, body, author_name, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
-    [ctx.store.id, input.product_id, input.rating, input.title ?? null, input.body, input.author_name, now],
+    `INSERT INTO reviews (id, store_id, product_id, rating, title, body, author_name, created_at, updated_at, customer_id, verified_purchase)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $7, $8, $9) RETURNING *`,
+    [ctx.store.id, product.id, input.rating, input.title ?? null, input.body, input.author_name, now, customerId, verified],
   );
   const review = toReview(r);
   ctx.emit('review.created', review);

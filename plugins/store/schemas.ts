@@ -71,5 +71,6 @@ export const PlanInfo = Type.Object({
     requests_per_minute: Limit('API requests per minute'),
     burst_per_second: Limit('API requests per second'),
     emails_per_hour: Limit('Emails sent per hour'),
+    workflow_runs_per_hour: Limit('Workflow runs started per hour'),
   }),
 });

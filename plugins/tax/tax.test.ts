@@ -227,6 +227,8 @@ describe('get_report', () => {
     const paid = await place();
     await h.call('PATCH', `/orders/${paid.id}`, { status: 'paid' });
     const fulfilled = await place();
+    // Only a paid order ships (pending -> fulfilled is 409).
+    await h.call('PATCH', `/orders/${fulfilled.id}`, { status: 'paid' });
     await h.call('PATCH', `/orders/${fulfilled.id}`, { status: 'fulfilled' });
     await place(); // pending: not counted
     const cancelled = await place();

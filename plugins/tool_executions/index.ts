@@ -38,7 +38,11 @@ async function heldCall({ make, ctx }: ExampleKit) {
  * an agent or an MCP client is recorded by core/tools; approving or rejecting a gated call is a
  * human's decision, so those two are REST only (humanOnly), never tools an agent could call.
  */
-/** A person decides only with a role that may approve (SPEC 3.1): owner, admin or approver. */
+/**
+ * A person decides only with a role that may approve (SPEC 3.1): owner, admin or approver. The
+ * actions' userScopes already refuse any other role's token (insufficient_scope); this stays as
+ * the rule itself, in words, should a token ever carry the scope without the role.
+ */
 function decider(ctx: Ctx): string {
   const p = ctx.principal;
   if (p.kind === 'user' && !['owner', 'admin', 'approver'].includes(p.role))
@@ -57,6 +61,8 @@ export default definePlugin({
   scopes: { read: ['ai', 'ai:read'], write: ['ai', 'ai:write', 'approvals:write'] },
   errors: { role_required: forbidden("The caller's role in the store does not allow this.") },
   config: ExecutionsConfig,
+  // Approvals, as decided, for the audit trail.
+  events: { 'tool_execution.approved': Execution, 'tool_execution.rejected': Execution },
   actions: {
     stream_executions: configured({
       kind: 'read',
@@ -88,24 +94,38 @@ export default definePlugin({
     approve_execution: action({
       kind: 'write',
       humanOnly: true,
+      // A user decides with approvals:write, which only owner, admin and approver hold, so a staff
+      // member's console is not offered the button; API keys keep the plugin's write scopes.
+      userScopes: ['approvals:write'],
       description: 'Approve a call waiting for approval: the tool runs now and the waiting agent gets its result. A second decision is a 409.',
       input: ApproveInput,
       output: Execution,
       errors: ['role_required'],
       rest: { method: 'POST', path: '/tool-executions/:id/approve' },
       example: heldCall,
-      handler: (ctx, input) => approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment }) as any,
+      emits: ['tool_execution.approved'],
+      handler: async (ctx, input) => {
+        const out = await approveExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), comment: input.comment });
+        ctx.emit('tool_execution.approved', out as object);
+        return out as any;
+      },
     }),
     reject_execution: action({
       kind: 'write',
       humanOnly: true,
+      userScopes: ['approvals:write'],
       description: 'Reject a call waiting for approval: it never runs and the waiting agent gets the reason. A second decision is a 409.',
       input: RejectInput,
       output: Execution,
       errors: ['role_required'],
       rest: { method: 'POST', path: '/tool-executions/:id/reject' },
       example: heldCall,
-      handler: (ctx, input) => rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason }) as any,
+      emits: ['tool_execution.rejected'],
+      handler: async (ctx, input) => {
+        const out = await rejectExecution(deps(ctx), ctx.store.id, input.id, { keyId: decider(ctx), reason: input.reason });
+        ctx.emit('tool_execution.rejected', out as object);
+        return out as any;
+      },
     }),
   },
 });

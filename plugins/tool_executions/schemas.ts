@@ -44,7 +44,7 @@ export const Execution = Type.Object({
   action: Type.String({ description: 'The action within the tool; run for a custom tool.' }),
   agent_id: Type.Union([Uuid(), Type.Null()]),
   agent_name: Type.Union([Type.String(), Type.Null()]),
-  source: Type.Union([Type.Literal('agent'), Type.Literal('mcp')]),
+  source: Type.Union([Type.Literal('agent'), Type.Literal('mcp'), Type.Literal('workflow')]),
   status: Status,
   duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'End to end, in milliseconds; for an approved call, its run.' }),
   input: Type.Unknown(),

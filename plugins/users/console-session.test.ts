@@ -71,7 +71,7 @@ test("signing out ends the session and the console's tokens", async () => {
 
 test('the token lists the operations the role may call, as the API decides them, and the roles it may give', async () => {
   const { restRoutes } = await import('../../core/http/rest');
-  for (const role of ['viewer', 'staff']) {
+  for (const role of ['viewer', 'staff', 'approver']) {
     const { h, send } = await signedIn(role);
     const token = await (await send('POST', '/auth/console/token', { store_id: h.store.id })).json();
     const bearer = { authorization: `Bearer ${token.access_token}`, 'x-api-key': '' };
@@ -93,6 +93,9 @@ test('the token lists the operations the role may call, as the API decides them,
     }
     expect(listed.has('products.list_products')).toBe(true);
     expect(listed.has('products.create_product')).toBe(role === 'staff');
+    // Deciding a held call is the approver's (and owner's, admin's), not staff's, though staff write `ai`.
+    expect(listed.has('tool_executions.approve_execution')).toBe(role === 'approver');
+    expect(listed.has('tool_executions.reject_execution')).toBe(role === 'approver');
     expect(token.assignable_roles).toEqual([]);
   }
   for (const [role, gives] of [
@@ -103,5 +106,49 @@ test('the token lists the operations the role may call, as the API decides them,
     const token = await (await send('POST', '/auth/console/token', { store_id: h.store.id })).json();
     expect(token.assignable_roles).toEqual(gives);
     expect(token.operations).toContain('users.update_member');
+    expect(token.operations).toContain('tool_executions.approve_execution');
   }
+}, 120_000);
+
+/** A call held for approval in h's store: a custom tool that requires approval, called as an MCP client would. */
+async function heldCall(h: Awaited<ReturnType<typeof signedIn>>['h']) {
+  const { callerCtx } = await import('../../core/plugins/invoke');
+  const { callTool, resolveTarget } = await import('../../core/platform');
+  const { createKey } = await import('../../core/keys');
+  const name = `needs_a_yes_${crypto.randomUUID().slice(0, 8)}`;
+  const made = await h.call('POST', '/tools', {
+    name,
+    description: 'Doubles a number.',
+    parameters: { type: 'object', properties: { n: { type: 'number' } } },
+    execution_type: 'javascript',
+    execution_config: { code: 'return (params.n ?? 1) * 2;' },
+    requires_approval: true,
+  });
+  expect(made.status).toBe(201);
+  const scopes = ['ai'];
+  const key = await createKey(h.db, h.clock, { storeId: h.store.id, scopes, livemode: false });
+  const ctx = callerCtx(h, { kind: 'api_key', keyId: key.id, storeId: h.store.id, scopes, livemode: false }, h.store, { requestId: 'req_held' });
+  const outcome = await callTool({ ...ctx, source: 'mcp' }, (await resolveTarget(h.db, h.registry, h.store.id, name, { n: 2 }))!);
+  return outcome.executionId as string;
+}
+
+test("deciding a held call: a staff member's token is refused (approvals:write), an approver's decides; an API key with ai:write still may", async () => {
+  const staff = await signedIn('staff');
+  const staffToken = (await (await staff.send('POST', '/auth/console/token', { store_id: staff.h.store.id })).json()).access_token;
+  const id = await heldCall(staff.h);
+  const refused = await staff.h.call('POST', `/tool-executions/${id}/approve`, {}, { authorization: `Bearer ${staffToken}`, 'x-api-key': '' });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatchObject({ code: 'insufficient_scope' });
+  expect(refused.body.error.message).toContain('approvals:write');
+  expect((await staff.h.call('GET', `/tool-executions/${id}`)).body.status).toBe('pending_approval');
+  // API keys keep the plugin's write scopes (SPEC 5.4): ai:write decides.
+  const byKey = await staff.h.call('POST', `/tool-executions/${id}/approve`, {}, { 'x-api-key': await staff.h.newKey(['ai:write']) });
+  expect(byKey.status).toBe(200);
+
+  const approver = await signedIn('approver');
+  const token = (await (await approver.send('POST', '/auth/console/token', { store_id: approver.h.store.id })).json()).access_token;
+  const held = await heldCall(approver.h);
+  const approved = await approver.h.call('POST', `/tool-executions/${held}/approve`, {}, { authorization: `Bearer ${token}`, 'x-api-key': '' });
+  expect(approved.status).toBe(200);
+  expect(approved.body).toMatchObject({ id: held, status: 'approved' });
 }, 120_000);

@@ -10,7 +10,7 @@ import { consoleActions, consoleErrors } from './console-session';
 import { deviceActions } from './device-web';
 import { inviteActions } from './invite';
 import { loginActions } from './login';
-import { memberActions, roleErrors } from './members';
+import { memberActions, memberEvents, roleErrors } from './members';
 import { metadataActions } from './metadata';
 import { tokenActions } from './token';
 import { pruneExpired } from './prune';
@@ -62,6 +62,7 @@ export default definePlugin({
       },
     }),
   },
+  events: memberEvents,
   actions: {
     ...memberActions,
     ...loginActions,

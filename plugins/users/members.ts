@@ -18,6 +18,13 @@ const Member = Type.Object({
   role: Type.String(),
   created_at: Timestamp(),
 });
+/** Membership changes, for the audit trail (member.added, member.updated, member.removed). */
+export const memberEvents = {
+  'member.added': Member,
+  'member.updated': Member,
+  'member.removed': Type.Object({ ...Member.properties, deleted: Type.Literal(true) }),
+};
+
 const Invitation = Type.Object({
   object: Type.Literal('invitation'),
   id: Uuid(),
@@ -44,10 +51,13 @@ export const memberActions = {
     errors: ['already_member'],
     rest: { method: 'POST', path: '/users', status: 201, auth: 'admin' },
     example: { email: 'first.owner@example.com', name: 'First Owner', password: 'a long enough passphrase', role: 'owner' },
+    emits: ['member.added'],
     handler: async (ctx, input) => {
       const email = checkEmail(input.email);
       const user = await findOrCreateUser(ctx.db, ctx.clock, { email, name: input.name, password: input.password });
-      return addMember(ctx.db, ctx.clock, ctx.store.id, user.id, input.role as Role);
+      const member = await addMember(ctx.db, ctx.clock, ctx.store.id, user.id, input.role as Role);
+      ctx.emit('member.added', member);
+      return member;
     },
   }),
   list_members: action({
@@ -82,7 +92,12 @@ export const memberActions = {
     output: Member,
     errors: ['role_required', 'last_owner'],
     rest: { method: 'PATCH', path: '/members/:user_id', auth: 'user' },
-    handler: (ctx, input) => changeMember(ctx, input.user_id, input.role as Role) as any,
+    emits: ['member.updated'],
+    handler: async (ctx, input) => {
+      const member = await changeMember(ctx, input.user_id, input.role as Role);
+      ctx.emit('member.updated', member as object);
+      return member as any;
+    },
   }),
   remove_member: action({
     kind: 'destructive',
@@ -91,7 +106,12 @@ export const memberActions = {
     output: Type.Object({ ...Member.properties, deleted: Type.Literal(true) }),
     errors: ['role_required', 'last_owner'],
     rest: { method: 'DELETE', path: '/members/:user_id', auth: 'user' },
-    handler: (ctx, input) => changeMember(ctx, input.user_id, null) as any,
+    emits: ['member.removed'],
+    handler: async (ctx, input) => {
+      const member = await changeMember(ctx, input.user_id, null);
+      ctx.emit('member.removed', member as object);
+      return member as any;
+    },
   }),
   create_invitation: action({
     kind: 'write',

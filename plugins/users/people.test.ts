@@ -204,7 +204,8 @@ describe('approvals by role (SPEC 3.1)', () => {
     expect((await h.call('POST', `/tool-executions/${id}/approve`, {}, bearer(tv))).status).toBe(403);
     const ts = await tokenFor(staff.email, 'ai:write');
     const byStaff = await h.call('POST', `/tool-executions/${id}/reject`, { reason: 'no' }, bearer(ts));
-    expect(byStaff).toMatchObject({ status: 403, body: { error: { code: 'role_required' } } });
+    // Deciding takes approvals:write on a user's token, which staff's role never holds.
+    expect(byStaff).toMatchObject({ status: 403, body: { error: { code: 'insufficient_scope' } } });
     const ta = await tokenFor(approver.email, 'approvals:write');
     const ok = await h.call('POST', `/tool-executions/${id}/reject`, { reason: 'not today' }, bearer(ta));
     expect(ok).toMatchObject({ status: 200, body: { status: 'rejected', approval: { decided_by: approver.id, reason: 'not today' } } });

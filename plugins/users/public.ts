@@ -19,3 +19,13 @@ export async function memberEmails(db: Db, storeId: string, roles: readonly stri
   );
   return rows.map((r) => r.email);
 }
+
+/** The email of a member of the store, or null (the audit trail names who acted). */
+export async function memberEmail(db: Db, storeId: string, userId: string): Promise<string | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(userId)) return null;
+  const [r] = await db.query<{ email: string }>(
+    'SELECT u.email FROM store_memberships m JOIN users u ON u.id = m.user_id WHERE m.store_id = $1 AND m.user_id = $2',
+    [storeId, userId],
+  );
+  return r?.email ?? null;
+}

@@ -38,7 +38,8 @@ describe('the plugin contract, over every registered plugin', () => {
         TypeCompiler.Compile(a.input);
         TypeCompiler.Compile(a.output);
         if (a.rest) {
-          expect(a.rest.path).toStartWith('/');
+          // '' only for a store route naming the store itself (admin's PATCH /v1/stores/{id}).
+          if (a.rest.path !== '' || a.rest.scope === 'global') expect(a.rest.path).toStartWith('/');
           // Every :param of the path is an input field.
           for (const [, param] of a.rest.path.matchAll(/:([a-z_]+)/g)) expect(Object.keys(a.input.properties)).toContain(param);
         }
@@ -89,6 +90,21 @@ describe('the registry refuses a bad declaration at boot, naming it', () => {
     expect(() => createRegistry([plugin({ requires: ['ghost'] })])).toThrow("thing requires 'ghost', which is not registered");
     const route = (path: string) => action({ ...ok, rest: { method: 'GET', path } });
     expect(() => createRegistry([plugin({ actions: { a: route('/things/:id'), b: route('/things/:thing_id') } })])).toThrow('collides with thing.a');
+    expect(() => createRegistry([plugin({ actions: { a: action({ ...ok, internal: true, rest: { method: 'GET', path: '/things' } }) } })])).toThrow(
+      'thing.a: an internal action (ctx.call only) has no rest route',
+    );
+  });
+
+  test('an internal action is neither a REST route nor a tool: only ctx.call reaches it', async () => {
+    const internal = plugins.flatMap((p) => Object.entries(p.actions).flatMap(([name, a]) => (a.internal ? [`${p.name}.${name}`] : [])));
+    expect(internal).toContain('inventory.vacate_location');
+    const registry = createRegistry([...plugins]);
+    const routed = restRoutes(registry).map((r) => `${r.plugin.name}.${r.actionName}`);
+    const tools = listTools(registry, everyScope, { mode: 'flat', readOnly: false }).map((t) => t.name);
+    for (const name of internal) {
+      expect(routed).not.toContain(name);
+      expect(tools).not.toContain(name.replace('.', '_'));
+    }
   });
 
   test('plugin configuration is read from SVC_<PLUGIN>_<FIELD>, with defaults, and a bad value stops boot naming the variable', () => {

@@ -31,6 +31,18 @@ const EXCEPTIONS: Record<string, string> = {
     "percentage has at most 4 decimal places: JSON Schema's multipleOf 0.0001 is inexact in binary floating point, so validators would refuse valid rates",
   'coupons.create_coupon':
     'exactly one of percent_off and amount_off (a oneOf of required sets the generator does not build yet; the descriptions say it)',
+  'fulfillment.create_fulfillment': 'order_id must name a paid order of this store (a reference and its state, not a shape)',
+  'loyalty.add_points': 'customer_id must name a customer of this store (a reference, not a shape)',
+  'loyalty.redeem': "customer_id and reward_id must name this store's customer and reward, and the balance must cover it: the server state",
+  'loyalty.create_reward': 'exactly one of percent_off and amount_off (as coupons.create_coupon)',
+  'workflows.create_workflow':
+    "a cron trigger must parse as a five-field schedule and a tool step must name a registered tool's action: a parser and the registry, not a schema",
+  'workflows.trigger_workflow': 'workflow_id must name a workflow of this store (a reference, not a shape)',
+  'invoices.create_invoice': 'customer_id must name a customer of this store, order_id one of its orders (references, not shapes)',
+  'segments.create_segment':
+    "a condition's value must suit its field and operator (a number for orders_count, a date for last_order_at, a list for in): the rules' grammar, which rules.ts checks naming the part",
+  'pipeline.create_deal':
+    "value has at most the store currency's decimals (2 for USD, 0 for JPY): the store's settings decide, so no fixed multipleOf can say it",
   'wallet.add_funds':
     "customer_id must name a customer of this store (a reference, not a shape), and amount has the decimals of the store's currency (a setting)",
   'affiliates.create_affiliate':

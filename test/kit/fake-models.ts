@@ -2,7 +2,11 @@
  * Scripted fake model servers on 127.0.0.1 for the agents tests, speaking the real streaming wire
  * formats: each request gets the next scripted reply and its body is kept for assertions.
  */
-export type Reply = { frames: string[]; cut?: boolean } | { status: number; body: string; headers?: Record<string, string> };
+export type Reply =
+  | { frames: string[]; cut?: boolean }
+  | { status: number; body: string; headers?: Record<string, string> }
+  /** Answers `then` only after `ms` (a provider slower than the timeout). */
+  | { delayMs: number; then: Reply };
 
 /** The tokens every scripted reply reports using (a turn of n model calls took n times this). */
 export const USAGE = { input_tokens: 11, output_tokens: 7 };
@@ -14,21 +18,34 @@ export function fakeServer(replies: Reply[]) {
     hostname: '127.0.0.1',
     async fetch(req) {
       // `at`: when it arrived (ms, monotonic), to check a retry waited as long as it was told.
-      requests.push({ path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers), body: await req.json(), at: performance.now() });
-      const r = replies.shift();
+      const url = new URL(req.url);
+      const text = await req.text();
+      requests.push({
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: Object.fromEntries(req.headers),
+        body: text ? JSON.parse(text) : undefined,
+        at: performance.now(),
+      });
+      let r = replies.shift();
       if (!r) return new Response('no scripted reply left', { status: 500 });
-      if ('status' in r) return new Response(r.body, { status: r.status, headers: r.headers });
+      while ('delayMs' in r) {
+        await Bun.sleep(r.delayMs);
+        r = r.then;
+      }
+      const reply = r;
+      if ('status' in reply) return new Response(reply.body, { status: reply.status, headers: reply.headers });
       const enc = new TextEncoder();
       return new Response(
         new ReadableStream({
           async start(c) {
-            for (const f of r.frames) {
+            for (const f of reply.frames) {
               c.enqueue(enc.encode(f));
               await Bun.sleep(1);
             }
             // A cut stream ends abruptly, as a dropped connection does, without its final event
             // (after a pause, so the frames sent before the cut reach the client even under load).
-            if (r.cut) {
+            if (reply.cut) {
               await Bun.sleep(25);
               c.error(new Error('connection reset'));
             } else c.close();
@@ -47,6 +64,59 @@ export const busy = (status: number, seconds = 1): Reply => ({
   headers: { 'retry-after': String(seconds), 'content-type': 'application/json' },
   body: JSON.stringify({ type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'overloaded_error', message: 'Try again shortly.' } }),
 });
+
+const json = (body: unknown, status = 200): Reply => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+/** Whole (non-streamed) answers, as the llm tool and embeddings ask for them. */
+export const whole = {
+  /** An OpenAI chat.completion whose message content is `content` (a structured answer is JSON text). */
+  openai: (content: string, finish = 'stop') =>
+    json({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-test',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+      usage: { prompt_tokens: USAGE.input_tokens, completion_tokens: USAGE.output_tokens, total_tokens: 18 },
+    }),
+  /** An Anthropic message with one text block. */
+  anthropic: (text: string) =>
+    json({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-test',
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      usage: USAGE,
+    }),
+  /** An Anthropic message calling the forced tool with `input` (a structured answer). */
+  anthropicTool: (name: string, input: object) =>
+    json({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-test',
+      content: [{ type: 'tool_use', id: 'toolu_1', name, input }],
+      stop_reason: 'tool_use',
+      usage: USAGE,
+    }),
+  /** OpenAI's /embeddings answer. */
+  embeddings: (vectors: number[][], tokens = 5) =>
+    json({
+      object: 'list',
+      data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      model: 'text-embedding-3-small',
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    }),
+  /** SearXNG's JSON results. */
+  searxng: (results: { title: string; url: string; content: string }[]) => json({ query: 'q', results }),
+  /** Brave's web search answer. */
+  brave: (results: { title: string; url: string; description: string }[]) => json({ type: 'search', web: { results } }),
+  /** A 200 whose body is not the JSON the protocol promises. */
+  malformed: (): Reply => ({ status: 200, body: '{"choices": [', headers: { 'content-type': 'application/json' } }),
+  json,
+};
 
 const oai = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;
 /** The end of an OpenAI stream: the finish_reason, the usage chunk (stream_options.include_usage), [DONE]. */

@@ -10,7 +10,7 @@ export const STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled
  * TRANSITIONS in plugins/orders/store.ts shows up as a failing test.
  */
 export const ALLOWED: Record<string, string[]> = {
-  pending: ['paid', 'fulfilled', 'completed', 'cancelled'],
+  pending: ['paid', 'completed', 'cancelled'],
   paid: ['fulfilled', 'completed', 'cancelled'],
   fulfilled: ['completed'],
   completed: [],

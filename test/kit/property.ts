@@ -124,9 +124,10 @@ export async function world() {
   const order = async (status: string) => {
     const r = await h.call('POST', '/orders', { line_items: [{ product_id: plenty[0].id, quantity: 1 }], payment_method: 'card' });
     if (r.status !== 201) throw new Error(`fixture order: ${JSON.stringify(r.body)}`);
-    if (status !== 'pending') {
-      const u = await h.call('PATCH', `/orders/${r.body.id}`, { status });
-      if (u.status !== 200) throw new Error(`fixture order ${status}: ${JSON.stringify(u.body)}`);
+    // Only a paid order ships: fulfilled goes through paid.
+    for (const s of status === 'fulfilled' ? ['paid', 'fulfilled'] : status !== 'pending' ? [status] : []) {
+      const u = await h.call('PATCH', `/orders/${r.body.id}`, { status: s });
+      if (u.status !== 200) throw new Error(`fixture order ${s}: ${JSON.stringify(u.body)}`);
     }
     return r.body.id as string;
   };

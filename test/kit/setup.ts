@@ -12,6 +12,11 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /** Every plugin of svc (tests that want a subset pass their own list to setup). */
 export const allPlugins: readonly PluginDef[] = pluginList;
+/**
+ * Every plugin but the audit trail, which reacts to every event type and so stores every event:
+ * tests of the outbox's own rule (an event nobody hears is not stored) run without it.
+ */
+export const withoutAuditTrail: readonly PluginDef[] = pluginList.filter((p) => p.name !== 'audit_trail');
 
 /** Limits high enough that only the rate-limit tests ever meet them. */
 export const NO_LIMITS: Record<string, PlanLimit> = Object.fromEntries(

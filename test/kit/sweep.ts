@@ -8,7 +8,7 @@ import { errorDef } from '../../core/errors';
 import { restRoutes, type RestRoute } from '../../core/http/rest';
 import { acceptedScopes, isTool, type ActionDef, type PluginDef } from '../../core/plugins/contract';
 import { flatName, type Registry } from '../../core/plugins/registry';
-import { openai } from './fake-models';
+import { openai, whole as fakeWhole } from './fake-models';
 import { ADMIN_TOKEN, type Harness } from './setup';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -244,7 +244,23 @@ export function fakeModel() {
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: () => {
+    fetch: async (req) => {
+      const path = new URL(req.url).pathname;
+      const body = req.method === 'POST' ? await req.json().catch(() => ({})) : {};
+      // Whole answers (llm, embeddings, search) are JSON; a structured one is {"label": "ok"}, which the llm examples accept.
+      const whole = (r: ReturnType<typeof fakeWhole.json>) =>
+        new Response('body' in r ? r.body : '', { headers: { 'content-type': 'application/json' } });
+      if (path.endsWith('/embeddings')) return whole(fakeWhole.embeddings((body.input ?? ['']).map(() => [0.6, 0.8, 0])));
+      if (path.endsWith('/search'))
+        return whole(fakeWhole.searxng([{ title: 'Aprons', url: 'https://shop.example/aprons', content: 'Linen aprons.' }]));
+      // A classification is answered with its first label.
+      const labelOf = (schema: any) => ({ label: schema?.properties?.label?.enum?.[0] ?? 'ok' });
+      if (!body.stream && path.endsWith('/messages'))
+        return whole(
+          body.tool_choice ? fakeWhole.anthropicTool(body.tool_choice.name, labelOf(body.tools?.[0]?.input_schema)) : fakeWhole.anthropic('ok'),
+        );
+      if (!body.stream)
+        return whole(fakeWhole.openai(body.response_format ? JSON.stringify(labelOf(body.response_format.json_schema?.schema)) : 'ok'));
       const reply = openai.text('ok');
       return new Response(('frames' in reply ? reply.frames : []).join(''), { headers: { 'content-type': 'text/event-stream' } });
     },
@@ -256,6 +272,7 @@ export function fakeModel() {
       OPENAI_API_KEY: 'sk-sweep',
       ANTHROPIC_BASE_URL: url,
       ANTHROPIC_API_KEY: 'ak-sweep',
+      SVC_SEARXNG_URL: url,
       // Email: a default sender and a DNS zone, so sends and sending domains work (no relay: mail stays queued).
       SVC_EMAIL_FROM: 'noreply@svc.test',
       SVC_EMAIL_DNS_ZONE: 'dns.svc.test',

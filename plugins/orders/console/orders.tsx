@@ -20,6 +20,7 @@ import {
   type Query,
   type Resource,
 } from '../../../console/src/kit';
+import { Fulfilment } from './fulfilment';
 
 type Order = Resource<'/orders/{id}'>;
 type OrderStatus = NonNullable<Query<'/orders'>['status']>;
@@ -122,6 +123,7 @@ function Detail({ id }: { id: string }) {
               { title: 'Total', num: true, cell: (li) => (li.total == null ? '—' : money(o, li.total)) },
             ]}
           />
+          <Fulfilment order={o} onChange={() => void api('GET', `/orders/${o.id}`).then((r) => r.ok && setO(r.body))} />
           {c.may('orders.update_order') && (
             <div class="form actions">
               <div class="buttons">

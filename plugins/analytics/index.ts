@@ -1,0 +1,48 @@
+import { action, definePlugin, type ActionsOf } from '../../core/sdk';
+import { customerReport, inventoryReport, salesReport } from './reports';
+import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
+
+const PERIOD = "from/to are inclusive dates in the store's time zone (default the last 30 days); compare: true adds `previous`.";
+
+const analytics = definePlugin({
+  name: 'analytics',
+  category: 'intelligence',
+  description: "Sales, inventory and customer reports over the store's paid, fulfilled and completed orders, in its currency and time zone.",
+  resource: 'report',
+  catalog: true,
+  // SPEC 5.4: analytics, analytics:read (reports only read).
+  scopes: { read: ['analytics', 'analytics:read'], write: ['analytics'] },
+  tables: [],
+  requires: ['store', 'products', 'orders'],
+  actions: {
+    sales_report: action({
+      kind: 'read',
+      description: `Sales: gross_sales, discounts, refunds (on their own date), net_sales, tax, shipping, total_sales, orders, average_order_value, top_products and a series by day, week (from Monday) or month (group_by). ${PERIOD}`,
+      input: SalesQuery,
+      output: SalesReport,
+      rest: { method: 'GET', path: '/analytics/sales' },
+      handler: salesReport,
+    }),
+    inventory_report: action({
+      kind: 'read',
+      description: `Stock: stock_value (on hand x retail), low_stock (at or below low_stock_threshold, default 5), and per product units_sold, sell_through_rate and days_of_cover. ${PERIOD}`,
+      input: InventoryQuery,
+      output: InventoryReport,
+      rest: { method: 'GET', path: '/analytics/inventory' },
+      handler: inventoryReport,
+    }),
+    customer_report: action({
+      kind: 'read',
+      description: `Customers: new and returning customers, average_lifetime_value, top_customers and monthly cohorts with retention. ${PERIOD}`,
+      input: CustomerQuery,
+      output: CustomerReport,
+      rest: { method: 'GET', path: '/analytics/customers' },
+      handler: customerReport,
+    }),
+  },
+});
+export default analytics;
+
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'analytics', typeof analytics> {}
+}

@@ -1,0 +1,143 @@
+import { fromMinor, type Ctx } from '../../core/sdk';
+import { cohorts, customerFigures, productSales, salesByBucket, topCustomers, type Range, type SalesBucket } from '../orders/public';
+import { stockAndPrices } from '../products/public';
+import { storeSettings } from '../store/public';
+import { dayAfter, periodOf, previousOf, type Period } from './period';
+import type { CustomerInput, InventoryInput, SalesInput } from './schemas';
+
+const DAY = 86_400_000;
+
+/** The period's instants in the store's zone (DST included): [from 00:00, the day after to 00:00). */
+async function rangeOf(ctx: Ctx, p: Period, tz: string, currency: string): Promise<Range> {
+  const [r] = await ctx.db.query(`SELECT ($1::date::timestamp AT TIME ZONE $3) AS s, ($2::date::timestamp AT TIME ZONE $3) AS e`, [
+    p.from,
+    dayAfter(p.to),
+    tz,
+  ]);
+  return { start: new Date(r.s), end: new Date(r.e), tz, currency };
+}
+
+/** Runs a report for the period and, with `compare`, for the one before it too. */
+async function withCompare<T>(
+  ctx: Ctx,
+  input: { from?: string; to?: string; compare?: boolean },
+  one: (p: Period, tz: string, currency: string) => Promise<T>,
+) {
+  const s = await storeSettings(ctx.db, ctx.store.id);
+  const p = periodOf(input, ctx.clock.now(), s.timezone);
+  const now = await one(p, s.timezone, s.currency);
+  return input.compare ? { ...now, previous: await one(previousOf(p), s.timezone, s.currency) } : now;
+}
+
+function figures(b: Omit<SalesBucket, 'bucket'>, currency: string) {
+  const m = (minor: number) => fromMinor(minor, currency);
+  const net = b.gross - b.discounts - b.refunds;
+  return {
+    gross_sales: m(b.gross),
+    discounts: m(b.discounts),
+    refunds: m(b.refunds),
+    net_sales: m(net),
+    tax: m(b.tax),
+    shipping: 0,
+    total_sales: m(net + b.tax),
+    orders: b.orders,
+    average_order_value: b.orders ? m(Math.round((b.gross - b.discounts) / b.orders)) : 0,
+  };
+}
+
+export const salesReport = (ctx: Ctx, input: SalesInput) =>
+  withCompare(ctx, input, async (p, tz, currency) => {
+    const by = input.group_by ?? 'day';
+    const r = await rangeOf(ctx, p, tz, currency);
+    const buckets = await salesByBucket(ctx.db, ctx.store.id, r, by);
+    const sum = buckets.reduce(
+      (a, b) => ({
+        orders: a.orders + b.orders,
+        gross: a.gross + b.gross,
+        discounts: a.discounts + b.discounts,
+        tax: a.tax + b.tax,
+        refunds: a.refunds + b.refunds,
+      }),
+      { orders: 0, gross: 0, discounts: 0, tax: 0, refunds: 0 },
+    );
+    const top = await productSales(ctx.db, ctx.store.id, r, 10);
+    return {
+      object: 'sales_report' as const,
+      from: p.from,
+      to: p.to,
+      currency,
+      group_by: by,
+      ...figures(sum, currency),
+      top_products: top.map((t) => ({ product_id: t.product_id, name: t.name, units: t.units, net_sales: fromMinor(t.net, currency) })),
+      series: buckets.map((b) => ({ bucket: b.bucket, ...figures(b, currency) })),
+    };
+  });
+
+export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
+  withCompare(ctx, input, async (p, tz, currency) => {
+    const threshold = input.low_stock_threshold ?? 5;
+    const r = await rangeOf(ctx, p, tz, currency);
+    const sold = new Map((await productSales(ctx.db, ctx.store.id, r)).map((s) => [s.product_id, s.units]));
+    // Days of cover look at the 30 days up to the period's end, whatever the period's length.
+    const recent = new Map(
+      (await productSales(ctx.db, ctx.store.id, { ...r, start: new Date(r.end.getTime() - 30 * DAY) })).map((s) => [s.product_id, s.units]),
+    );
+    const stock = await stockAndPrices(ctx.db, ctx.store.id);
+    const value = stock.filter((s) => s.currency === currency).reduce((a, s) => a + s.on_hand * s.price_minor, 0);
+    const products = stock
+      .map((s) => {
+        const units = sold.get(s.id) ?? 0;
+        const perDay = (recent.get(s.id) ?? 0) / 30;
+        return {
+          product_id: s.id,
+          name: s.name,
+          on_hand: s.on_hand,
+          units_sold: units,
+          sell_through_rate: units + s.on_hand > 0 ? Math.round((units / (units + s.on_hand)) * 10_000) / 10_000 : 0,
+          days_of_cover: perDay > 0 ? Math.round((s.on_hand / perDay) * 10) / 10 : null,
+        };
+      })
+      .sort((a, b) => b.units_sold - a.units_sold || a.name.localeCompare(b.name));
+    return {
+      object: 'inventory_report' as const,
+      from: p.from,
+      to: p.to,
+      currency,
+      low_stock_threshold: threshold,
+      stock_value: fromMinor(value, currency),
+      low_stock: stock.filter((s) => s.on_hand <= threshold).map((s) => ({ product_id: s.id, name: s.name, on_hand: s.on_hand })),
+      products: products.slice(0, input.limit ?? 100),
+    };
+  });
+
+export const customerReport = (ctx: Ctx, input: CustomerInput) =>
+  withCompare(ctx, input, async (p, tz, currency) => {
+    const r = await rangeOf(ctx, p, tz, currency);
+    const f = await customerFigures(ctx.db, ctx.store.id, r);
+    const top = await topCustomers(ctx.db, ctx.store.id, r, 10);
+    const byCohort = new Map<string, { cohort: string; customers: number; retained: number[] }>();
+    for (const c of await cohorts(ctx.db, ctx.store.id, r)) {
+      const entry = byCohort.get(c.cohort) ?? { cohort: c.cohort, customers: 0, retained: [] };
+      if (c.k === 0) entry.customers = c.n;
+      else entry.retained[c.k - 1] = c.n;
+      byCohort.set(c.cohort, entry);
+    }
+    const lastMonth = p.to.slice(0, 7);
+    const months = (a: string, b: string) => (Number(b.slice(0, 4)) - Number(a.slice(0, 4))) * 12 + Number(b.slice(5, 7)) - Number(a.slice(5, 7));
+    return {
+      object: 'customer_report' as const,
+      from: p.from,
+      to: p.to,
+      currency,
+      customers: f.ordered,
+      new_customers: f.new_customers,
+      returning_customers: f.returning_customers,
+      average_lifetime_value: f.with_orders ? fromMinor(Math.round(f.lifetime_total / f.with_orders), currency) : 0,
+      top_customers: top.map((t) => ({ customer_id: t.customer_id, orders: t.orders, lifetime_value: fromMinor(t.ltv, currency) })),
+      // Every later month up to `to` is present (0 when none came back).
+      cohorts: [...byCohort.values()].map((c) => ({
+        ...c,
+        retained: Array.from({ length: months(c.cohort, lastMonth) }, (_, i) => c.retained[i] ?? 0),
+      })),
+    };
+  });

@@ -1,0 +1,76 @@
+import { action, conflict, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import migration001 from './migrations/001_fulfillments.sql' with { type: 'text' };
+import { Fulfillment, FulfillmentCreate, Status, StatusQuery, TrackingUpdate } from './schemas';
+import { createFulfillment, getFulfillment, getStatus, updateTracking } from './store';
+
+/** For the sweeps: a paid order of a new product, in the same store. */
+const paidOrder = async (make: ExampleKit['make']) => {
+  const order = await make('orders.create_order');
+  await make('orders.update_order', { id: order.id, status: 'paid' });
+  return order.id as string;
+};
+
+const fulfillment = definePlugin({
+  name: 'fulfillment',
+  category: 'commerce',
+  description: "Shipping an order's units: fulfilments with carrier and tracking, and an order's fulfilment status.",
+  resource: 'fulfillment',
+  catalog: true,
+  // SPEC 5.4: orders, orders:write; reads take orders:read too (issue 46).
+  scopes: { read: ['orders', 'orders:read', 'orders:write'], write: ['orders', 'orders:write'] },
+  tables: ['fulfillments'],
+  // orders requires this plugin (its orders show fulfilments), so orders is reached by ctx.call, as fulfillment.
+  calls: ['orders'],
+  events: { 'fulfillment.created': Fulfillment, 'fulfillment.updated': Fulfillment },
+  errors: {
+    fulfillment_exceeds_quantity: conflict('A fulfilment names more units of a line than are left to fulfil (not yet shipped nor refunded).'),
+  },
+  migrations: [{ id: 'fulfillment/001_fulfillments', sql: migration001 }],
+  actions: {
+    create_fulfillment: action({
+      kind: 'write',
+      description:
+        "Ship units of a paid order: line_items [{line_item_id, quantity}] (left out: every unit left), with carrier, tracking_number and tracking_url. Once every unit not refunded has shipped, the order becomes 'fulfilled'.",
+      input: FulfillmentCreate,
+      output: Fulfillment,
+      rest: { method: 'POST', path: '/fulfillments', status: 201 },
+      emits: ['fulfillment.created', 'order.updated'],
+      errors: ['fulfillment_exceeds_quantity'],
+      example: async ({ make }) => ({ order_id: await paidOrder(make), carrier: 'UPS', tracking_number: '1Z999AA10123456784' }),
+      handler: createFulfillment,
+    }),
+    update_tracking: action({
+      kind: 'write',
+      description: "Change a fulfilment's carrier, tracking_number or tracking_url (null clears one).",
+      input: TrackingUpdate,
+      output: Fulfillment,
+      rest: { method: 'PATCH', path: '/fulfillments/:id' },
+      emits: ['fulfillment.updated'],
+      example: { carrier: 'DHL', tracking_number: 'JD014600006281230704' },
+      handler: updateTracking,
+    }),
+    get_status: action({
+      kind: 'read',
+      description:
+        "An order's fulfilment: its status (unfulfilled, partially_fulfilled, fulfilled), each line's units shipped and left, and its fulfilments.",
+      input: StatusQuery,
+      output: Status,
+      rest: { method: 'GET', path: '/fulfillments/status' },
+      example: async ({ make }) => ({ order_id: (await make('orders.create_order')).id }),
+      handler: (ctx, { order_id }) => getStatus(ctx, order_id),
+    }),
+    get_fulfillment: action({
+      kind: 'read',
+      description: 'Fetch one fulfilment by id.',
+      input: Input({ id: Uuid('Fulfillment id') }),
+      output: Fulfillment,
+      rest: { method: 'GET', path: '/fulfillments/:id' },
+      handler: (ctx, { id }) => getFulfillment(ctx, id),
+    }),
+  },
+});
+export default fulfillment;
+
+declare module '../../core/sdk' {
+  interface CallableActions extends ActionsOf<'fulfillment', typeof fulfillment> {}
+}

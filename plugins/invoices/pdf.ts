@@ -1,0 +1,133 @@
+import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { decimalsOf } from '../../core/sdk';
+import type { StoreSettings } from '../store/public';
+import type { InvoiceOut } from './store';
+
+/**
+ * The invoice as a one-or-more-page A4 PDF. pdf-lib's standard fonts (Helvetica) are metrics
+ * only, built into the package, so nothing is read from disk and the compiled binary draws them
+ * too; they encode WinAnsi, so other characters print as '?'.
+ */
+export async function invoicePdf(inv: InvoiceOut, store: { name: string; settings: StoreSettings }): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(`Invoice ${inv.number}`);
+  doc.setProducer('svc');
+  doc.setCreationDate(new Date(inv.created_at));
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const W = 595.28;
+  const H = 841.89;
+  const M = 50;
+  let page = doc.addPage([W, H]);
+  let y = H - M;
+  const money = (n: number) => `${n.toFixed(decimalsOf(inv.currency))} ${inv.currency}`;
+
+  const text = (s: string, x: number, f: PDFFont = font, size = 10, p: PDFPage = page) => p.drawText(winAnsi(s), { x, y, size, font: f });
+  const right = (s: string, xRight: number, f: PDFFont = font, size = 10) => {
+    const t = winAnsi(s);
+    page.drawText(t, { x: xRight - f.widthOfTextAtSize(t, size), y, size, font: f });
+  };
+  const nl = (h = 14) => {
+    y -= h;
+    if (y < M + 40) {
+      page = doc.addPage([W, H]);
+      y = H - M;
+    }
+  };
+
+  // Header: the store on the left, the invoice's number and dates on the right.
+  text(store.name, M, bold, 16);
+  right('INVOICE', W - M, bold, 16);
+  nl(20);
+  const a = store.settings.address;
+  const storeLines = [...(a ? addressLines(a) : []), store.settings.contact_email ?? '', store.settings.website_url ?? ''].filter(Boolean);
+  const meta = [
+    `Number: ${inv.number}`,
+    `Date: ${inv.created_at.slice(0, 10)}`,
+    ...(inv.due_at ? [`Due: ${inv.due_at.slice(0, 10)}`] : []),
+    ...(inv.paid_at ? [`Paid: ${inv.paid_at.slice(0, 10)}`] : []),
+    `Status: ${inv.status}`,
+  ];
+  for (let n = 0; n < Math.max(storeLines.length, meta.length); n++) {
+    if (storeLines[n]) text(storeLines[n], M);
+    if (meta[n]) right(meta[n], W - M);
+    nl();
+  }
+  nl(10);
+  text('Bill to', M, bold, 11);
+  nl();
+  const b = inv.bill_to;
+  for (const l of [b.name ?? '', ...(b.address ? addressLines(b.address) : []), b.email ?? ''].filter(Boolean)) {
+    text(l, M);
+    nl();
+  }
+  nl(10);
+
+  // Lines: description, quantity, unit price, amount.
+  const cols = { qty: 360, unit: 450, amount: W - M };
+  text('Description', M, bold);
+  right('Qty', cols.qty, bold);
+  right('Unit price', cols.unit, bold);
+  right('Amount', cols.amount, bold);
+  nl(6);
+  page.drawLine({ start: { x: M, y }, end: { x: W - M, y }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+  nl(12);
+  for (const l of inv.lines) {
+    text(clip(l.description, font, 10, cols.qty - M - 50), M);
+    right(String(l.quantity), cols.qty);
+    right(money(l.unit_price), cols.unit);
+    right(money(l.amount), cols.amount);
+    nl();
+  }
+  nl(6);
+  page.drawLine({ start: { x: 300, y: y + 8 }, end: { x: W - M, y: y + 8 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+
+  // Totals.
+  const row = (label: string, value: string, f: PDFFont = font) => {
+    right(label, cols.unit, f);
+    right(value, cols.amount, f);
+    nl();
+  };
+  row('Subtotal', money(inv.subtotal));
+  for (const d of inv.discounts) row(`Discount ${d.code}`, `-${money(d.amount)}`);
+  for (const t of inv.tax_lines) row(`${t.name} ${t.percentage}%${inv.prices_include_tax ? ' (included)' : ''}`, money(t.amount));
+  row('Total', money(inv.total), bold);
+  row('Amount due', money(inv.amount_due), bold);
+  if (inv.memo) {
+    nl(10);
+    for (const l of wrap(inv.memo, font, 10, W - 2 * M)) {
+      text(l, M);
+      nl();
+    }
+  }
+  return doc.save();
+}
+
+const addressLines = (a: { line1: string; line2?: string; city: string; region?: string; postal_code?: string; country: string }) =>
+  [a.line1, a.line2 ?? '', [a.postal_code, a.city, a.region].filter(Boolean).join(' '), a.country].filter(Boolean);
+
+/** WinAnsi is what the standard fonts can draw: Latin-1 and the euro sign; the rest becomes '?'. */
+function winAnsi(s: string): string {
+  return s.replace(/[^\x20-\x7e\xa0-\xff€]/g, (ch) => (ch === '\n' || ch === '\t' ? ' ' : '?'));
+}
+
+function clip(s: string, f: PDFFont, size: number, width: number): string {
+  let t = winAnsi(s);
+  if (f.widthOfTextAtSize(t, size) <= width) return t;
+  while (t.length > 1 && f.widthOfTextAtSize(`${t}...`, size) > width) t = t.slice(0, -1);
+  return `${t}...`;
+}
+
+function wrap(s: string, f: PDFFont, size: number, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of winAnsi(s).split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (f.widthOfTextAtSize(next, size) > width && line) {
+      out.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) out.push(line);
+  return out;
+}

@@ -41,6 +41,8 @@ import api_docs from './api_docs';
 import local_agent from './local_agent';
 import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
+import wallet from './wallet';
+import affiliates from './affiliates';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -66,6 +68,8 @@ export const pluginList: PluginDef[] = [
   analytics,
   segments,
   pipeline,
+  wallet,
+  affiliates,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -9,6 +9,7 @@ import migration004 from './migrations/004_line_variant.sql' with { type: 'text'
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
 import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
 import migration007 from './migrations/007_report_indexes.sql' with { type: 'text' };
+import migration008 from './migrations/008_wallet_amount.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -46,13 +47,14 @@ const orders = definePlugin({
     { id: 'orders/005_attribution', sql: migration005 },
     { id: 'orders/006_discounts_tax', sql: migration006 },
     { id: 'orders/007_report_indexes', sql: migration007 },
+    { id: 'orders/008_wallet_amount', sql: migration008 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.
   // wholesale: a customer's group prices.
   // fulfillment: the fulfilments every order shows, the unit lock, and PATCH status fulfilled's shipment;
-  // fulfillment reaches orders back by ctx.call (its `calls`).
-  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'fulfillment'],
+  // fulfillment reaches orders back by ctx.call (its `calls`). wallet: store credit spent on an order, given back by its refunds.
+  requires: ['inventory', 'customers', 'products', 'store', 'coupons', 'tax', 'wholesale', 'fulfillment', 'wallet'],
   actions: {
     list_orders: action({
       kind: 'read',
@@ -82,7 +84,7 @@ const orders = definePlugin({
         payment_method: 'card',
       }),
       emits: ['order.created', 'order.paid'],
-      errors: ['insufficient_stock', 'coupon_not_applicable'],
+      errors: ['insufficient_stock', 'coupon_not_applicable', 'insufficient_wallet_balance'],
       handler: createOrder,
     }),
     update_order: action({

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { recordRefundTax } from '../tax/public';
+import { creditRefund } from '../wallet/public';
 import { decimalsOf, errors, fail, fromMinor, jsonParam, listPage, toMinor, type Ctx, type Db, type Row } from '../../core/sdk';
 import type { Allocation } from '../inventory/public';
 import { returnUnits } from './restock';
@@ -147,6 +148,8 @@ export async function createRefund(ctx: Ctx, input: Static<typeof RefundCreate>)
     orderTotalMinor: Number(order.total_minor),
     at: now,
   });
+  // Store credit spent on the order comes back to the wallet first; the rest goes back as it was paid.
+  await creditRefund(ctx.db, ctx.store.id, { orderId: order.id, refundId: row.id, amountMinor: amount, now });
   await ctx.db.query('UPDATE orders SET amount_refunded_minor = amount_refunded_minor + $3, updated_at = $4 WHERE store_id = $1 AND id = $2', [
     ctx.store.id,
     order.id,

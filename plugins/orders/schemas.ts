@@ -62,6 +62,8 @@ export const Order = Type.Object({
   attribution: Type.Union([Type.Object({ qr_scan_id: Uuid() }), Type.Null()], {
     description: 'Where the order came from, as given on create (a QR scan: qr_scan_id); null when not given.',
   }),
+  wallet_amount: Type.Number({ description: "Paid from the customer's store credit (wallet)." }),
+  amount_due: Type.Number({ description: 'total - wallet_amount: what is left to pay by other means.' }),
 });
 
 const Note = (description: string) => Type.String({ minLength: 1, maxLength: 5000, description });
@@ -113,6 +115,14 @@ export const OrderCreate = Input({
   // Optional and additive (SPEC 9.5): orders placed without it are unchanged.
   attribution: Type.Optional(
     Input({ qr_scan_id: Uuid("The svc_scan value a QR code's redirect appended to the shop URL: the order counts as that scan's conversion.") }),
+  ),
+  wallet_amount: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1e12,
+      description:
+        "Pay this much from the customer's store credit (needs customer_id; at most the total). Too little credit: 409 insufficient_wallet_balance. Covering the total places the order paid.",
+    }),
   ),
 });
 

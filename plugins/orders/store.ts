@@ -27,6 +27,7 @@ import { redeemCodes } from '../coupons/public';
 import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
 import { unitPrices } from '../wholesale/public';
 import { fulfillmentsByOrder, fulfillRemaining, lockOrderUnits, shippedUnits, statusOf } from '../fulfillment/public';
+import { walletPart } from './wallet-part';
 
 /** The documented order lifecycle (README, Orders). Anything else is a 409. */
 export const TRANSITIONS: Record<string, string[]> = {
@@ -89,6 +90,8 @@ function toOrder(
     cancelled_at: isoOrNull(r.cancelled_at),
     cancel_reason: r.cancel_reason,
     attribution: r.attribution ?? null,
+    wallet_amount: fromMinor(r.wallet_amount_minor ?? 0, r.currency),
+    amount_due: fromMinor(Number(r.total_minor) - Number(r.wallet_amount_minor ?? 0), r.currency),
   };
 }
 
@@ -225,6 +228,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       address: details.shipping_address ?? details.billing_address ?? null,
       pricesIncludeTax: settings.prices_include_tax,
     });
+    const wallet = walletPart(input, customerId, currency, priced.total);
     const [{ n }] = await tx.query<{ n: number }>(
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
@@ -232,9 +236,9 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
          shipping_address, billing_address, customer_note, merchant_note, metadata, attribution,
-         subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines)
+         subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines, wallet_amount_minor)
        VALUES (gen_random_uuid(), $1, $2, $20, $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
-         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb) RETURNING *`,
+         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb, $21) RETURNING *`,
       [
         ctx.store.id,
         `${settings.order_number_prefix}${n}`,
@@ -255,9 +259,11 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         priced.pricesIncludeTax,
         JSON.stringify(priced.discounts),
         JSON.stringify(priced.taxLines),
-        input.status ?? 'pending',
+        wallet.status ?? input.status ?? 'pending',
+        wallet.minor,
       ],
     );
+    await wallet.pay(tx, ctx.store.id, order.id, now);
     await redeemCodes(tx, ctx.store.id, priced.discounts, { id: order.id, customerId, now });
     await recordOrderTax(tx, ctx.store.id, { id: order.id, currency, status: order.status, at: now, taxLines: priced.taxLines });
     for (const [position, t] of ordered.entries()) {

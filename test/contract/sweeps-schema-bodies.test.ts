@@ -43,6 +43,12 @@ const EXCEPTIONS: Record<string, string> = {
     "a condition's value must suit its field and operator (a number for orders_count, a date for last_order_at, a list for in): the rules' grammar, which rules.ts checks naming the part",
   'pipeline.create_deal':
     "value has at most the store currency's decimals (2 for USD, 0 for JPY): the store's settings decide, so no fixed multipleOf can say it",
+  'wallet.add_funds':
+    "customer_id must name a customer of this store (a reference, not a shape), and amount has the decimals of the store's currency (a setting)",
+  'affiliates.create_affiliate':
+    "a percentage commission is at most 100: an if/then on its type (the schema states it; the generator builds only if/then's required and forbidden fields)",
+  'affiliates.attribute_order': 'order_id and code must name an order and an affiliate of this store (references, not shapes)',
+  'affiliates.create_payout': "pays the affiliate's commissions past their refund window: the server's state",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

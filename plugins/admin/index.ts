@@ -24,7 +24,7 @@ const ApiKey = Type.Object({
 });
 
 const SpendCapOf = () =>
-  Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], {
+  Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()], {
     description: "USD the store's provider calls may cost per calendar month (0 stops every call; kept to the cent); null lifts the cap.",
   });
 const SpendCap = SpendCapOf();

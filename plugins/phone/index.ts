@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, ListOf, ListParams, noExample } from '../../core/sdk';
 import migration001 from './migrations/001_phone.sql' with { type: 'text' };
+import migration002 from './migrations/002_message_order.sql' with { type: 'text' };
 import { Conversation, getNumber, inboundSms, listConversations } from './store';
 
 const phone = definePlugin({
@@ -12,7 +13,10 @@ const phone = definePlugin({
   tables: ['phone_conversations', 'phone_messages'],
   // Twilio's client, settings and signature check are voice's (one client in one place).
   requires: ['voice', 'customers'],
-  migrations: [{ id: 'phone/001_phone', sql: migration001 }],
+  migrations: [
+    { id: 'phone/001_phone', sql: migration001 },
+    { id: 'phone/002_message_order', sql: migration002 },
+  ],
   actions: {
     list_conversations: action({
       kind: 'read',

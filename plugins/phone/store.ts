@@ -16,7 +16,7 @@ export function getNumber(ctx: PCtx) {
 async function withMessages(ctx: Ctx, rows: Row[]) {
   const ids = rows.map((r) => r.id);
   const msgs = ids.length
-    ? await ctx.db.query('SELECT * FROM phone_messages WHERE store_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY created_at, id', [
+    ? await ctx.db.query('SELECT * FROM phone_messages WHERE store_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY created_at, seq', [
         ctx.store.id,
         ids,
       ])

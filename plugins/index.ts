@@ -15,6 +15,7 @@ import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import reviews from './reviews';
+import media from './media';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
@@ -53,6 +54,7 @@ export const pluginList: PluginDef[] = [
   svc_stores,
   store,
   svc_login,
+  media,
   qr_codes,
   email,
   inbox,

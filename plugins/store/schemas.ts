@@ -71,5 +71,7 @@ export const PlanInfo = Type.Object({
     requests_per_minute: Limit('API requests per minute'),
     burst_per_second: Limit('API requests per second'),
     emails_per_hour: Limit('Emails sent per hour'),
+    media_upload_bytes: Limit('Largest media upload, in bytes'),
+    media_storage_bytes: Limit("All of the store's media, in bytes"),
   }),
 });

@@ -32,7 +32,7 @@ async function picture(format: 'png' | 'jpeg' | 'webp' = 'png', width = 8, heigh
 /** A multipart upload through the app, as a browser form would send it. */
 async function multipart(h: Harness, bytes: Uint8Array, name: string, fields: Record<string, string> = {}) {
   const form = new FormData();
-  form.set('file', new Blob([bytes]), name);
+  form.set('file', new Blob([new Uint8Array(bytes)]), name);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
   const res = await h.app.handle(new Request(`http://svc.test${h.base}/media`, { method: 'POST', headers: { 'x-api-key': h.key }, body: form }));
   return { status: res.status, body: (await res.json()) as any };

@@ -60,7 +60,7 @@ export async function decodeImage(format: ImageFormat, bytes: Uint8Array): Promi
   return (await c.decode(buf)) as Pixels;
 }
 
-export async function encodeImage(format: ImageFormat, px: Pixels, quality: number): Promise<Uint8Array> {
+export async function encodeImage(format: ImageFormat, px: Pixels, quality: number): Promise<Uint8Array<ArrayBuffer>> {
   const img = px as unknown as ImageData;
   if (format === 'png') return new Uint8Array(await (await png()).encode(img));
   if (format === 'jpeg') return new Uint8Array(await (await jpeg()).encode(img, { quality }));

@@ -16,6 +16,7 @@ import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import reviews from './reviews';
 import media from './media';
+import image_gen from './image_gen';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
@@ -55,6 +56,7 @@ export const pluginList: PluginDef[] = [
   store,
   svc_login,
   media,
+  image_gen,
   qr_codes,
   email,
   inbox,

@@ -1,18 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  actionFor,
-  definePlugin,
-  Deleted,
-  defineErrors,
-  errors,
-  forbidden,
-  Input,
-  ListOf,
-  ListParams,
-  noExample,
-  Timestamp,
-  Uuid,
-} from '../../core/sdk';
+import { actionFor, definePlugin, Deleted, defineErrors, errors, forbidden, Input, ListOf, ListParams, noExample, Uuid } from '../../core/sdk';
+import { Asset } from './schemas';
 import migration001 from './migrations/001_media.sql' with { type: 'text' };
 import { assetRow, deleteAsset, listMedia, present, saveAsset, serveAsset, transform, uploadBytes } from './assets';
 
@@ -33,21 +21,6 @@ const ExpiresIn = Type.Integer({
   minimum: 1,
   maximum: 604_800,
   description: "A private asset's URL lifetime in seconds (1 s to 7 days; default SVC_MEDIA_SIGNED_URL_TTL_S, 3600).",
-});
-
-const Asset = Type.Object({
-  object: Type.Literal('media'),
-  id: Type.String(),
-  filename: Type.String(),
-  content_type: Type.String({ description: 'Sniffed from the bytes.' }),
-  size: Type.Integer({ description: 'Bytes.' }),
-  width: Type.Union([Type.Integer(), Type.Null()]),
-  height: Type.Union([Type.Integer(), Type.Null()]),
-  visibility: Type.Union([Type.Literal('public'), Type.Literal('private')]),
-  source_id: Type.Union([Type.String(), Type.Null()], { description: 'The asset a transform was made from.' }),
-  url: Type.String({ description: 'svc serves it: GET /media/<store>/<asset>/<filename>; signed (expires, signature) when private.' }),
-  url_expires_at: Type.Union([Timestamp(), Type.Null()]),
-  created_at: Timestamp(),
 });
 
 // A 1x1 PNG, so the sweeps' upload example makes a real asset.

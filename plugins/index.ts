@@ -17,6 +17,7 @@ import svc_login from './svc_login';
 import reviews from './reviews';
 import media from './media';
 import image_gen from './image_gen';
+import remove_bg from './remove_bg';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
@@ -57,6 +58,7 @@ export const pluginList: PluginDef[] = [
   svc_login,
   media,
   image_gen,
+  remove_bg,
   qr_codes,
   email,
   inbox,

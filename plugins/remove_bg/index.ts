@@ -59,9 +59,9 @@ export default definePlugin({
           try {
             done.push({ media_id: id, result_id: (await removeOne(ctx, id)).id });
           } catch (err) {
-            // One missing or refused picture does not stop the others; a rate limit or outage does (retried).
+            // One missing or refused picture does not stop the others; a rate limit or the spend cap does (retried).
             const code = (err as { code?: string }).code;
-            if (code === 'rate_limit_exceeded' || code === 'provider_error' || code === 'spend_cap_reached' || !code) throw err;
+            if (code === 'rate_limit_exceeded' || code === 'spend_cap_reached' || !code) throw err;
             failed.push({ media_id: id, error: (err as Error).message });
           }
           await ctx.progress(i + 1, input.media_ids.length);

@@ -77,24 +77,25 @@ test('remove.bg failures: an error answer is 502 naming removebg, a non-image an
 });
 
 test('batch_remove is a job: up to 100 ids, each checked first; the job makes one PNG per picture with progress', async () => {
-  const api = fake([imageBody(await png(1)), imageBody(await png(2))]);
+  const api = fake([imageBody(await png(1)), failure(400, 'no foreground'), imageBody(await png(2))]);
   const h = await harness({ SVC_REMOVEBG_API_KEY: 'k', SVC_REMOVEBG_URL: api.url });
-  const [a, b] = [await upload(h, 'a.png'), await upload(h, 'b.png')];
+  const [a, x, b] = [await upload(h, 'a.png'), await upload(h, 'x.png'), await upload(h, 'b.png')];
   expect((await h.call('POST', '/remove-bg/batch', { media_ids: Array.from({ length: 101 }, () => crypto.randomUUID()) })).status).toBe(400);
   const missing = await h.call('POST', '/remove-bg/batch', { media_ids: [a.id, crypto.randomUUID()] });
   expect(missing.status).toBe(404);
   expect(missing.body.error.param).toBe('media_ids.1');
-  const started = await h.call('POST', '/remove-bg/batch', { media_ids: [a.id, b.id] });
+  const started = await h.call('POST', '/remove-bg/batch', { media_ids: [a.id, x.id, b.id] });
   expect(started.status).toBe(202);
   expect(started.body).toMatchObject({ object: 'job', type: 'remove_bg.batch_remove', status: 'queued' });
   const held = await takeQueued(h, 'remove_bg.batch_remove');
   expect(held).toHaveLength(1);
   await runJob(h, 'remove_bg.batch_remove', held);
   const job = await h.call('GET', `/jobs/${started.body.id}`);
-  expect(job.body).toMatchObject({ status: 'succeeded', progress: { done: 2, total: 2 } });
+  expect(job.body).toMatchObject({ status: 'succeeded', progress: { done: 3, total: 3 } });
   expect(job.body.result.done.map((d: any) => d.media_id)).toEqual([a.id, b.id]);
+  expect(job.body.result.failed).toEqual([{ media_id: x.id, error: expect.stringContaining('removebg answered HTTP 400') }]);
   const names = (await h.call('GET', '/media')).body.data.map((m: any) => m.filename).sort();
-  expect(names).toEqual(['a-nobg.png', 'a.png', 'b-nobg.png', 'b.png']);
+  expect(names).toEqual(['a-nobg.png', 'a.png', 'b-nobg.png', 'b.png', 'x.png']);
 });
 
 test('remove_bg over MCP: remove_background and batch_remove', async () => {

@@ -15,6 +15,9 @@ import api_keys from './api_keys';
 import svc_stores from './svc_stores';
 import svc_login from './svc_login';
 import reviews from './reviews';
+import media from './media';
+import image_gen from './image_gen';
+import remove_bg from './remove_bg';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
@@ -79,6 +82,9 @@ export const pluginList: PluginDef[] = [
   svc_stores,
   store,
   svc_login,
+  media,
+  image_gen,
+  remove_bg,
   qr_codes,
   email,
   inbox,

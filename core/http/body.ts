@@ -38,6 +38,8 @@ export async function readBody(request: Request, kind: 'json' | 'form' | 'raw' |
   if (kind === 'form') return readFormBody(request);
   const type = request.headers.get('content-type') ?? '';
   if (kind === 'multipart') {
+    // A multipart route takes JSON too (media's upload: a file part, or base64 `data` / `source_url`).
+    if (type.includes('application/json')) return readJsonBody(request);
     if (!type.startsWith('multipart/form-data')) throw errors.validation('Expected a multipart/form-data body.');
     // Counted first, then parsed from the bytes kept: the parser never sees more than the limit.
     const bytes = await readRestBody(request, BODY_LIMITS.multipart);

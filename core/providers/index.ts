@@ -13,9 +13,11 @@ import { errors, fail } from '../errors';
 import { anthropicProvider } from './anthropic';
 import { openaiEmbeddings, openaiProvider } from './openai';
 import { braveSearch, searxngSearch } from './search';
+import { openaiImages, removeBg, stabilityUpscale, type ImageOpProvider, type ImagesProvider } from './images';
 import type { ChatProvider, EmbeddingsProvider, SearchProvider } from './types';
 
 export type * from './types';
+export type { ImageOpProvider, ImagesProvider } from './images';
 export { checkSpendCap, metered, recordUsage, setSpendCap, thisMonth, usageReport, type Meter, type UsageCounts } from './usage';
 export { priceTable } from './prices';
 
@@ -36,6 +38,10 @@ export const providerSettings = {
   searxng_url: Type.Optional(Type.String({ env: 'SVC_SEARXNG_URL', description: 'A SearXNG instance with the JSON format on.' })),
   brave_api_key: Type.Optional(Type.String({ env: 'SVC_BRAVE_API_KEY' })),
   brave_url: Type.Optional(Type.String({ env: 'SVC_BRAVE_URL' })),
+  stability_api_key: Type.Optional(Type.String({ env: 'SVC_STABILITY_API_KEY' })),
+  stability_url: Type.Optional(Type.String({ env: 'SVC_STABILITY_URL' })),
+  removebg_api_key: Type.Optional(Type.String({ env: 'SVC_REMOVEBG_API_KEY' })),
+  removebg_url: Type.Optional(Type.String({ env: 'SVC_REMOVEBG_URL' })),
   provider_timeout_s: Type.Number({
     env: 'SVC_PROVIDER_TIMEOUT_S',
     exclusiveMinimum: 0,
@@ -56,6 +62,10 @@ export interface ProviderConfig {
   searxng_url?: string;
   brave_api_key?: string;
   brave_url?: string;
+  stability_api_key?: string;
+  stability_url?: string;
+  removebg_api_key?: string;
+  removebg_url?: string;
   provider_timeout_s?: number;
   provider_prices?: string;
 }
@@ -100,4 +110,25 @@ export function searchProvider(c: ProviderConfig): SearchProvider {
   if (c.searxng_url) return searxngSearch({ baseUrl: c.searxng_url, timeoutMs: timeoutMs(c) });
   if (c.brave_api_key) return braveSearch({ baseUrl: c.brave_url || BRAVE_DEFAULT_BASE, apiKey: c.brave_api_key, timeoutMs: timeoutMs(c) });
   throw unset('SVC_SEARXNG_URL or SVC_BRAVE_API_KEY', 'web search needs one of them');
+}
+
+export const STABILITY_DEFAULT_BASE = 'https://api.stability.ai';
+export const REMOVEBG_DEFAULT_BASE = 'https://api.remove.bg';
+
+/** Image generation and edits speak OpenAI's `/images/*` (OPENAI_BASE_URL). */
+export function imagesProvider(c: ProviderConfig): ImagesProvider {
+  if (!c.openai_base_url) throw unset('OPENAI_BASE_URL', 'image generation needs an OpenAI-compatible server');
+  return openaiImages({ baseUrl: c.openai_base_url, apiKey: c.openai_api_key || undefined, timeoutMs: timeoutMs(c) });
+}
+
+/** Upscaling is Stability AI's (SVC_STABILITY_API_KEY). */
+export function upscaleProvider(c: ProviderConfig): ImageOpProvider {
+  if (!c.stability_api_key) throw unset('SVC_STABILITY_API_KEY', 'upscaling uses Stability AI');
+  return stabilityUpscale({ baseUrl: c.stability_url || STABILITY_DEFAULT_BASE, apiKey: c.stability_api_key, timeoutMs: timeoutMs(c) });
+}
+
+/** Background removal is remove.bg's (SVC_REMOVEBG_API_KEY). */
+export function removeBgProvider(c: ProviderConfig): ImageOpProvider {
+  if (!c.removebg_api_key) throw unset('SVC_REMOVEBG_API_KEY', 'background removal uses remove.bg');
+  return removeBg({ baseUrl: c.removebg_url || REMOVEBG_DEFAULT_BASE, apiKey: c.removebg_api_key, timeoutMs: timeoutMs(c) });
 }

@@ -72,5 +72,7 @@ export const PlanInfo = Type.Object({
     burst_per_second: Limit('API requests per second'),
     emails_per_hour: Limit('Emails sent per hour'),
     workflow_runs_per_hour: Limit('Workflow runs started per hour'),
+    media_upload_bytes: Limit('Largest media upload, in bytes'),
+    media_storage_bytes: Limit("All of the store's media, in bytes"),
   }),
 });

@@ -67,7 +67,14 @@ describe('store', () => {
     expect(plan).toEqual({
       object: 'plan',
       name: 'starter',
-      limits: { requests_per_minute: 600, burst_per_second: 50, emails_per_hour: 1000, workflow_runs_per_hour: 1000 },
+      limits: {
+        requests_per_minute: 600,
+        burst_per_second: 50,
+        emails_per_hour: 1000,
+        workflow_runs_per_hour: 1000,
+        media_upload_bytes: 50 * 1024 * 1024,
+        media_storage_bytes: 10 * 1024 ** 3,
+      },
     });
     const { client } = await mcpClient(h);
     const out: any = await client.callTool({ name: 'store', arguments: { action: 'get_plan' } });

@@ -255,6 +255,12 @@ export function fakeModel() {
       if (path.endsWith('/embeddings')) return whole(fakeWhole.embeddings((body.input ?? ['']).map(() => [0.6, 0.8, 0])));
       if (path.endsWith('/search'))
         return whole(fakeWhole.searxng([{ title: 'Aprons', url: 'https://shop.example/aprons', content: 'Linen aprons.' }]));
+      // Image generations and edits (image_gen) answer one 1x1 PNG, as OpenAI's b64_json.
+      if (path.endsWith('/images/generations') || path.endsWith('/images/edits'))
+        return Response.json({
+          created: 1,
+          data: [{ b64_json: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' }],
+        });
       // A classification is answered with its first label.
       const labelOf = (schema: any) => ({ label: schema?.properties?.label?.enum?.[0] ?? 'ok' });
       if (!body.stream && path.endsWith('/messages'))

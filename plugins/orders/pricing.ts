@@ -1,5 +1,5 @@
 import { fail, fromMinor, type Db } from '../../core/sdk';
-import { quote, type Address, type Quote, type QuoteLine } from '../tax/public';
+import { quote, type Quote, type QuoteInput } from '../tax/public';
 
 /**
  * The money of an order being placed, through tax's `quote` (the same arithmetic calculate_tax
@@ -7,19 +7,7 @@ import { quote, type Address, type Quote, type QuoteLine } from '../tax/public';
  * their limits hold until this transaction ends, then tax per line. A code that does not apply
  * refuses the order: 409 coupon_not_applicable naming discount_codes.<n>, with validate's reason.
  */
-export async function priceOrder(
-  tx: Db,
-  storeId: string,
-  o: {
-    lines: QuoteLine[];
-    codes: readonly string[];
-    customerId: string | null;
-    currency: string;
-    now: Date;
-    address: Address | null;
-    pricesIncludeTax: boolean;
-  },
-): Promise<Quote> {
+export async function priceOrder(tx: Db, storeId: string, o: QuoteInput): Promise<Quote> {
   const q = await quote(tx, storeId, { ...o, lock: true });
   if (!q.ok)
     throw fail(

@@ -71,6 +71,17 @@ export async function taxLines(
   return { lineTax, taxLines: [...byRate.values()] };
 }
 
+/** What an order's money is worked out from (orders' priceOrder and tax's quote). */
+export interface QuoteInput {
+  lines: QuoteLine[];
+  codes: readonly string[];
+  customerId: string | null;
+  currency: string;
+  now: Date;
+  address: Address | null;
+  pricesIncludeTax: boolean;
+}
+
 /**
  * An order's money: `codes` applied in the order given (coupons; `lock` takes their row locks for
  * an order being placed), then tax per line on what is left, then the total: subtotal − discounts
@@ -79,16 +90,7 @@ export async function taxLines(
 export async function quote(
   db: Db,
   storeId: string,
-  o: {
-    lines: QuoteLine[];
-    codes: readonly string[];
-    customerId: string | null;
-    currency: string;
-    now: Date;
-    address: Address | null;
-    pricesIncludeTax: boolean;
-    lock?: boolean;
-  },
+  o: QuoteInput & { lock?: boolean },
 ): Promise<{ ok: true; quote: Quote } | { ok: false; index: number; code: string; refusal: Refusal }> {
   const subtotal = o.lines.reduce((s, l) => s + l.amount_minor, 0);
   const applied = await applyCodes(db, storeId, o.codes, {

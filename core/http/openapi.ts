@@ -142,7 +142,10 @@ function requestBody(route: RestRoute, body: Json | undefined): Json | undefined
   if (route.body === 'form')
     return body && { ...body, content: { 'application/x-www-form-urlencoded': body.content['application/json'], ...body.content } };
   const type = route.body === 'multipart' ? 'multipart/form-data' : '*/*';
-  return { required: true, content: { [type]: { schema: { type: 'string', format: 'binary' } } } };
+  const bytes = { [type]: { schema: { type: 'string', format: 'binary' } } };
+  // A multipart route reads a JSON body too (core/http/body.ts): both are described.
+  if (route.body === 'multipart' && body) return { required: true, content: { ...bytes, 'application/json': body.content['application/json'] } };
+  return { required: true, content: bytes };
 }
 
 /** The error codes an action declares, with what each means. */

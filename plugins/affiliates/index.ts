@@ -13,7 +13,7 @@ import {
   LinkInput,
   Payout,
 } from './schemas';
-import { attributeOrder, createAffiliate, createPayout, getEarnings, listAffiliates, onCancel, onRefund } from './store';
+import { attributeOrder, createAffiliate, createPayout, getAffiliate, getEarnings, listAffiliates, onCancel, onRefund } from './store';
 import { Type } from '@sinclair/typebox';
 
 const affiliates = definePlugin({
@@ -65,6 +65,14 @@ const affiliates = definePlugin({
         commission: { type: 'percentage' as const, value: 10 },
       }),
       handler: createAffiliate,
+    }),
+    get_affiliate: action({
+      kind: 'read',
+      description: 'One affiliate: its code, link and commission rules.',
+      input: AffiliateId,
+      output: Affiliate,
+      rest: { method: 'GET', path: '/affiliates/:id' },
+      handler: (ctx, { id }) => getAffiliate(ctx, id),
     }),
     get_earnings: action({
       kind: 'read',

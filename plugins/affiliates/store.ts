@@ -64,6 +64,9 @@ const toPayout = (r: Row): Static<typeof Payout> => ({
 const affiliateRow = (db: Db, storeId: string, id: string, lock = false) =>
   rowOr404(db, { table: 'affiliates', storeId, id, noun: 'affiliate', lock: lock ? 'FOR UPDATE' : undefined });
 
+/** One affiliate of the store (404 otherwise): also the owner its sub-routes are checked against first. */
+export const getAffiliate = async (ctx: Ctx, id: string) => toAffiliate(ctx, await affiliateRow(ctx.db, ctx.store.id, id));
+
 export async function createAffiliate(ctx: Ctx, input: Static<typeof AffiliateCreate>) {
   const { currency } = await storeSettings(ctx.db, ctx.store.id);
   const rules = [input.commission, ...(input.product_commissions ?? [])];

@@ -25,7 +25,11 @@ const Visibility = Type.Optional(
   Type.Union([Type.Literal('public'), Type.Literal('private')], { description: 'Of the new assets (default public).' }),
 );
 const Size = Type.Optional(
-  Type.String({ pattern: '^(\\d{2,4}x\\d{2,4}|auto)$', description: 'WIDTHxHEIGHT as the model allows (1024x1024, 1536x1024, ...), or auto.' }),
+  Type.String({
+    pattern: '^(\\d{2,4}x\\d{2,4}|auto)$',
+    errorMessage: 'must be WIDTHxHEIGHT (e.g. 1024x1024) or auto',
+    description: 'WIDTHxHEIGHT as the model allows (1024x1024, 1536x1024, ...), or auto.',
+  }),
 );
 const Images = Type.Object({ object: Type.Literal('list'), data: Type.Array(Asset) });
 

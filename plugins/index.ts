@@ -46,6 +46,7 @@ import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
+import discovery from './discovery';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -73,6 +74,7 @@ export const pluginList: PluginDef[] = [
   pipeline,
   wallet,
   affiliates,
+  discovery,
   webhooks_mgmt,
   agents,
   custom_tools,

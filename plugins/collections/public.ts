@@ -18,3 +18,15 @@ export async function collectionsOfProducts(db: Db, storeId: string, productIds:
   for (const r of rows) (out.get(r.product_id) ?? out.set(r.product_id, new Set()).get(r.product_id)!).add(r.collection_id);
   return out;
 }
+
+/** For every other product sharing a collection with `productId`, how many it shares (discovery's similar_products). */
+export async function sharedCollectionCounts(db: Db, storeId: string, productId: string): Promise<Map<string, number>> {
+  const rows = await db.query<{ product_id: string; shared: number }>(
+    `SELECT o.product_id, count(DISTINCT o.collection_id)::int AS shared
+     FROM collection_products m JOIN collection_products o ON o.collection_id = m.collection_id AND o.store_id = m.store_id
+     WHERE m.store_id = $1 AND m.product_id = $2 AND o.product_id <> $2
+     GROUP BY o.product_id`,
+    [storeId, productId],
+  );
+  return new Map(rows.map((r) => [r.product_id, Number(r.shared)]));
+}

@@ -180,3 +180,20 @@ export async function stockAndPrices(db: Db, storeId: string) {
     on_hand: Number(r.on_hand),
   }));
 }
+
+/**
+ * The store's products a shopper may be offered (discovery): active, not archived nor deleted,
+ * with units on hand unless `includeOutOfStock`; only those of `ids` when given. As the API shows
+ * them (without variants), by id; one query.
+ */
+export async function offerableProducts(db: Db, storeId: string, opts: { ids?: readonly string[]; includeOutOfStock?: boolean } = {}) {
+  const found = new Map<string, ReturnType<typeof toProduct>>();
+  if (opts.ids && !opts.ids.length) return found;
+  const rows = await db.query(
+    `SELECT * FROM ${PRODUCTS} WHERE store_id = $1 AND status = 'active' AND archived_at IS NULL
+     ${opts.includeOutOfStock ? '' : 'AND stock_quantity > 0'} ${opts.ids ? 'AND id = ANY($2::uuid[])' : ''} ORDER BY seq`,
+    opts.ids ? [storeId, [...new Set(opts.ids)]] : [storeId],
+  );
+  for (const r of rows) found.set(r.id, toProduct(r));
+  return found;
+}

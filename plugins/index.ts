@@ -46,6 +46,7 @@ import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
+import security_scan from './security_scan';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -91,6 +92,7 @@ export const pluginList: PluginDef[] = [
   llm,
   embeddings,
   web_search,
+  security_scan,
   usage,
   workflows,
   voice,

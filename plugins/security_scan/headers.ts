@@ -20,7 +20,12 @@ export function judgeHeaders(h: Headers, https: boolean): HeaderCheck[] {
   const frameAncestors = !!csp && /(^|;)\s*frame-ancestors\s/i.test(csp);
   const hstsAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(hsts ?? '')?.[1] ?? 0);
   return [
-    check('Content-Security-Policy', csp, csp ? 'info' : 'high', 'Send a Content-Security-Policy (start with default-src \'self\') to limit where scripts may load from.'),
+    check(
+      'Content-Security-Policy',
+      csp,
+      csp ? 'info' : 'high',
+      "Send a Content-Security-Policy (start with default-src 'self') to limit where scripts may load from.",
+    ),
     check(
       'Strict-Transport-Security',
       hsts,

@@ -33,8 +33,12 @@ const ScanOut = Type.Object({
       chain: Type.Array(Type.Object({ subject: Type.String(), issuer: Type.String(), valid_to: Type.String() })),
     }),
   ]),
-  https_redirect: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether http:// answers with a redirect to https://; null if nothing answers on http.' }),
-  cookies: Type.Array(Type.Object({ name: Type.String(), secure: Type.Boolean(), http_only: Type.Boolean(), same_site: Type.Union([Type.String(), Type.Null()]) })),
+  https_redirect: Type.Union([Type.Boolean(), Type.Null()], {
+    description: 'Whether http:// answers with a redirect to https://; null if nothing answers on http.',
+  }),
+  cookies: Type.Array(
+    Type.Object({ name: Type.String(), secure: Type.Boolean(), http_only: Type.Boolean(), same_site: Type.Union([Type.String(), Type.Null()]) }),
+  ),
   exposures: Type.Array(Type.Object({ path: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]), exposed: Type.Boolean() })),
   findings: Type.Array(FindingOut),
 });
@@ -61,27 +65,68 @@ async function scan(ctx: Ctx, url: string) {
   const jar = page ? cookies(page.res.headers) : [];
   const findings: Finding[] = [];
   for (const h of page?.headers ?? [])
-    if (h.remediation) findings.push({ id: `header:${h.name}`, severity: h.severity, title: `${h.name} ${h.present ? 'is weak' : 'is missing'}`, remediation: h.remediation });
+    if (h.remediation)
+      findings.push({
+        id: `header:${h.name}`,
+        severity: h.severity,
+        title: `${h.name} ${h.present ? 'is weak' : 'is missing'}`,
+        remediation: h.remediation,
+      });
   if (u.protocol === 'http:' && !https_redirect)
-    findings.push({ id: 'https', severity: 'high', title: 'The site is served over plain http without a redirect to https', remediation: 'Serve the site over HTTPS and redirect every http request to it (301).' });
+    findings.push({
+      id: 'https',
+      severity: 'high',
+      title: 'The site is served over plain http without a redirect to https',
+      remediation: 'Serve the site over HTTPS and redirect every http request to it (301).',
+    });
   if (u.protocol === 'https:' && https_redirect === false)
-    findings.push({ id: 'https_redirect', severity: 'medium', title: 'http:// does not redirect to https://', remediation: 'Answer every http request with a 301 to the https URL.' });
+    findings.push({
+      id: 'https_redirect',
+      severity: 'medium',
+      title: 'http:// does not redirect to https://',
+      remediation: 'Answer every http request with a 301 to the https URL.',
+    });
   if (tls) {
     if (!tls.trusted)
-      findings.push({ id: 'tls:untrusted', severity: 'critical', title: `The certificate is not trusted (${tls.error ?? 'unknown reason'})`, remediation: 'Install a certificate from a public CA (e.g. Let’s Encrypt) with its full intermediate chain.' });
+      findings.push({
+        id: 'tls:untrusted',
+        severity: 'critical',
+        title: `The certificate is not trusted (${tls.error ?? 'unknown reason'})`,
+        remediation: 'Install a certificate from a public CA (e.g. Let’s Encrypt) with its full intermediate chain.',
+      });
     if (tls.version && /TLSv1(\.[01])?$|SSL/.test(tls.version))
-      findings.push({ id: 'tls:version', severity: 'high', title: `The server negotiates ${tls.version}`, remediation: 'Allow only TLS 1.2 and 1.3.' });
+      findings.push({
+        id: 'tls:version',
+        severity: 'high',
+        title: `The server negotiates ${tls.version}`,
+        remediation: 'Allow only TLS 1.2 and 1.3.',
+      });
     if (tls.days_left !== null && tls.days_left < 30)
-      findings.push({ id: 'tls:expiry', severity: tls.days_left < 0 ? 'critical' : tls.days_left < 7 ? 'high' : 'medium', title: tls.days_left < 0 ? 'The certificate has expired' : `The certificate expires in ${tls.days_left} days`, remediation: 'Renew the certificate and automate renewal (ACME).' });
+      findings.push({
+        id: 'tls:expiry',
+        severity: tls.days_left < 0 ? 'critical' : tls.days_left < 7 ? 'high' : 'medium',
+        title: tls.days_left < 0 ? 'The certificate has expired' : `The certificate expires in ${tls.days_left} days`,
+        remediation: 'Renew the certificate and automate renewal (ACME).',
+      });
   }
   for (const c of jar) {
     const lacks = [!c.secure && u.protocol === 'https:' && 'Secure', !c.http_only && 'HttpOnly', !c.same_site && 'SameSite'].filter(Boolean);
     if (lacks.length)
-      findings.push({ id: `cookie:${c.name}`, severity: 'medium', title: `Cookie ${c.name} lacks ${lacks.join(', ')}`, remediation: `Set ${lacks.join('; ')} on the cookie (SameSite=Lax at least).` });
+      findings.push({
+        id: `cookie:${c.name}`,
+        severity: 'medium',
+        title: `Cookie ${c.name} lacks ${lacks.join(', ')}`,
+        remediation: `Set ${lacks.join('; ')} on the cookie (SameSite=Lax at least).`,
+      });
   }
   for (const x of exposed)
     if (x.exposed)
-      findings.push({ id: `exposure:${x.path}`, severity: x.path === '/.git/HEAD' || x.path === '/.env' ? 'critical' : 'high', title: `${x.path} is publicly readable: ${x.why}`, remediation: `Deny ${x.path} in the web server and keep such files out of the document root; rotate any secret it held.` });
+      findings.push({
+        id: `exposure:${x.path}`,
+        severity: x.path === '/.git/HEAD' || x.path === '/.env' ? 'critical' : 'high',
+        title: `${x.path} is publicly readable: ${x.why}`,
+        remediation: `Deny ${x.path} in the web server and keep such files out of the document root; rotate any secret it held.`,
+      });
   return {
     object: 'security_scan' as const,
     url: u.href,
@@ -126,7 +171,8 @@ export default definePlugin({
     scan_url: action({
       kind: 'read',
       external: true,
-      description: 'A full scan: headers, TLS (version, expiry, chain), the http→https redirect, cookie flags and exposed files (/.git/HEAD, /.env, /.DS_Store, /server-status; their content is never answered).',
+      description:
+        'A full scan: headers, TLS (version, expiry, chain), the http→https redirect, cookie flags and exposed files (/.git/HEAD, /.env, /.DS_Store, /server-status; their content is never answered).',
       input: Input({ url: Url }),
       output: ScanOut,
       rest: { method: 'GET', path: '/security-scan/scan' },

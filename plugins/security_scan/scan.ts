@@ -6,10 +6,26 @@ const TIMEOUT_MS = 10_000;
 const UA = { 'user-agent': 'svc-security-scan/1' };
 /** Files a site must not serve; each answers 200 with content that looks like the real thing. */
 const EXPOSURES: { path: string; plausible: (body: Uint8Array, text: string) => boolean; why: string }[] = [
-  { path: '/.git/HEAD', plausible: (_, t) => /^(ref: refs\/|[0-9a-f]{40}\s*$)/.test(t), why: 'the Git repository (source and history) can be downloaded' },
-  { path: '/.env', plausible: (_, t) => /^\s*[A-Z_][A-Z0-9_]*\s*=/m.test(t) && !/<html/i.test(t), why: 'environment settings, often secrets, are readable' },
-  { path: '/.DS_Store', plausible: (b) => b.length >= 8 && b[4] === 0x42 && b[5] === 0x75 && b[6] === 0x64 && b[7] === 0x31, why: 'a directory listing leaks file names' },
-  { path: '/server-status', plausible: (_, t) => /Apache Server Status|Server uptime/i.test(t), why: 'Apache’s status page shows live requests and clients' },
+  {
+    path: '/.git/HEAD',
+    plausible: (_, t) => /^(ref: refs\/|[0-9a-f]{40}\s*$)/.test(t),
+    why: 'the Git repository (source and history) can be downloaded',
+  },
+  {
+    path: '/.env',
+    plausible: (_, t) => /^\s*[A-Z_][A-Z0-9_]*\s*=/m.test(t) && !/<html/i.test(t),
+    why: 'environment settings, often secrets, are readable',
+  },
+  {
+    path: '/.DS_Store',
+    plausible: (b) => b.length >= 8 && b[4] === 0x42 && b[5] === 0x75 && b[6] === 0x64 && b[7] === 0x31,
+    why: 'a directory listing leaks file names',
+  },
+  {
+    path: '/server-status',
+    plausible: (_, t) => /Apache Server Status|Server uptime/i.test(t),
+    why: 'Apache’s status page shows live requests and clients',
+  },
 ];
 
 export interface Finding {
@@ -40,7 +56,13 @@ export interface Tls {
  */
 export function probeTls(host: string, address: string, port: number, now: Date): Promise<Tls> {
   return new Promise((resolve, reject) => {
-    const sock = connect({ host: address, port, servername: /^[\d.]+$|:/.test(host) ? undefined : host, rejectUnauthorized: false, timeout: TIMEOUT_MS });
+    const sock = connect({
+      host: address,
+      port,
+      servername: /^[\d.]+$|:/.test(host) ? undefined : host,
+      rejectUnauthorized: false,
+      timeout: TIMEOUT_MS,
+    });
     sock.once('secureConnect', () => {
       const chain: Tls['chain'] = [];
       let c: PeerCertificate | undefined = sock.getPeerCertificate(true);
@@ -99,7 +121,14 @@ export async function redirectsToHttps(ctx: Ctx, url: URL): Promise<boolean | nu
   plain.protocol = 'http:';
   if (url.protocol === 'https:') plain.port = '';
   try {
-    const res = await egressFetch(plain.href, { timeoutMs: TIMEOUT_MS, maxBytes: 1024, followRedirects: false, purpose: 'scan', headers: UA, signal: ctx.shutdown });
+    const res = await egressFetch(plain.href, {
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: 1024,
+      followRedirects: false,
+      purpose: 'scan',
+      headers: UA,
+      signal: ctx.shutdown,
+    });
     const loc = res.headers.get('location');
     return res.status >= 300 && res.status < 400 && !!loc && new URL(loc, plain).protocol === 'https:';
   } catch (e) {
@@ -113,7 +142,14 @@ export async function exposures(ctx: Ctx, origin: string) {
   return Promise.all(
     EXPOSURES.map(async (x) => {
       try {
-        const res = await egressFetch(origin + x.path, { timeoutMs: TIMEOUT_MS, maxBytes: 4096, followRedirects: false, purpose: 'scan', headers: UA, signal: ctx.shutdown });
+        const res = await egressFetch(origin + x.path, {
+          timeoutMs: TIMEOUT_MS,
+          maxBytes: 4096,
+          followRedirects: false,
+          purpose: 'scan',
+          headers: UA,
+          signal: ctx.shutdown,
+        });
         return { path: x.path, status: res.status, exposed: res.status === 200 && x.plausible(res.body, res.text()), why: x.why };
       } catch (e) {
         if (e instanceof EgressError && e.code !== 'egress_blocked') return { path: x.path, status: null, exposed: false, why: x.why };

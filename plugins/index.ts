@@ -47,6 +47,7 @@ import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
 import discovery from './discovery';
+import security_scan from './security_scan';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -93,6 +94,7 @@ export const pluginList: PluginDef[] = [
   llm,
   embeddings,
   web_search,
+  security_scan,
   usage,
   workflows,
   voice,

@@ -11,8 +11,10 @@
  *                     svc's own default SVC_DB_POOL)
  *   BENCH_SEARCH_PRODUCTS  products in the store of the list-filter figures (default 100000)
  *   BENCH_ONLY        `search`: only the product list with and without a q filter; `mcp`: only MCP
- *                     tools/call beside the REST GET; `ratios`: only the pairs the targets compare
- *                     (GET and list against their bare routes with both wrk shapes, MCP) (quick checks)
+ *                     tools/call beside the REST GET; `orders`: only plain order creation and one
+ *                     with a coupon, a tax rate and wholesale prices; `ratios`: only the pairs the
+ *                     targets compare (GET and list against their bare routes with both wrk shapes,
+ *                     MCP, the two order creations) (quick checks)
  *   BENCH_GUARD=1     CI's regression guard: BENCH_ONLY=ratios with 5 s runs after 2 s warm-up
  *                     (about a minute), exiting 1 only on a collapse, a ratio under half its target
  *   DATABASE_URL      server to create the throwaway database on
@@ -26,6 +28,7 @@ import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
 import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
 import { mcpSession } from './mcp-session';
+import { commerceOrders } from './commerce';
 
 const wrk = requireWrk();
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,11 +47,13 @@ const PAGE = 25;
 const SEARCH_PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
 const ONLY_SEARCH = process.env.BENCH_ONLY === 'search';
 const ONLY_MCP = process.env.BENCH_ONLY === 'mcp';
+const ONLY_ORDERS = process.env.BENCH_ONLY === 'orders';
 const ONLY_RATIOS = GUARD || process.env.BENCH_ONLY === 'ratios';
 
 const GET_SCRIPT = join(import.meta.dir, 'get-rotate.lua');
 const POST_SCRIPT = join(import.meta.dir, 'post-create.lua');
 const MCP_SCRIPT = join(import.meta.dir, 'mcp-call.lua');
+const JSON_SCRIPT = join(import.meta.dir, 'post-json.lua');
 const log = (line: string) => console.error(line);
 
 let db: BenchDb | undefined;
@@ -113,7 +118,7 @@ async function main() {
   const pgUrl = new URL(process.env.DATABASE_URL!);
   log(`Creating a throwaway database on ${pgUrl.host} and seeding ${PRODUCTS} products...`);
   db = await createBenchDb(PRODUCTS);
-  const needsSearch = !ONLY_MCP && !ONLY_RATIOS;
+  const needsSearch = !ONLY_MCP && !ONLY_RATIOS && !ONLY_ORDERS;
   if (needsSearch) log(`Seeding a second store with ${SEARCH_PRODUCTS} products for the list filter...`);
   const search = needsSearch ? await seedSearchStore(db.url, SEARCH_PRODUCTS) : undefined;
   const searchPath = `/v1/stores/${search?.storeId}/products?limit=10`;
@@ -124,6 +129,7 @@ async function main() {
   const auth = { 'x-api-key': db.apiKey };
   const json = { 'content-type': 'application/json' };
   const firstId = (await Bun.file(db.idsFile).text()).split('\n')[0];
+  type Step = { key: string; label: string; server: Child; spec: Spec };
   const createBody = JSON.stringify({ name: 'Probe', pricing_data: { retail: 1 } });
 
   // All servers stay up for the whole run (idle, they cost nothing) so each svc figure is taken
@@ -141,6 +147,30 @@ async function main() {
   await expectStatus(`${svc.base}${storePath}/products`, { method: 'POST', headers: { ...auth, ...json }, body: createBody }, 201);
   if (search) await expectStatus(`${svc.base}${searchPath}&q=${SEARCH_WORD}`, { headers: searchAuth }, 200);
 
+  // Orders: the same lines plain, and with a coupon, a California tax rate and a wholesale price.
+  const orders = await commerceOrders(svc.base, storePath, auth);
+  const probeOrder = await fetch(`${svc.base}${storePath}/orders`, { method: 'POST', headers: { ...auth, ...json }, body: orders.commerce });
+  const placed = (await probeOrder.json()) as { discount_total?: number; tax_total?: number; subtotal?: number };
+  // 2 x 14 (the wholesale break, not 21 retail) + 22 retail = 50: the order must really take all three, or the figure means nothing.
+  if (probeOrder.status !== 201 || placed.subtotal !== 50 || !placed.discount_total || !placed.tax_total)
+    throw new Error(`commerce order probe: ${probeOrder.status} ${JSON.stringify(placed).slice(0, 300)}`);
+  await expectStatus(`${svc.base}${storePath}/orders`, { method: 'POST', headers: { ...auth, ...json }, body: orders.plain }, 201);
+  const ordersPath = `${svc.base}${storePath}/orders`;
+  const orderSteps: Step[] = [
+    {
+      key: 'svcOrder',
+      label: 'svc `POST .../orders`, 2 lines',
+      server: svc,
+      spec: { url: ordersPath, headers: { ...auth, ...json }, script: JSON_SCRIPT, scriptArgs: () => [orders.plain] },
+    },
+    {
+      key: 'svcOrderCommerce',
+      label: 'svc `POST .../orders`, 2 lines, coupon + tax + wholesale price',
+      server: svc,
+      spec: { url: ordersPath, headers: { ...auth, ...json }, script: JSON_SCRIPT, scriptArgs: () => [orders.commerce] },
+    },
+  ];
+
   const rotate = () => [`${storePath}/products/`, db!.idsFile];
   const mcpHeaders = { ...auth, ...json, ...(await mcpSession(svc.base, auth)) };
   const probe = await fetch(`${svc.base}/agent/mcp`, {
@@ -157,7 +187,6 @@ async function main() {
   const freshSkus = () => [`B${runTag}x${++wrkRuns}`];
   const svcGet = (threads: number): Spec => ({ url: svc.base, headers: auth, script: GET_SCRIPT, scriptArgs: rotate, threads });
 
-  type Step = { key: string; label: string; server: Child; spec: Spec };
   // Each svc figure right after the baseline it is compared with, for both wrk shapes.
   const pairs: Step[] = SHAPES.flatMap((t) => [
     {
@@ -195,6 +224,7 @@ async function main() {
     ...pairs,
     mcp,
     ...lists,
+    ...orderSteps,
     {
       key: 'bareInsert',
       label: 'bare Elysia route, 1 INSERT',
@@ -230,9 +260,11 @@ async function main() {
     ? ['svcListBig', 'svcSearch']
     : ONLY_MCP
       ? ['svcGet2', 'mcpGet']
-      : ONLY_RATIOS
-        ? [...pairs, mcp, ...lists].map((p) => p.key)
-        : undefined;
+      : ONLY_ORDERS
+        ? orderSteps.map((p) => p.key)
+        : ONLY_RATIOS
+          ? [...pairs, mcp, ...lists, ...orderSteps].map((p) => p.key)
+          : undefined;
   const plan = only ? fullPlan.filter((p) => only.includes(p.key)) : fullPlan;
 
   const runs = new Map<string, WrkResult[]>(plan.map((p) => [p.key, []]));
@@ -287,8 +319,12 @@ async function main() {
       p99Under('MCP tools/call p99 at 32 connections', m('mcpGet'), 10),
     ];
   }
+  function orderChecks(m: (key: string) => WrkResult) {
+    return [ratio('svc order with coupon + tax + wholesale / plain order creation', m('svcOrderCommerce').rps, m('svcOrder').rps, 0.7)];
+  }
   function ratioChecks(m: (key: string) => WrkResult) {
     return [
+      ...orderChecks(m),
       ...SHAPES.flatMap((t) => [
         ratio(`svc GET / bare SELECT route (wrk -t${t})`, m(`svcGet${t}`).rps, m(`bareGet${t}`).rps, 0.8),
         p99Under(`svc GET p99 at 32 connections (wrk -t${t})`, m(`svcGet${t}`), 10),
@@ -307,16 +343,24 @@ async function main() {
     ? searchChecks()
     : ONLY_MCP
       ? mcpChecks(m)
-      : ONLY_RATIOS
-        ? ratioChecks(m)
-        : [
-            ...ratioChecks(m),
-            ...searchChecks(),
-            ratio('bare SELECT route / bare `Bun.serve` (wrk -t2)', m('bareGet2').rps, m('serve').rps, undefined, 'report (issue: ~23% on 2 cores)'),
-            ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
-            ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
-            p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
-          ];
+      : ONLY_ORDERS
+        ? orderChecks(m)
+        : ONLY_RATIOS
+          ? ratioChecks(m)
+          : [
+              ...ratioChecks(m),
+              ...searchChecks(),
+              ratio(
+                'bare SELECT route / bare `Bun.serve` (wrk -t2)',
+                m('bareGet2').rps,
+                m('serve').rps,
+                undefined,
+                'report (issue: ~23% on 2 cores)',
+              ),
+              ratio('svc create / bare INSERT route', m('svcCreate').rps, m('bareInsert').rps, 0.6),
+              ratio('(extra) svc create / bare transactional INSERT', m('svcCreate').rps, m('bareTx').rps),
+              p99Under('svc create p99 at 32 connections', m('svcCreate'), 10),
+            ];
   if (decay.length >= 2) {
     const d = decay[decay.length - 1].rps / decay[0].rps;
     checks.push({

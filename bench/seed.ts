@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { systemClock } from '../core/clock';
 import { openDb } from '../core/db';
 import { migrate } from '../core/db/migrate';
+import { installJobs } from '../core/jobs/run';
+import { allJobs } from '../workers';
 import { createKey, createStore } from '../core/keys';
 import { createRegistry } from '../core/plugins/registry';
 import { allMigrations } from '../core/migrations';
@@ -27,6 +29,8 @@ export async function createBenchDb(products: number): Promise<BenchDb> {
     const db = await openDb({ databaseUrl: url, poolSize: 2 });
     try {
       await migrate(db, allMigrations(plugins));
+      // pg-boss's schema and queues, as `svc serve` installs them: writes enqueue their events' deliveries.
+      await installJobs(db, allJobs(db, systemClock, createRegistry(plugins)));
       // enterprise only for realism; the svc bench server overrides every plan's limits anyway.
       const store = await createStore(db, systemClock, { name: 'Bench store', plan: 'enterprise' });
       const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...createRegistry(plugins).scopes], livemode: false });

@@ -102,6 +102,8 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'products',
     'reviews',
     'orders',
+    'coupons',
+    'tax-rates',
     'invoices',
     'analytics',
     'customers',

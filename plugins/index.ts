@@ -46,6 +46,7 @@ import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
+import supply_chain from './supply_chain';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -73,6 +74,7 @@ export const pluginList: PluginDef[] = [
   pipeline,
   wallet,
   affiliates,
+  supply_chain,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -207,7 +207,8 @@ describe('supply_chain', () => {
     const h = await setup();
     const a = await mkProduct(h, { stock_quantity: 0 });
     const { client } = await mcpClient(h);
-    const call = async (args: object) => JSON.parse(((await client.callTool({ name: 'supply_chain', arguments: args })) as any).content[0].text);
+    const call = async (args: Record<string, unknown>) =>
+      JSON.parse(((await client.callTool({ name: 'supply_chain', arguments: args })) as any).content[0].text);
     const sup = await call({ action: 'create_supplier', name: 'Acme' });
     const made = await call({ action: 'create_po', supplier_id: sup.id, line_items: [{ product_id: a.id, quantity: 3, unit_cost: 2 }] });
     await call({ action: 'send_po', id: made.id });

@@ -48,6 +48,7 @@ import wallet from './wallet';
 import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
+import supply_chain from './supply_chain';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -76,6 +77,7 @@ export const pluginList: PluginDef[] = [
   wallet,
   affiliates,
   discovery,
+  supply_chain,
   webhooks_mgmt,
   agents,
   custom_tools,

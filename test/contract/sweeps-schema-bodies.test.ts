@@ -49,6 +49,7 @@ const EXCEPTIONS: Record<string, string> = {
     "a percentage commission is at most 100: an if/then on its type (the schema states it; the generator builds only if/then's required and forbidden fields)",
   'affiliates.attribute_order': 'order_id and code must name an order and an affiliate of this store (references, not shapes)',
   'affiliates.create_payout': "pays the affiliate's commissions past their refund window: the server's state",
+  'supply_chain.create_po': "supplier_id and line_items[].product_id must name this store's supplier and products (references, not shapes)",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -15,7 +15,7 @@ import { addUser, PASSWORD } from '../test/kit/users';
 import { freePort, runJobs, startRelay, startResolver } from '../test/kit/email';
 import { startDnsListener } from '../plugins/email/dns';
 import { closeTransports } from '../plugins/email/delivery';
-import { inboundSignature } from '../plugins/inbox/http-inbound';
+import { inboundSignature } from '../core/sdk';
 import { consoleRoutes } from './serve';
 
 const ZONE = 'dns.svc.test';

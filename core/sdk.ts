@@ -112,3 +112,6 @@ export type {
   Usage,
   UsageCounts,
 } from './providers';
+
+// Inbound routes signed with SVC_INBOUND_SECRET (mail relays, carriers): one scheme.
+export { inboundSignature, inboundSignatureValid } from './inbound-signature';

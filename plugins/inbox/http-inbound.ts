@@ -1,6 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { action } from '../../core/sdk';
+import { action, inboundSignatureValid } from '../../core/sdk';
 import type { InboxCtx } from './config';
 import { emailSettings } from '../email/public';
 import { receive } from './inbound';
@@ -9,10 +8,6 @@ import { MAX_INBOUND_BYTES } from './listener';
 const json = (status: number, body: object) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 const refuse = (status: number, code: string, message: string) =>
   json(status, { error: { type: 'invalid_request_error', code, message, param: null } });
-
-/** Signature of an inbound POST: hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with SVC_INBOUND_SECRET. */
-export const inboundSignature = (secret: string, timestamp: string, body: Uint8Array) =>
-  'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 
 export async function receiveHttp(ctx: InboxCtx, input: { body?: Uint8Array }) {
   const secret = ctx.config.inbound_secret;
@@ -26,13 +21,8 @@ export async function receiveHttp(ctx: InboxCtx, input: { body?: Uint8Array }) {
       `${setting} is not set on this server: inbound mail needs it. The operator sets it (docs/configuration.md).`,
     );
   }
-  const headers = ctx.http?.request.headers;
-  const ts = headers?.get('x-svc-timestamp') ?? '';
-  const given = headers?.get('x-svc-signature') ?? '';
   const body = input.body ?? new Uint8Array();
-  const expected = inboundSignature(secret, ts, body);
-  const fresh = /^\d{1,12}$/.test(ts) && Math.abs(ctx.clock.now().getTime() / 1000 - Number(ts)) <= 300;
-  if (!fresh || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+  if (!inboundSignatureValid(secret, ctx.http?.request.headers, body, ctx.clock.now())) {
     return refuse(401, 'invalid_signature', 'X-Svc-Signature does not match the body and X-Svc-Timestamp (or the timestamp is over 5 minutes off).');
   }
   if (body.byteLength > MAX_INBOUND_BYTES) return refuse(413, 'request_too_large', 'The message is over 10 MiB.');

@@ -7,7 +7,7 @@ import { freePort, runJobs, startRelay } from '../../test/kit/email';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inboundSignature } from './http-inbound';
+import { inboundSignature } from '../../core/sdk';
 import { startSmtpListener } from './listener';
 import { definePlugin, type PluginDef } from '../../core/plugins/contract';
 import { runJob, takeQueued } from '../../test/kit/jobs';

@@ -1,6 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { action, errors, fail, type Ctx } from '../../core/sdk';
+import { action, errors, fail, inboundSignatureValid, type Ctx } from '../../core/sdk';
 
 export const SupplyConfig = Type.Object({
   inbound_secret: Type.Optional(
@@ -8,10 +7,6 @@ export const SupplyConfig = Type.Object({
   ),
 });
 type SupplyCtx = Ctx<Static<typeof SupplyConfig>>;
-
-/** The inbound mail scheme (plugins/inbox): hex HMAC-SHA256 of `<timestamp>.<raw body>`, `sha256=` first. */
-export const shipmentSignature = (secret: string, timestamp: string, body: Uint8Array) =>
-  'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 
 const STATUSES = new Set(['pending', 'in_transit', 'delivered', 'exception']);
 const json = (status: number, body: object) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -23,13 +18,8 @@ const json = (status: number, body: object) => new Response(JSON.stringify(body)
 async function receiveShipment(ctx: SupplyCtx, input: { body?: Uint8Array }) {
   const secret = ctx.config.inbound_secret;
   if (!secret) throw errors.notConfigured('SVC_INBOUND_SECRET', 'carriers sign shipment reports with it');
-  const headers = ctx.http?.request.headers;
-  const ts = headers?.get('x-svc-timestamp') ?? '';
-  const given = headers?.get('x-svc-signature') ?? '';
   const body = input.body ?? new Uint8Array();
-  const expected = shipmentSignature(secret, ts, body);
-  const fresh = /^\d{1,12}$/.test(ts) && Math.abs(ctx.clock.now().getTime() / 1000 - Number(ts)) <= 300;
-  if (!fresh || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected)))
+  if (!inboundSignatureValid(secret, ctx.http?.request.headers, body, ctx.clock.now()))
     throw fail('invalid_signature', 'X-Svc-Signature does not match the body and X-Svc-Timestamp (or the timestamp is over 5 minutes off).');
   let report: any;
   try {

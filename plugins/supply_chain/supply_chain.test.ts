@@ -3,7 +3,7 @@ import { backend } from '../../test/kit/db';
 import { defaultLocationId, item, mkLocation, mkProduct } from '../../test/kit/inventory';
 import { mcpClient } from '../../test/kit/mcp';
 import { setup, type Harness } from '../../test/kit/setup';
-import { shipmentSignature } from './inbound';
+import { inboundSignature as shipmentSignature } from '../../core/sdk';
 
 const SECRET = 'carrier-secret-for-tests';
 

@@ -5,13 +5,12 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { manualClock } from '../../core/clock';
-import type { Db } from '../../core/db';
 import { migrate, type Migration } from '../../core/db/migrate';
 import { createStore } from '../../core/keys';
 import { allMigrations } from '../../core/migrations';
 import { definePlugin } from '../../core/plugins/contract';
 import { allPlugins as plugins } from '../../test/kit/setup';
-import { sharedDb } from '../../test/kit/db';
+import { sharedDb, inScratchSchema } from '../../test/kit/db';
 import stockSql from './migrations/000_stock.sql' with { type: 'text' };
 import { defaultLocation } from '../locations/public';
 
@@ -22,28 +21,6 @@ function migrationsBeforeTheMove(): Migration[] {
   const later = ['inventory/000_stock', 'locations/001_locations'];
   const pluginMigrations = plugins.flatMap((p) => p.migrations ?? []).filter((m) => !later.includes(m.id));
   return [core001, { id: 'core/002_stock', sql: stockSql }, ...otherCore, ...pluginMigrations];
-}
-
-/** Thrown to roll the upgrade rehearsal back once it has been checked. */
-class Rollback extends Error {}
-
-/**
- * A database history of its own without a second database: a schema of its own, first on the
- * search_path, inside one transaction that is rolled back at the end (DDL is transactional), so
- * the shared test database is left as it was. Opening a fresh embedded database costs seconds.
- */
-async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
-  const db = await sharedDb();
-  const schema = `upgrade_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await db
-    .transaction(async (tx) => {
-      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path = ${schema}`);
-      await fn(tx);
-      throw new Rollback();
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e;
-    });
 }
 
 describe('the stock tables belong to inventory', () => {

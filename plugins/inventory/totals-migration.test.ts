@@ -7,32 +7,14 @@
  */
 import { expect, test } from 'bun:test';
 import { manualClock } from '../../core/clock';
-import type { Db } from '../../core/db';
 import { migrate } from '../../core/db/migrate';
 import { createStore } from '../../core/keys';
 import { allMigrations } from '../../core/migrations';
-import { sharedDb } from '../../test/kit/db';
+import { inScratchSchema } from '../../test/kit/db';
 import { allPlugins as plugins } from '../../test/kit/setup';
 import { PRODUCTS } from '../products/store';
 import { VARIANTS } from '../products/variants';
 import { liveUnitsAt } from './location-stock';
-
-class Rollback extends Error {}
-
-/** A scratch schema inside a transaction rolled back at the end: the shared database stays as it was. */
-async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
-  const db = await sharedDb();
-  const schema = `totals_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await db
-    .transaction(async (tx) => {
-      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path = ${schema}`);
-      await fn(tx);
-      throw new Rollback();
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e;
-    });
-}
 
 test('an old database upgrades: totals come from the levels, no unit is lost, deleted products are retired', async () => {
   await inScratchSchema(async (db) => {

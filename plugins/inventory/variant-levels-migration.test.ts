@@ -5,31 +5,13 @@
  */
 import { expect, test } from 'bun:test';
 import { manualClock } from '../../core/clock';
-import type { Db } from '../../core/db';
 import { migrate } from '../../core/db/migrate';
 import { createStore } from '../../core/keys';
 import { allMigrations } from '../../core/migrations';
 import { allPlugins as plugins } from '../../test/kit/setup';
-import { sharedDb } from '../../test/kit/db';
+import { inScratchSchema } from '../../test/kit/db';
 import { setTotal, take } from './public';
 import { totalOf } from './totals';
-
-class Rollback extends Error {}
-
-/** A scratch schema inside a transaction rolled back at the end: the shared database stays as it was. */
-async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
-  const db = await sharedDb();
-  const schema = `variants_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await db
-    .transaction(async (tx) => {
-      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path = ${schema}`);
-      await fn(tx);
-      throw new Rollback();
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e;
-    });
-}
 
 test('levels written before variants keep their quantities, get variant_id = product_id, and the ledger works on them', async () => {
   await inScratchSchema(async (db) => {

@@ -11,26 +11,9 @@ import { migrate } from '../../core/db/migrate';
 import { isUniqueViolation } from '../../core/db/pg-errors';
 import { createStore } from '../../core/keys';
 import { allMigrations } from '../../core/migrations';
-import { sharedDb } from '../../test/kit/db';
+import { inScratchSchema } from '../../test/kit/db';
 import { allPlugins as plugins } from '../../test/kit/setup';
 import { defaultLocation, locationsIn } from './public';
-
-class Rollback extends Error {}
-
-/** A scratch schema inside a transaction rolled back at the end: the shared database stays as it was. */
-async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
-  const db = await sharedDb();
-  const schema = `locations_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await db
-    .transaction(async (tx) => {
-      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path = ${schema}`);
-      await fn(tx);
-      throw new Rollback();
-    })
-    .catch((e) => {
-      if (!(e instanceof Rollback)) throw e;
-    });
-}
 
 /** Whether a statement fails with a unique violation (in a savepoint, so the transaction goes on). */
 async function violatesUnique(db: Db, sql: string, params: unknown[]) {

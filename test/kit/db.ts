@@ -83,3 +83,25 @@ export async function closeSharedDb() {
   await db.close();
   if (g.__svcDropDb) await g.__svcDropDb();
 }
+
+/** Thrown to roll a scratch schema's rehearsal back once it has been checked. */
+class Rollback extends Error {}
+
+/**
+ * A database history of its own without a second database (upgrade tests): a schema of its own,
+ * first on the search_path, inside one transaction rolled back at the end (DDL is transactional),
+ * so the shared test database is left as it was. Opening a fresh embedded database costs seconds.
+ */
+export async function inScratchSchema(fn: (tx: Db) => Promise<void>) {
+  const db = await sharedDb();
+  const schema = `scratch_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  await db
+    .transaction(async (tx) => {
+      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path = ${schema}`);
+      await fn(tx);
+      throw new Rollback();
+    })
+    .catch((e) => {
+      if (!(e instanceof Rollback)) throw e;
+    });
+}

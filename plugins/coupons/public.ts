@@ -106,13 +106,10 @@ function isEligible(coupon: Row, productId: string, memberships: Map<string, Set
  */
 export async function redeemCodes(db: Db, storeId: string, applied: AppliedCode[], order: { id: string; customerId: string | null; now: Date }) {
   if (!applied.length) return;
-  await db.query('UPDATE coupons SET times_redeemed = times_redeemed + 1, updated_at = $3 WHERE store_id = $1 AND id = ANY($2::uuid[])', [
-    storeId,
-    applied.map((a) => a.coupon_id),
-    order.now,
-  ]);
+  // One statement: the counters and the redemption rows (a data-modifying CTE always runs).
   await db.query(
-    `INSERT INTO coupon_redemptions (id, store_id, coupon_id, order_id, customer_id, amount_minor, created_at)
+    `WITH counted AS (UPDATE coupons SET times_redeemed = times_redeemed + 1, updated_at = $5 WHERE store_id = $1 AND id = ANY($2::uuid[]))
+     INSERT INTO coupon_redemptions (id, store_id, coupon_id, order_id, customer_id, amount_minor, created_at)
      SELECT gen_random_uuid(), $1, c, $3, $4, a, $5 FROM unnest($2::uuid[], $6::bigint[]) AS t(c, a)`,
     [storeId, applied.map((a) => a.coupon_id), order.id, order.customerId, order.now, applied.map((a) => a.amount_minor)],
   );

@@ -18,7 +18,7 @@ import { take, type Allocation } from '../inventory/public';
 import { lockedProduct, variantFor } from '../products/public';
 import { returnUnits } from './restock';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
-import { customerIdIn } from '../customers/public';
+import { customerWithTags } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
 import { refundsByOrder } from './refund-rows';
 import { discountsOut, priceOrder } from './pricing';
@@ -176,11 +176,9 @@ function mergeLines(lines: Line[]) {
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   return ctx.db.transaction(async (tx) => {
     // An order is for one of this store's customers, or for nobody: never for an id naming no one.
-    let customerId: string | null = null;
-    if (input.customer_id !== undefined) {
-      customerId = (await customerIdIn(tx, ctx.store.id, input.customer_id)) ?? null;
-      if (!customerId) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
-    }
+    const customer = input.customer_id === undefined ? null : await customerWithTags(tx, ctx.store.id, input.customer_id);
+    if (customer === undefined) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
+    const customerId = customer?.id ?? null;
     const taken: { product: Row; variant: Row | null; position: number; quantity: number; allocations: Allocation[] }[] = [];
     const now = ctx.clock.now();
     for (const { line, position, quantity } of mergeLines(input.line_items)) {
@@ -205,7 +203,7 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const units = await unitPrices(
       tx,
       ctx.store.id,
-      customerId,
+      customer?.tags ?? [],
       ordered.map((t) => ({
         product_id: t.product.id,
         variant_id: t.variant?.id ?? null,

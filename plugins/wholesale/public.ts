@@ -3,7 +3,6 @@
  * declares `requires: ['wholesale']`.
  */
 import type { Db } from '../../core/sdk';
-import { customerTags } from '../customers/public';
 
 const PRODUCT = '00000000-0000-0000-0000-000000000000';
 
@@ -16,15 +15,13 @@ export interface WholesaleLine {
 }
 
 /**
- * Each line's unit price for this customer: the lowest of retail, each of their groups' prices
- * for the variant or the product, and the best quantity break the line's quantity
- * reaches. No customer, no group, no price: retail. Two queries at most.
+ * Each line's unit price for a customer in `groups` (their tags): the lowest of retail, each
+ * group's price for the variant or the product, and the best quantity break the line's quantity
+ * reaches. No group, no price: retail. One query at most.
  */
-export async function unitPrices(db: Db, storeId: string, customerId: string | null, lines: WholesaleLine[]): Promise<number[]> {
+export async function unitPrices(db: Db, storeId: string, groups: readonly string[], lines: WholesaleLine[]): Promise<number[]> {
   const retail = lines.map((l) => l.unit_price_minor);
-  if (!customerId || !lines.length) return retail;
-  const groups = await customerTags(db, storeId, customerId);
-  if (!groups.length) return retail;
+  if (!groups.length || !lines.length) return retail;
   const rows = await db.query(
     `SELECT product_id, variant_key, currency, price_minor, quantity_breaks FROM wholesale_prices
      WHERE store_id = $1 AND customer_group = ANY($2::text[]) AND product_id = ANY($3::uuid[])`,

@@ -16,7 +16,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from './server';
 import { Lifecycle, exitOnSignals } from './lifecycle';
-import { McpUsageError, login, mcp } from './mcp/cli';
 import pkg from '../package.json';
 
 const HELP = `svc ${pkg.version}: self-hosted commerce platform with AI-driven operations
@@ -140,8 +139,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (extra.length) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
-  if (command === 'mcp') return (await mcp(values), 0);
-  if (command === 'login') return (out(`Saved to ${await login(values)}.`), 0);
+  if (command === 'mcp' || command === 'login') return mcpCommand(command, values);
   if (command === 'stores' && sub === 'create') return storesCreate(config, values);
   if (command === 'keys' && sub === 'create') return keysCreate(config, values);
   if (command === 'users' && sub === 'create') return usersCreate(config, values);
@@ -149,6 +147,18 @@ async function main(argv: string[]): Promise<number> {
 }
 
 type Flags = Record<string, string | boolean | undefined>;
+
+/** `svc mcp` and `svc login`: the MCP SDK (client, bridges, stdio) loads only for these commands. */
+async function mcpCommand(command: 'mcp' | 'login', values: Parameters<typeof import('./mcp/cli').mcp>[0]): Promise<number> {
+  const { McpUsageError, login, mcp } = await import('./mcp/cli');
+  try {
+    if (command === 'mcp') await mcp(values);
+    else out(`Saved to ${await login(values)}.`);
+    return 0;
+  } catch (e) {
+    throw e instanceof McpUsageError ? new UsageError(e.message) : e;
+  }
+}
 
 function remote(flags: Flags): { url: string; token: string } | undefined {
   const url = (flags.url as string) ?? process.env.SVC_URL;
@@ -314,7 +324,6 @@ admin token${existsSync(tokenFile) ? ` (kept in ${tokenFile})` : ''} with --admi
     }
     if (
       e instanceof UsageError ||
-      e instanceof McpUsageError ||
       e instanceof ConfigError ||
       (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
       (e as any)?.code?.startsWith?.('ERR_PARSE_ARGS')

@@ -1,12 +1,14 @@
 import type { Db } from './types';
 import { postgresDb } from './postgres';
-import { pgliteDb, type PgliteOptions } from './pglite';
+import type { PgliteOptions } from './pglite';
 
 export type { Db } from './types';
 
 /** DATABASE_URL selects a real PostgreSQL server; otherwise the embedded database in dataDir. */
 export async function openDb(opts: { databaseUrl?: string; dataDir?: string; poolSize?: number } & PgliteOptions): Promise<Db> {
   if (opts.databaseUrl) return postgresDb(opts.databaseUrl, opts.poolSize);
+  // Loaded only for the embedded database: a server on PostgreSQL never loads PGlite (docs/footprint.md).
+  const { pgliteDb } = await import('./pglite');
   return pgliteDb(opts.dataDir, { seed: opts.seed });
 }
 

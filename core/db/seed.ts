@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksumOf, migrate, type Migration } from './migrate';
-import { pgliteDb } from './pglite';
 import type { Db } from './types';
 import pglitePkg from '../../node_modules/@electric-sql/pglite/package.json';
 import bossPkg from '../../node_modules/pg-boss/package.json';
@@ -68,6 +67,7 @@ export async function buildSeed(
   migrations: readonly Migration[],
   more: (db: Db) => Promise<void> = async () => {},
 ): Promise<Uint8Array<ArrayBuffer>> {
+  const { pgliteDb } = await import('./pglite');
   const db = await pgliteDb();
   try {
     await migrate(db, [...migrations]);

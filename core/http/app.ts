@@ -6,7 +6,8 @@ import { baseHeaders, errorResponse } from './respond';
 import { handleRest, restRoutes } from './rest';
 import type { Services } from './services';
 import { SIGNED_ROUTE, serveSigned } from './signed';
-import { MCP_PATH, handleMcp } from '../mcp/http';
+import { MCP_PATH } from '../mcp/path';
+import { lazy } from '../lazy';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
 
 /** A route outside the REST pipeline (the console's pages): the composition root hands them in. */
@@ -37,7 +38,10 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
     true,
   );
   for (const r of [...docsRoutes(svc), ...pages]) route(r.method, r.path, r.handler as any, true);
-  for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) route(method, MCP_PATH, ({ request }) => handleMcp(svc, request), true);
+  // The MCP server (and the SDK under it) loads at the first MCP request, not at start (docs/footprint.md).
+  const mcp = lazy(() => import('../mcp/http'));
+  for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])
+    route(method, MCP_PATH, async ({ request }) => (await mcp()).handleMcp(svc, request), true);
   route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);
   app.onError(({ code, error, request }) => {
     const requestId = newRequestId();

@@ -17,7 +17,7 @@ import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
 
-export const MCP_PATH = '/agent/mcp';
+export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
 
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>

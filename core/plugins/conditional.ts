@@ -4,13 +4,19 @@
  * checked by ajv, compiled from the very same schema, so a rule stated in /openapi.json is a rule
  * enforced (issue 44). Only such schemas pay for it; the others never reach ajv.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import { FORMATS } from './formats';
+import { lazy } from '../lazy';
 
-const ajv = new Ajv({ strict: false, allErrors: false, verbose: true, validateFormats: true });
-for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, check);
-ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+// Made at the first conditional schema checked: most processes never load ajv for this.
+const ajv = lazy(() => {
+  const Ajv: typeof import('ajv').default = require('ajv').default;
+  const made = new Ajv({ strict: false, allErrors: false, verbose: true, validateFormats: true });
+  for (const [name, check] of Object.entries(FORMATS)) made.addFormat(name, check);
+  made.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  return made;
+});
 
 const compiled = new WeakMap<TSchema, ValidateFunction | null>();
 
@@ -29,7 +35,7 @@ function conditionalCheck(schema: TSchema): ValidateFunction | null {
   let fn = compiled.get(schema);
   if (fn === undefined) {
     // JSON round trip: TypeBox's symbol keys are dropped, what remains is the published schema.
-    fn = hasConditional(schema) ? ajv.compile(JSON.parse(JSON.stringify(schema))) : null;
+    fn = hasConditional(schema) ? ajv().compile(JSON.parse(JSON.stringify(schema))) : null;
     compiled.set(schema, fn);
   }
   return fn;

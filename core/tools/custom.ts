@@ -1,5 +1,5 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { lazy } from '../lazy';
 import { createLogger } from '../log';
 import type { Db } from '../db/types';
 import { iso } from '../clock';
@@ -99,23 +99,29 @@ export function checkPlan(tool: CustomTool, store: Store) {
 
 // Ajv's notices (an unknown format or keyword it ignores) go to the structured log, never bare stderr.
 const schemaLog = createLogger({ fields: { component: 'custom_tool_schemas' } });
-const ajv = new Ajv({
-  allErrors: false,
-  strict: false,
-  logger: {
-    log: (...args: unknown[]) => schemaLog.debug(args.map(String).join(' ')),
-    warn: (...args: unknown[]) => schemaLog.warn(args.map(String).join(' ')),
-    error: (...args: unknown[]) => schemaLog.error(args.map(String).join(' ')),
-  },
+// Made at the first custom tool's schema (docs/footprint.md: libraries load on first use).
+const ajv = lazy(() => {
+  const Ajv: typeof import('ajv').default = require('ajv').default;
+  const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
+  const made = new Ajv({
+    allErrors: false,
+    strict: false,
+    logger: {
+      log: (...args: unknown[]) => schemaLog.debug(args.map(String).join(' ')),
+      warn: (...args: unknown[]) => schemaLog.warn(args.map(String).join(' ')),
+      error: (...args: unknown[]) => schemaLog.error(args.map(String).join(' ')),
+    },
+  });
+  // `format: "email"`, `"date-time"`, `"uri"` ... are checked, as the tool's author meant.
+  addFormats(made);
+  return made;
 });
-// `format: "email"`, `"date-time"`, `"uri"` ... are checked, as the tool's author meant.
-addFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
 
 /** Compiles an input schema (at registration: a schema Ajv cannot compile is a 400 on `param`). */
 export function compileSchema(schema: object, param: string): ValidateFunction {
   try {
-    return ajv.compile(schema);
+    return ajv().compile(schema);
   } catch (e) {
     throw errors.validation(`Invalid ${param}: ${(e as Error).message}.`, param);
   }

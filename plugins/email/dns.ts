@@ -1,11 +1,11 @@
 import { getServers } from 'node:dns';
-import DNS from 'dns2';
-import type { Db } from '../../core/sdk';
+import type DNS from 'dns2';
+import { lazy, type Db } from '../../core/sdk';
 import { DMARC_POLICY, dkimTxt } from './domains';
 
+// Loaded at the first lookup or listener (docs/footprint.md: libraries load on first use).
 // dns2's typings lack RCODE and the server's listen options; its runtime has both.
-const { Packet } = DNS as any;
-const CNAME = Packet.TYPE.CNAME;
+const dns2 = lazy(() => require('dns2') as typeof DNS & { Packet: any });
 
 export interface ResolverAddress {
   address: string;
@@ -20,13 +20,17 @@ export function resolverOf(setting: string | undefined): ResolverAddress {
   return m ? { address: m[1], port: Number(m[2] ?? 53) } : { address: text, port: 53 };
 }
 
+const clientOf = (resolver: ResolverAddress) =>
+  new (dns2())({ nameServers: [resolver.address], port: resolver.port, recursive: true, timeout: 3, retries: 1 });
+
 /**
  * TXT records at `name` as whole strings (a record's character-strings joined, as SPF and DKIM
  * read them), following CNAMEs. dns2's client keeps a record's strings together; Bun's node:dns
  * Resolver hands them back as separate records, which cuts a 2048-bit DKIM key in two.
  */
 export async function lookupTxt(resolver: ResolverAddress, name: string): Promise<{ txt: string[]; chain: string[] }> {
-  const client = new DNS({ nameServers: [resolver.address], port: resolver.port, recursive: true, timeout: 3, retries: 1 });
+  const { Packet } = dns2();
+  const client = clientOf(resolver);
   const chain: string[] = [];
   let current = name.toLowerCase().replace(/\.$/, '');
   for (let hop = 0; hop < 8; hop++) {
@@ -34,7 +38,7 @@ export async function lookupTxt(resolver: ResolverAddress, name: string): Promis
     const answers: any[] = res.answers ?? [];
     const txt = answers.filter((a) => a.type === Packet.TYPE.TXT && a.name.toLowerCase() === current);
     if (txt.length) return { txt: txt.map((a) => (Array.isArray(a.data) ? a.data.join('') : String(a.data))), chain };
-    const alias = answers.find((a) => a.type === CNAME && a.name.toLowerCase() === current);
+    const alias = answers.find((a) => a.type === Packet.TYPE.CNAME && a.name.toLowerCase() === current);
     if (!alias) return { txt: [], chain };
     current = String(alias.domain).toLowerCase().replace(/\.$/, '');
     chain.push(current);
@@ -44,9 +48,9 @@ export async function lookupTxt(resolver: ResolverAddress, name: string): Promis
 
 /** Where a name's CNAME points (one hop), or null. */
 export async function lookupCname(resolver: ResolverAddress, name: string): Promise<string | null> {
-  const client = new DNS({ nameServers: [resolver.address], port: resolver.port, recursive: true, timeout: 3, retries: 1 });
+  const client = clientOf(resolver);
   const res: any = await client.resolve(name, 'CNAME');
-  const alias = (res.answers ?? []).find((a: any) => a.type === CNAME);
+  const alias = (res.answers ?? []).find((a: any) => a.type === dns2().Packet.TYPE.CNAME);
   return alias ? String(alias.domain).toLowerCase().replace(/\.$/, '') : null;
 }
 
@@ -74,7 +78,8 @@ export async function zoneAnswer(db: Db, zone: string, name: string, spf: string
  */
 export async function startDnsListener(opts: { db: Db; zone: string; listen: string; spf: string; log: (m: string) => void }) {
   const { address, port } = resolverOf(opts.listen);
-  const server: any = DNS.createServer({
+  const { Packet, createServer } = dns2() as any;
+  const server: any = createServer({
     udp: true,
     tcp: true,
     handle: async (request: any, send: (r: any) => void) => {

@@ -1,12 +1,12 @@
-import Handlebars from 'handlebars';
-import { errors } from '../../core/sdk';
+import { errors, lazy } from '../../core/sdk';
 
 /**
  * Handlebars for templates: one isolated instance (no helper a plugin registers elsewhere leaks
  * in), HTML-escaped output for `html`, plain output for `subject` and `text` (mail clients show
  * them as text, so `&amp;` there would be visible).
  */
-const hb = Handlebars.create();
+// Loaded at the first template checked or rendered (docs/footprint.md: libraries load on first use).
+const hb = lazy(() => (require('handlebars') as typeof import('handlebars')).create());
 
 export type Field = 'subject' | 'html' | 'text';
 
@@ -19,7 +19,7 @@ function compileCached(key: string, source: string, field: Field): HandlebarsTem
   let fn = compiled.get(key);
   if (!fn) {
     checkSyntax(source, field);
-    fn = hb.compile(source, { noEscape: field !== 'html', strict: false, knownHelpersOnly: false });
+    fn = hb().compile(source, { noEscape: field !== 'html', strict: false, knownHelpersOnly: false });
     if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value!);
     compiled.set(key, fn);
   }
@@ -29,7 +29,7 @@ function compileCached(key: string, source: string, field: Field): HandlebarsTem
 /** Parses `source`, or throws 400 naming the field with the line and column of the error. */
 export function checkSyntax(source: string, field: Field): hbs.AST.Program {
   try {
-    return hb.parse(source);
+    return hb().parse(source);
   } catch (e) {
     const at = locate(source, e as Error & { lineNumber?: number; column?: number });
     const detail = firstLine((e as Error).message);
@@ -100,7 +100,7 @@ export function variablesOf(source: string): string[] {
     if (inScope || p?.type !== 'PathExpression' || p.data || p.original === 'this' || p.depth > 0) return;
     found.add(p.parts.join('.'));
   };
-  visit(hb.parse(source), false);
+  visit(hb().parse(source), false);
   return [...found];
 }
 

@@ -1,6 +1,5 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import { chatModel, errors, fail, metered, type Completion, type Ctx, type ProviderConfig } from '../../core/sdk';
+import type { ValidateFunction } from 'ajv';
+import { lazy, chatModel, errors, fail, metered, type Completion, type Ctx, type ProviderConfig } from '../../core/sdk';
 
 /** What an answer reports beside its result: the model that gave it and the tokens it took (summed over a retry). */
 export interface Answer {
@@ -8,15 +7,21 @@ export interface Answer {
   usage: { input_tokens: number; output_tokens: number };
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
-addFormats(ajv);
+// Made at the first structured answer asked for (docs/footprint.md: libraries load on first use).
+const ajv = lazy(() => {
+  const Ajv: typeof import('ajv').default = require('ajv').default;
+  const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
+  const made = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
+  addFormats(made);
+  return made;
+});
 
 /** A caller's JSON Schema compiled (a schema Ajv cannot compile is a 400 on `param`). */
 export function compile(schema: object, param: string): ValidateFunction {
   try {
-    const validate = ajv.compile(schema);
+    const validate = ajv().compile(schema);
     // Ajv keeps every compiled schema by its object: a caller's schema is used once, so drop it.
-    ajv.removeSchema(schema);
+    ajv().removeSchema(schema);
     return validate;
   } catch (e) {
     throw errors.validation(`Invalid ${param}: ${(e as Error).message}.`, param);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import Bowser from 'bowser';
-import { Reader, type CityResponse } from 'maxmind';
-import type { Ctx } from '../../core/sdk';
+import type { Reader, CityResponse } from 'maxmind';
+import { lazy, type Ctx } from '../../core/sdk';
 import type { QrCtx } from './config';
 
 /** Who scanned: device, city and a keyed fingerprint, from the request alone. Raw IPs are never kept. */
@@ -40,6 +40,8 @@ export function agentOf(userAgent: string): Agent {
   return agent;
 }
 
+// Loaded with the first geo-IP database (docs/footprint.md: libraries load on first use).
+const maxmindReader = lazy(() => (require('maxmind') as { Reader: typeof Reader }).Reader);
 const readers = new Map<string, Reader<CityResponse> | null>();
 /**
  * The geo-IP database, opened once per process (the file is read whole and kept in memory). One
@@ -49,7 +51,7 @@ function geoReader(path: string, log: Ctx['log']): Reader<CityResponse> | null {
   let reader = readers.get(path);
   if (reader === undefined) {
     try {
-      reader = new Reader<CityResponse>(readFileSync(path));
+      reader = new (maxmindReader())<CityResponse>(readFileSync(path));
     } catch (e) {
       log.error('SVC_GEOIP_DB cannot be read as a MaxMind database: cities count as unknown', { path, error: String(e) });
       reader = null;

@@ -1,5 +1,10 @@
-import QRCode from 'qrcode';
-import { PNG } from 'pngjs';
+import type QRCode from 'qrcode';
+import type { PNG as Png } from 'pngjs';
+import { lazy } from '../../core/sdk';
+
+// Loaded at the first image drawn (docs/footprint.md: libraries load on first use).
+const qrcode = lazy(() => require('qrcode') as typeof QRCode);
+const pngjs = lazy(() => (require('pngjs') as { PNG: typeof Png }).PNG);
 
 /**
  * QR images in pure JavaScript (qrcode for the matrix, pngjs for PNG), so they render inside the
@@ -36,7 +41,7 @@ export const contrastOnWhite = (hex: string) => 1.05 / (luminance(parseHex(hex))
 export const MIN_CONTRAST = 3;
 
 function matrix(text: string, withLogo: boolean) {
-  const qr = QRCode.create(text, { errorCorrectionLevel: withLogo ? 'H' : 'M' });
+  const qr = qrcode().create(text, { errorCorrectionLevel: withLogo ? 'H' : 'M' });
   const n = qr.modules.size;
   return { n, dark: (row: number, col: number) => qr.modules.get(row, col) === 1 };
 }
@@ -59,7 +64,7 @@ export interface Logo {
 }
 
 export function decodeLogo(png: Uint8Array): Logo {
-  const img = PNG.sync.read(Buffer.from(png));
+  const img = pngjs().sync.read(Buffer.from(png));
   return { width: img.width, height: img.height, data: img.data };
 }
 
@@ -80,7 +85,7 @@ export function renderPng(text: string, opts: { size: number; color: string; log
   const { size } = opts;
   const { scale, offset } = geometry(n, size);
   const fg = parseHex(opts.color);
-  const png = new PNG({ width: size, height: size });
+  const png = new (pngjs())({ width: size, height: size });
   const px = png.data;
   px.fill(255);
   for (let row = 0; row < n; row++)
@@ -97,7 +102,7 @@ export function renderPng(text: string, opts: { size: number; color: string; log
   if (opts.logo) drawLogo(px, size, opts.logo, logoBox(n, scale, offset), scale);
   // No row filters: flat colour areas deflate as well unfiltered, and choosing a filter per row
   // was nine tenths of the render time (measured: 26 ms to 3 ms at 300 px, same size).
-  return PNG.sync.write(png, { filterType: 0 });
+  return pngjs().sync.write(png, { filterType: 0 });
 }
 
 /** White pad over the box, then the logo scaled into it (nearest pixel, aspect kept) over white. */

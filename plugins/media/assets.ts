@@ -1,14 +1,11 @@
 import { egressFetch, errors, iso, page, type Ctx, type PageInput } from '../../core/sdk';
-import { checkRoom, checkSignature, notFound, pathOf, removeBytes, urlOf, writeBytes, type AssetRow } from './files';
+import { checkRoom, checkSignature, notFound, urlOf, type AssetRow } from './files';
+import { byteStore } from './storage';
+import type { MediaConfig } from './index';
 import { dimensions, sniff } from './sniff';
 import { cropPixels, decodeImage, encodeImage, resizePixels, type ImageFormat, type Pixels } from './codecs';
 
-export interface MediaSettings {
-  data_dir: string;
-  limits: string;
-  signed_url_ttl_s: number;
-  fetch_timeout_s: number;
-}
+export type MediaSettings = MediaConfig;
 type MediaCtx = Ctx<MediaSettings>;
 
 export function present(ctx: MediaCtx, row: AssetRow, expiresIn?: number) {
@@ -53,7 +50,7 @@ export async function saveAsset(ctx: MediaCtx, a: NewAsset): Promise<AssetRow> {
   const { type, ext } = sniff(a.bytes);
   const dims = dimensions(a.bytes, type);
   const id = crypto.randomUUID();
-  await writeBytes(ctx.config.data_dir, ctx.store.id, id, a.bytes);
+  await byteStore(ctx.config).put(ctx.store.id, id, a.bytes, type);
   try {
     const [row] = await ctx.db.query<AssetRow>(
       `INSERT INTO media_assets (id, store_id, filename, content_type, size, width, height, visibility, source_id, variant, created_at)
@@ -74,7 +71,7 @@ export async function saveAsset(ctx: MediaCtx, a: NewAsset): Promise<AssetRow> {
     );
     return row;
   } catch (err) {
-    await removeBytes(ctx.config.data_dir, ctx.store.id, id);
+    await byteStore(ctx.config).remove(ctx.store.id, id);
     throw err;
   }
 }
@@ -85,12 +82,7 @@ export async function assetRow(ctx: MediaCtx, id: string): Promise<AssetRow> {
   return row;
 }
 
-export const readAsset = (ctx: MediaCtx, row: AssetRow) =>
-  Bun.file(pathOf(ctx.config.data_dir, row.store_id, row.id))
-    .bytes()
-    .catch(() => {
-      throw notFound();
-    });
+export const readAsset = (ctx: MediaCtx, row: AssetRow) => byteStore(ctx.config).get(row.store_id, row.id);
 
 /** The bytes of an upload: a multipart `file` part, base64 `data`, or `source_url` through the egress guard. */
 export async function uploadBytes(
@@ -139,7 +131,7 @@ export async function deleteAsset(ctx: MediaCtx, id: string) {
     id,
   ]);
   if (!rows.some((r) => r.id === id)) throw notFound();
-  for (const r of rows) await removeBytes(ctx.config.data_dir, ctx.store.id, r.id);
+  for (const r of rows) await byteStore(ctx.config).remove(ctx.store.id, r.id);
   return { id, object: 'media', deleted: true };
 }
 

@@ -1,5 +1,3 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { errors, fail, iso, PLAN_LIMITS, secretBox, type Ctx, type Plan } from '../../core/sdk';
 
@@ -16,16 +14,6 @@ export interface AssetRow {
   variant: string | null;
   created_at: Date | string;
 }
-
-/** Where a store's bytes live: `<data dir>/media/<store>/<asset>`. */
-export const pathOf = (dir: string, storeId: string, id: string) => join(dir, 'media', storeId, id);
-
-export async function writeBytes(dir: string, storeId: string, id: string, bytes: Uint8Array) {
-  await mkdir(join(dir, 'media', storeId), { recursive: true });
-  await Bun.write(pathOf(dir, storeId, id), bytes);
-}
-
-export const removeBytes = (dir: string, storeId: string, id: string) => rm(pathOf(dir, storeId, id), { force: true });
 
 const PURPOSE = 'svc media url v1';
 const signatureOf = (storeId: string, id: string, expires: number) => secretBox().mac(PURPOSE, `${storeId}/${id}/${expires}`).toString('base64url');

@@ -12,6 +12,15 @@ const MediaConfig = Type.Object({
     description: "Plan limits overriding core/plans.ts: 'plan=uploadMiB:storageGiB,...' (free=10:1).",
   }),
   signed_url_ttl_s: Type.Integer({ env: 'SVC_MEDIA_SIGNED_URL_TTL_S', minimum: 1, maximum: 604_800, default: 3600 }),
+  s3_bucket: Type.String({
+    env: 'SVC_S3_BUCKET',
+    default: '',
+    description: 'Keep media bytes in this S3-compatible bucket instead of the data directory.',
+  }),
+  s3_endpoint: Type.String({ env: 'SVC_S3_ENDPOINT', default: '', description: 'The S3 endpoint (default AWS; set for MinIO, R2 and the like).' }),
+  s3_region: Type.String({ env: 'SVC_S3_REGION', default: '' }),
+  s3_access_key_id: Type.String({ env: 'SVC_S3_ACCESS_KEY_ID', default: '' }),
+  s3_secret_access_key: Type.String({ env: 'SVC_S3_SECRET_ACCESS_KEY', default: '' }),
   fetch_timeout_s: Type.Number({ exclusiveMinimum: 0, maximum: 300, default: 60, description: 'How long a source_url download may take.' }),
 });
 const action = actionFor(MediaConfig);

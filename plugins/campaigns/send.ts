@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { SvcError, type Db, type JobCtx, type Row } from '../../core/sdk';
+import { sendingLock } from './store';
 import { emailSettings, sendEmail, suppressedAmong } from '../email/public';
 import { membersSource } from '../segments/public';
 import type { SendJob } from './schemas';
@@ -11,11 +12,12 @@ import type { SendJob } from './schemas';
  *   campaign_recipients in one INSERT ... SELECT, keyed (campaign, customer), together with the
  *   status change from scheduled to sending. Members without an address or without marketing
  *   consent are recorded as skipped.
- * - Each message is one transaction: the campaign row read FOR SHARE (still sending?), the next
+ * - Each message is one transaction: the campaign's sending lock taken shared (sendingLock) and its
+ *   status read (still sending?), the next
  *   pending recipient FOR UPDATE SKIP LOCKED, the message through email's pipeline (limits,
  *   suppression, unsubscribe link, delivery job), the recipient marked sent. A retried job, a
  *   second run after resume, or two workers at once therefore never mail anyone twice, and
- *   `pause` (an UPDATE of the campaign row) waits for the send in flight, after which none starts.
+ *   `pause` (the lock taken exclusive) waits for the sends in flight, after which none starts.
  * - Throttling: a run sends at most `send_rate_per_minute` messages, then queues the next run a
  *   minute after it began. A full hour (email's plan limit) queues it after the Retry-After.
  */
@@ -81,7 +83,8 @@ async function start(ctx: JobCtx, c: Row, now: Date): Promise<{ code: string; me
 async function sendOne(ctx: JobCtx, c: Row): Promise<Step> {
   try {
     return await ctx.db.transaction(async (tx): Promise<Step> => {
-      const [live] = await tx.query<{ status: string }>('SELECT status FROM campaigns WHERE id = $1 FOR SHARE', [c.id]);
+      await sendingLock(tx, ctx.store.id, c.id);
+      const [live] = await tx.query<{ status: string }>('SELECT status FROM campaigns WHERE id = $1', [c.id]);
       if (live?.status !== 'sending') return 'stopped';
       const [r] = await tx.query(
         `SELECT * FROM campaign_recipients WHERE campaign_id = $1 AND status = 'pending' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`,

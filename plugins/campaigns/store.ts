@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { errors, fail, iso, listPage, parseInstant, PLAN_LIMITS, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
+import { errors, fail, iso, listPage, lockKey, parseInstant, PLAN_LIMITS, rowOr404, stamps, type Ctx, type Db, type Row } from '../../core/sdk';
 import { checkAddress } from '../email/public';
 import { segmentsIn } from '../segments/public';
 import type { CampaignCreate, CampaignQuery } from './schemas';
@@ -54,8 +54,25 @@ const withCounts = async (db: Db, storeId: string, rows: Row[]) => {
   return rows.map((r) => toCampaign(r, counts.get(r.id)));
 };
 
-export const campaignRow = (ctx: Ctx, id: string, lock?: 'FOR UPDATE') =>
-  rowOr404(ctx.db, { table: 'campaigns', storeId: ctx.store.id, id, noun: 'campaign', lock });
+export const campaignRow = (ctx: Ctx, id: string) => rowOr404(ctx.db, { table: 'campaigns', storeId: ctx.store.id, id, noun: 'campaign' });
+
+/**
+ * A campaign's sending lock (a transaction advisory lock, lockKey's key): each send holds it
+ * shared; pause, resume and cancel take it exclusive, so they wait for the sends in flight and no
+ * send starts until they commit. An advisory lock queues fairly: a row lock FOR UPDATE could wait
+ * forever behind runs that keep taking it FOR SHARE one after another.
+ */
+export async function sendingLock(db: Db, storeId: string, id: string) {
+  const h = new Bun.CryptoHasher('sha256').update(`${storeId}\0campaign:${id}`).digest();
+  await db.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', [h.readInt32BE(0), h.readInt32BE(4)]);
+}
+
+/** The campaign, held until the change commits: no send is in flight, and none starts meanwhile. */
+async function lockedRow(ctx: Ctx, id: string) {
+  await campaignRow(ctx, id); // 404 first, before a lock is taken for an id of no campaign
+  await lockKey(ctx.db, ctx.store.id, `campaign:${id.toLowerCase()}`);
+  return rowOr404(ctx.db, { table: 'campaigns', storeId: ctx.store.id, id, noun: 'campaign', lock: 'FOR UPDATE' });
+}
 
 export const getCampaign = async (ctx: Ctx, id: string) => (await withCounts(ctx.db, ctx.store.id, [await campaignRow(ctx, id)]))[0];
 
@@ -108,9 +125,9 @@ export async function createCampaign(ctx: Ctx, input: Static<typeof CampaignCrea
 
 const finished = (r: Row) => fail('campaign_finished', `This campaign is already ${r.status}: it cannot change any more.`, 'id');
 
-/** Stops the remaining sends at once: a send in flight holds the row (FOR SHARE) until it commits, then none starts. */
+/** Stops the remaining sends at once: the sends in flight commit first (sendingLock), then none starts. */
 export async function pause(ctx: Ctx, id: string) {
-  const r = await campaignRow(ctx, id, 'FOR UPDATE');
+  const r = await lockedRow(ctx, id);
   if (r.status === 'sent' || r.status === 'cancelled') throw finished(r);
   if (r.status !== 'paused') await setStatus(ctx.db, r.id, 'paused', ctx.clock.now());
   return getCampaign(ctx, id);
@@ -118,7 +135,7 @@ export async function pause(ctx: Ctx, id: string) {
 
 /** Sending goes on where it stopped: members already mailed are never mailed again (send.ts). */
 export async function resume(ctx: Ctx, id: string) {
-  const r = await campaignRow(ctx, id, 'FOR UPDATE');
+  const r = await lockedRow(ctx, id);
   if (r.status === 'sent' || r.status === 'cancelled') throw finished(r);
   if (r.status !== 'paused') throw fail('campaign_not_paused', `This campaign is ${r.status}, not paused.`, 'id');
   const now = ctx.clock.now();
@@ -134,7 +151,7 @@ export async function resume(ctx: Ctx, id: string) {
 }
 
 export async function cancel(ctx: Ctx, id: string) {
-  const r = await campaignRow(ctx, id, 'FOR UPDATE');
+  const r = await lockedRow(ctx, id);
   if (r.status === 'sent' || r.status === 'cancelled') throw finished(r);
   const now = ctx.clock.now();
   await ctx.db.query(`UPDATE campaigns SET status = 'cancelled', finished_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);

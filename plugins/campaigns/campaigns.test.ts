@@ -77,7 +77,9 @@ describe('campaigns', () => {
     const c = (await h.call('GET', `/campaigns/${made.body.id}`)).body;
     expect(c).toMatchObject({ status: 'sent', started_at: '2026-03-01T10:00:00.000Z', finished_at: '2026-03-01T10:00:00.000Z' });
     expect(c.recipients).toEqual({ total: 3, pending: 0, sent: 1, skipped: 2 });
-    const reasons = await h.db.query<{ reason: string }>(`SELECT reason FROM campaign_recipients WHERE campaign_id = $1 ORDER BY reason`, [c.id]);
+    const reasons = await h.db.query<{ reason: string | null }>(`SELECT reason FROM campaign_recipients WHERE campaign_id = $1 ORDER BY reason`, [
+      c.id,
+    ]);
     expect(reasons.map((r) => r.reason)).toEqual(['not_accepting_marketing', 'suppressed', null]);
     expect(await messagesTo(h)).toEqual(['ada@example.com']);
 

@@ -95,6 +95,12 @@ const campaigns = definePlugin({
       output: Campaign,
       rest: { method: 'POST', path: '/campaigns/:id/resume' },
       errors: ['campaign_finished', 'campaign_not_paused'],
+      // Only a paused campaign resumes: the sweeps' one is made and paused first.
+      example: async ({ make }) => {
+        const c = await make('campaigns.create_campaign');
+        await make('campaigns.pause', { id: c.id });
+        return { id: c.id };
+      },
       handler: (ctx, { id }) => resume(ctx, id),
     }),
     cancel_campaign: action({

@@ -74,8 +74,9 @@ browserTest(
     await page.waitForSelector('[aria-label="Metrics"]');
     expect(await page.locator('tr:has-text("sent")').first().innerText()).toContain('0');
     // The send runs where the email settings are (another process); the open page sees it within seconds.
-    const sender = w.h.elsewhere({ SVC_EMAIL_FROM: 'news@svc.test', SVC_PUBLIC_URL: 'https://svc.test' });
-    for (const job of await takeQueued(w.h, 'campaigns.send')) await runJob(sender, 'campaigns.send', [job]);
+    const sender = w.h.elsewhere({ SMTP_URL: 'smtp://127.0.0.1:9', SVC_EMAIL_FROM: 'news@svc.test', SVC_PUBLIC_URL: 'https://svc.test' });
+    const worker = { db: w.h.db, clock: w.h.clock, registry: sender.registry };
+    for (const job of await takeQueued(w.h, 'campaigns.send')) await runJob(worker, 'campaigns.send', [job]);
     await page.waitForSelector('[aria-label="Campaign"] .status:has-text("sent")', { timeout: 15_000 });
     expect(await page.locator('[aria-label="Metrics"] tr', { hasText: 'recipients' }).innerText()).toContain('2');
     expect(await axe(page)).toEqual([]);

@@ -49,6 +49,7 @@ import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
 import supply_chain from './supply_chain';
+import campaigns from './campaigns';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -93,6 +94,7 @@ export const pluginList: PluginDef[] = [
   qr_codes,
   email,
   inbox,
+  campaigns,
   llm,
   embeddings,
   web_search,

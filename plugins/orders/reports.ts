@@ -150,10 +150,13 @@ export type CustomerFigure = 'total_spent' | 'orders_count' | 'average_order_val
  * One figure of a customer's counted orders as a scalar SQL expression, for plugins that select
  * customers by it in their own statement (segments). `customerId` is an SQL expression naming the
  * customer's uuid; `store`, `currency` and `since` (null: all time) are placeholders of the caller's
- * statement. Money figures are minor units of `currency` (net: gross - discounts - refunds); a
+ * statement; `until` (inclusive) closes the range (campaigns' conversion windows). Money figures are minor units of `currency` (net: gross - discounts - refunds); a
  * customer without orders has 0 (last_order_at: null). Served by orders_store_customer.
  */
-export function customerFigureSql(figure: CustomerFigure, o: { customerId: string; store: string; currency: string; since: string | null }) {
+export function customerFigureSql(
+  figure: CustomerFigure,
+  o: { customerId: string; store: string; currency: string; since: string | null; until?: string | null },
+) {
   const net = `${GROSS} - o.discount_total_minor - o.amount_refunded_minor`;
   const value = {
     total_spent: `coalesce(sum(${net}), 0)`,
@@ -162,5 +165,5 @@ export function customerFigureSql(figure: CustomerFigure, o: { customerId: strin
     last_order_at: 'max(o.created_at)',
   }[figure];
   return `(SELECT ${value} FROM orders o WHERE o.store_id = ${o.store} AND lower(o.customer_id) = ${o.customerId}::text AND o.${COUNTED}
-    AND o.currency = ${o.currency}${o.since ? ` AND o.created_at >= ${o.since}` : ''})`;
+    AND o.currency = ${o.currency}${o.since ? ` AND o.created_at >= ${o.since}` : ''}${o.until ? ` AND o.created_at <= ${o.until}` : ''})`;
 }

@@ -28,6 +28,7 @@ import wholesale from './wholesale';
 import usage from './usage';
 import llm from './llm';
 import embeddings from './embeddings';
+import enrichment from './enrichment';
 import web_search from './web_search';
 import fulfillment from './fulfillment';
 import loyalty from './loyalty';
@@ -95,6 +96,7 @@ export const pluginList: PluginDef[] = [
   inbox,
   llm,
   embeddings,
+  enrichment,
   web_search,
   security_scan,
   usage,

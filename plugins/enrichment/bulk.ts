@@ -12,23 +12,28 @@ const leaseMs = (ctx: EnrichCtx) => (2 * (ctx.config.provider_timeout_s ?? 60) +
 const WAIT_MS = 100;
 
 /**
- * Takes a free slot of the store's `limit` (one statement: two workers racing for slot 0 both
- * insert; the second's ON CONFLICT sees the first's fresh lease and takes nothing), or none.
+ * Takes one of the store's `limit` slots that is free, or none. Each free slot is tried in turn
+ * with one statement: two workers racing for slot 0 both insert, the second's ON CONFLICT sees the
+ * first's fresh lease and takes nothing, and it goes on to slot 1 at once.
  */
 async function takeSlot(db: Db, storeId: string, holder: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
-  const [row] = await db.query<{ slot: number }>(
-    `WITH free AS (
-       SELECT s FROM generate_series(0, $3::int - 1) AS s
-        WHERE NOT EXISTS (SELECT 1 FROM enrichment_slots e WHERE e.store_id = $1 AND e.slot = s AND e.held_until > $4)
-        ORDER BY s LIMIT 1)
-     INSERT INTO enrichment_slots (store_id, slot, holder, held_until)
-     SELECT $1, s, $2, $5 FROM free
-     ON CONFLICT (store_id, slot) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
-       WHERE enrichment_slots.held_until <= $4
-     RETURNING slot`,
-    [storeId, holder, limit, now, until],
+  const free = await db.query<{ slot: number }>(
+    `SELECT s AS slot FROM generate_series(0, $2::int - 1) AS s
+      WHERE NOT EXISTS (SELECT 1 FROM enrichment_slots e WHERE e.store_id = $1 AND e.slot = s AND e.held_until > $3)
+      ORDER BY s`,
+    [storeId, limit, now],
   );
-  return row?.slot;
+  for (const { slot } of free) {
+    const [taken] = await db.query(
+      `INSERT INTO enrichment_slots (store_id, slot, holder, held_until) VALUES ($1, $2, $3, $5)
+       ON CONFLICT (store_id, slot) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
+         WHERE enrichment_slots.held_until <= $4
+       RETURNING slot`,
+      [storeId, slot, holder, now, until],
+    );
+    if (taken) return slot;
+  }
+  return undefined;
 }
 
 const freeSlot = (db: Db, storeId: string, slot: number, holder: string) =>
@@ -109,7 +114,7 @@ export async function bulkEnrich(ctx: JobCtx, input: { product_ids: string[]; fi
   };
   await Promise.all(Array.from({ length: Math.min(ctx.config.concurrency, ids.length) }, worker));
   if (stop !== undefined) {
-    if (done.length) ctx.log.warn('bulk_enrich stopped', { enriched: done.length, applied: input.apply });
+    if (done.length && stop instanceof SvcError) ctx.log.warn('bulk_enrich stopped', { enriched: done.length, applied: input.apply });
     throw stop;
   }
   // In the order asked, whatever order the workers finished in.

@@ -89,7 +89,7 @@ const enrichment = definePlugin({
       startsJob: true,
       rest: { method: 'POST', path: '/enrichment/bulk', status: 202 },
       errors: ['provider_not_configured'],
-      example: noExample('its job calls a language model; enrichment.test.ts covers it against a local fake'),
+      example: noExample('its job calls a language model; bulk.test.ts covers it against a local fake'),
       handler: async (ctx, input) => {
         // Every product must exist, and the model be configured, before a job is queued.
         for (const [i, id] of input.product_ids.entries()) await ctx.call('products.get_product', { id }, { notFoundParam: `product_ids.${i}` });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, chatModel, definePlugin, job, JobStarted, noExample, providerSettings } from '../../core/sdk';
+import { actionFor, chatModel, definePlugin, errors, job, JobStarted, noExample, providerSettings } from '../../core/sdk';
+import { productsIn } from '../products/public';
 import migration001 from './migrations/001_enrichment_slots.sql' with { type: 'text' };
 import { bulkEnrich } from './bulk';
 import { enrichProduct } from './enrich';
@@ -92,7 +93,9 @@ const enrichment = definePlugin({
       example: noExample('its job calls a language model; bulk.test.ts covers it against a local fake'),
       handler: async (ctx, input) => {
         // Every product must exist, and the model be configured, before a job is queued.
-        for (const [i, id] of input.product_ids.entries()) await ctx.call('products.get_product', { id }, { notFoundParam: `product_ids.${i}` });
+        const live = await productsIn(ctx.db, ctx.store.id, input.product_ids);
+        const missing = input.product_ids.findIndex((id) => !live.has(id));
+        if (missing >= 0) throw errors.notFound(`product: '${input.product_ids[missing]}'`, `product_ids.${missing}`);
         chatModel(ctx.config.model, ctx.config, '');
         return ctx.startJob('bulk_enrich', input);
       },

@@ -86,7 +86,8 @@ test('only the latest 100 approved reviews are read; none approved is an empty l
 
 test('a failing model leaves the themes out and the summary answers; so does the spend cap', async () => {
   const down = { status: 500, body: '{"error":{"message":"boom"}}', headers: { 'content-type': 'application/json', 'retry-after': '0' } };
-  const { h, fake } = await harness([down, down, down, down]);
+  const replies: Reply[] = [down, down, down, down];
+  const { h, fake } = await harness(replies);
   const p = (await h.call('POST', '/products', product())).body.id;
   await approved(h, p, 'Great.');
   const s = await h.call('GET', `/reviews/summary?product_id=${p}`);
@@ -94,11 +95,21 @@ test('a failing model leaves the themes out and the summary answers; so does the
   expect(s.body).toMatchObject({ review_count: 1, average_rating: 4 });
   expect('themes' in s.body).toBe(false);
   expect(fake.requests.length).toBe(4);
+  // Not asked again for 5 minutes: a provider that is down does not slow every summary.
+  expect('themes' in (await summary(h, p))).toBe(false);
+  expect(fake.requests.length).toBe(4);
+  h.clock.advance(5 * 60_000 + 1);
+  fake.requests.length = 0;
+  // Then asked again; at the spend cap it is refused before the provider, and the summary still answers.
   await h.raw('PATCH', `/v1/stores/${h.store.id}`, { monthly_spend_cap: 0 }, { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-api-key': '' });
   const capped = await h.call('GET', `/reviews/summary?product_id=${p}`);
   expect(capped.status).toBe(200);
   expect('themes' in capped.body).toBe(false);
-  expect(fake.requests.length).toBe(4);
+  expect(fake.requests.length).toBe(0);
+  h.clock.advance(5 * 60_000 + 1);
+  await h.raw('PATCH', `/v1/stores/${h.store.id}`, { monthly_spend_cap: null }, { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-api-key': '' });
+  replies.push(themes('great'));
+  expect((await summary(h, p)).themes).toEqual(['great']);
 }, 15_000);
 
 test('themes over MCP', async () => {

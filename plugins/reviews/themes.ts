@@ -26,6 +26,15 @@ const SCHEMA = {
   additionalProperties: false,
 };
 
+/**
+ * Products whose themes call failed lately, until when: a summary read in that window leaves the
+ * themes out without asking again, so a provider that is down (each call retried for up to 30 s)
+ * or a store at its spend cap does not slow every summary. In this process only; bounded.
+ */
+const failedUntil = new Map<string, number>();
+const RETRY_AFTER_FAILURE_MS = 5 * 60_000;
+const MAX_REMEMBERED = 10_000;
+
 /** Whether the operator configured the model llm would use: chatModel throws provider_not_configured otherwise. */
 function modelConfigured(c: ReviewsConfig) {
   try {
@@ -40,7 +49,8 @@ function modelConfigured(c: ReviewsConfig) {
  * The themes of a product's latest approved reviews through the llm tool (`llm.extract`, as this
  * plugin), or undefined when no model is configured. Kept per product until that set of reviews
  * changes. A model that fails (down, rate limited, the store's spend cap) leaves the themes out
- * of this answer and is logged: the ratings do not depend on it.
+ * of this answer, and of the product's next 5 minutes of answers, and is logged: the ratings do
+ * not depend on it.
  */
 export async function themesOf(ctx: Ctx<ReviewsConfig>, productId: string): Promise<string[] | undefined> {
   if (!modelConfigured(ctx.config)) return undefined;
@@ -59,6 +69,8 @@ export async function themesOf(ctx: Ctx<ReviewsConfig>, productId: string): Prom
   );
   if (kept) return (typeof kept.themes === 'string' ? JSON.parse(kept.themes) : kept.themes) as string[];
   const text = latest.map((r) => `[${r.rating}/5] ${r.title ? `${r.title}: ` : ''}${r.body}`.replace(/\s+/g, ' ').slice(0, REVIEW_CHARS)).join('\n');
+  const key = `${ctx.store.id}:${productId}`;
+  if ((failedUntil.get(key) ?? 0) > ctx.clock.now().getTime()) return undefined;
   let themes: string[];
   try {
     const r = await ctx.call('llm.extract', { text: `Customer reviews of one product, one per line:\n${text}`, schema: SCHEMA });
@@ -66,8 +78,11 @@ export async function themesOf(ctx: Ctx<ReviewsConfig>, productId: string): Prom
   } catch (e) {
     if (!(e instanceof SvcError)) throw e;
     ctx.log.warn('review themes left out: the model call failed', { product_id: productId, ...errorFields(e) });
+    if (failedUntil.size >= MAX_REMEMBERED) failedUntil.delete(failedUntil.keys().next().value!);
+    failedUntil.set(key, ctx.clock.now().getTime() + RETRY_AFTER_FAILURE_MS);
     return undefined;
   }
+  failedUntil.delete(key);
   await ctx.db.query(
     `INSERT INTO review_themes (store_id, product_id, fingerprint, themes, created_at) VALUES ($1, $2, $3, $4::text::jsonb, $5)
      ON CONFLICT (store_id, product_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, themes = EXCLUDED.themes, created_at = EXCLUDED.created_at`,

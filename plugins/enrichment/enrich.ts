@@ -1,7 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import Ajv from 'ajv';
 import { chatModel, fail, metered, type Ctx, type ProviderConfig } from '../../core/sdk';
+import type { Product } from '../products/public';
 import { FIELDS, type Field, type Enrichment, type Suggestions } from './schemas';
+
+type ProductOut = Static<typeof Product>;
 
 /** enrichment's settings: the provider layer's, the model (llm's SVC_LLM_MODEL) and the concurrency. */
 export interface EnrichmentConfig extends ProviderConfig {
@@ -60,14 +63,14 @@ function validatorFor(fields: readonly Field[], schema: object) {
 export const fieldsOf = (asked?: readonly Field[]) => FIELDS.filter((f) => !asked || asked.includes(f));
 
 /** What the model is told about the product: what a shopper would see, and what the merchant already wrote. */
-export function productText(p: any) {
+export function productText(p: ProductOut) {
   const lines = [`Name: ${p.name}`, `Type: ${p.type}`];
   if (p.sku) lines.push(`SKU: ${p.sku}`);
   lines.push(`Price: ${p.pricing_data.retail} ${p.pricing_data.currency}`);
   for (const o of p.options ?? []) lines.push(`Option ${o.name}: ${o.values.join(', ')}`);
   const meta = Object.entries(p.metadata ?? {});
   if (meta.length) lines.push(`Details: ${meta.map(([k, v]) => `${k}=${v}`).join('; ')}`);
-  lines.push('', 'Current description:', p.description ? String(p.description).slice(0, 8000) : '(none)');
+  lines.push('', 'Current description:', p.description ? p.description.slice(0, 8000) : '(none)');
   return lines.join('\n');
 }
 
@@ -76,7 +79,7 @@ export function productText(p: any) {
  * spend cap (core/providers). An answer outside the schema is asked for once more, then 502
  * provider_error, as the llm tool does; both calls are counted.
  */
-async function ask(ctx: EnrichCtx, fields: readonly Field[], product: any) {
+async function ask(ctx: EnrichCtx, fields: readonly Field[], product: ProductOut) {
   // No field chose the provider: the error names the setting, not a `model` the client never sent.
   const { provider, model } = chatModel(ctx.config.model, ctx.config, '');
   const schema = schemaFor(fields);
@@ -166,9 +169,7 @@ export async function enrichProduct(
   const product = await ctx.call('products.get_product', { id: input.product_id }, { notFoundParam: 'product_id' });
   const answer = await ask(ctx, fields, product);
   const suggestions = tidy(answer.data, fields);
-  const updated = input.apply
-    ? await ctx.call('products.update_product', updateOf(product.id, suggestions) as any, { notFoundParam: 'product_id' })
-    : null;
+  const updated = input.apply ? await ctx.call('products.update_product', updateOf(product.id, suggestions), { notFoundParam: 'product_id' }) : null;
   return {
     object: 'product_enrichment',
     product_id: product.id,

@@ -46,14 +46,11 @@ const enrichment = definePlugin({
   jobs: {
     bulk_enrich: job({
       description: 'Enriches each listed product as enrich_product does, SVC_ENRICHMENT_CONCURRENCY at a time per store.',
-      input: Type.Object({
-        product_ids: Type.Array(Type.String(), { minItems: 1, maxItems: 100 }),
-        fields: Type.Optional(Type.Array(Type.String())),
-        apply: Type.Boolean(),
-      }),
+      input: BulkInput,
       // A provider error is each product's own (listed); what reaches here is a lost worker or database.
       retries: 2,
-      handler: (ctx, input) => bulkEnrich(ctx as any, input as any),
+      // The kit's job ctx is untyped in its config: this plugin's is EnrichmentConfig.
+      handler: (ctx, input) => bulkEnrich(ctx as unknown as Parameters<typeof bulkEnrich>[0], input),
     }),
   },
   actions: {

@@ -64,7 +64,7 @@ const enrichment = definePlugin({
       input: EnrichProductInput,
       output: Enrichment,
       rest: { method: 'POST', path: '/enrichment/products/:product_id' },
-      errors: ['provider_not_configured', 'provider_error', 'spend_cap_reached'],
+      errors: ['provider_not_configured', 'provider_error', 'rate_limit_exceeded', 'spend_cap_reached'],
       example: noExample('calls a language model; enrichment.test.ts covers it against a local fake'),
       handler: (ctx, input) => enrichProduct(ctx, input),
     }),

@@ -205,10 +205,12 @@ test('enrichment over MCP and agent chat', async () => {
   const replies: Reply[] = [];
   const { h, fake } = await harness(replies);
   const p = (await h.call('POST', '/products', apron())).body;
+  const c = (await h.call('POST', '/customers', { email: `cy.${crypto.randomUUID().slice(0, 6)}@example.com` })).body;
   replies.push(
     answer({ seo_title: 'From MCP' }),
     openai.tools({ name: 'enrichment', input: { action: 'enrich_product', product_id: p.id, fields: ['seo_title'], apply: true } }),
     whole.openai('{"seo_title":"From the agent"}'),
+    openai.tools({ name: 'enrichment', input: { action: 'enrich_customer', customer_id: c.id } }),
     openai.text('Done.'),
   );
   const { client } = await mcpClient(h, { key: h.key });
@@ -221,12 +223,14 @@ test('enrichment over MCP and agent chat', async () => {
   }
   const agent = (await h.call('POST', '/agents', { name: 'Copywriter', model: 'openai/gpt-4o-mini', tools: ['enrichment'] })).body;
   const ev = events((await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Give the apron a better title' })).body);
-  expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({
+  const results = ev.filter((e) => e.type === 'tool_result');
+  expect(results[1]).toMatchObject({ status: 'success', result: { object: 'customer', id: c.id, enrichment: { orders_count: 0 } } });
+  expect(results[0]).toMatchObject({
     status: 'success',
     result: { applied: true, suggestions: { seo_title: 'From the agent' } },
   });
   expect((await h.call('GET', `/products/${p.id}`)).body.metadata.seo_title).toBe('From the agent');
-  expect(fake.requests.length).toBe(4);
-  // The agent's two model calls and the tool's two count alike.
-  expect((await h.call('GET', '/usage')).body.days[0].requests).toBe(4);
+  expect(fake.requests.length).toBe(5);
+  // The agent's three model calls and the tool's two count alike.
+  expect((await h.call('GET', '/usage')).body.days[0].requests).toBe(5);
 });

@@ -28,6 +28,7 @@ import wholesale from './wholesale';
 import usage from './usage';
 import llm from './llm';
 import embeddings from './embeddings';
+import enrichment from './enrichment';
 import web_search from './web_search';
 import fulfillment from './fulfillment';
 import loyalty from './loyalty';
@@ -97,6 +98,7 @@ export const pluginList: PluginDef[] = [
   campaigns,
   llm,
   embeddings,
+  enrichment,
   web_search,
   security_scan,
   usage,

@@ -1,8 +1,22 @@
-import { action, conflict, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { actionFor, conflict, definePlugin, providerSettings, type ActionsOf, type ExampleKit } from '../../core/sdk';
 import migration001 from './migrations/001_reviews.sql' with { type: 'text' };
 import migration002 from './migrations/002_customer.sql' with { type: 'text' };
+import migration003 from './migrations/003_themes.sql' with { type: 'text' };
 import { Review, ReviewCreate, ReviewId, ReviewList, ReviewQuery, ReviewRespond, Summary, SummaryQuery } from './schemas';
 import { createReview, getReview, listReviews, moderate, respond, summary } from './store';
+
+const ReviewsConfig = Type.Object({
+  ...providerSettings,
+  // The llm tool's model: get_summary's themes are asked of it only when its provider is configured.
+  model: Type.String({
+    env: 'SVC_LLM_MODEL',
+    default: 'openai/gpt-4o-mini',
+    pattern: '^(openai|anthropic)/.+$',
+    description: 'The model get_summary asks for themes (the llm tool’s).',
+  }),
+});
+const action = actionFor(ReviewsConfig);
 
 /** For the sweeps: a review of a product made in the same store. */
 const reviewOfNewProduct = async ({ make }: ExampleKit) => ({
@@ -21,11 +35,14 @@ const reviews = definePlugin({
   catalog: true,
   // SPEC 5.4: catalog, catalog:read, catalog:write.
   scopes: { read: ['catalog', 'catalog:read'], write: ['catalog', 'catalog:write'] },
-  tables: ['reviews'],
+  tables: ['reviews', 'review_themes'],
+  config: ReviewsConfig,
   // It checks products exist: products' public.ts (productsIn) and ctx.call('products.get_product'),
   // which runs as this plugin, so a key with only catalog scopes can write reviews.
   // customers' public.ts checks customer_id; orders' tells whether that customer bought the product.
   requires: ['products', 'customers', 'orders'],
+  // get_summary's themes: llm.extract, as this plugin (a catalog:read key needs no ai scope).
+  calls: ['llm'],
   events: { 'review.created': Review, 'review.approved': Review, 'review.rejected': Review, 'review.responded': Review },
   errors: {
     review_already_moderated: conflict('The review was already approved or rejected; a moderation decision is final.'),
@@ -34,6 +51,7 @@ const reviews = definePlugin({
   migrations: [
     { id: 'reviews/001_reviews', sql: migration001 },
     { id: 'reviews/002_customer', sql: migration002 },
+    { id: 'reviews/003_themes', sql: migration003 },
   ],
   // SPEC 4.10 fixes list_reviews, approve, respond and get_summary; create, get and reject complete them.
   actions: {
@@ -98,7 +116,8 @@ const reviews = definePlugin({
     }),
     get_summary: action({
       kind: 'read',
-      description: "A product's rating summary: approved reviews counted per star, their average, and how many await moderation.",
+      description:
+        "A product's rating summary: approved reviews counted per star, their average, how many await moderation, and (when a language model is configured) up to 5 themes of the latest 100 approved reviews.",
       input: SummaryQuery,
       output: Summary,
       rest: { method: 'GET', path: '/reviews/summary' },

@@ -61,4 +61,11 @@ export const Summary = Type.Object({
     { description: 'Approved reviews per star count.' },
   ),
   pending_count: Type.Integer({ description: 'Reviews awaiting moderation.' }),
+  themes: Type.Optional(
+    Type.Array(Type.String(), {
+      maxItems: 5,
+      description:
+        'Up to 5 phrases the language model found in the latest 100 approved reviews, most frequent first; present only when a model is configured (SVC_LLM_MODEL).',
+    }),
+  ),
 });

@@ -4,6 +4,7 @@ import { productsIn } from '../products/public';
 import { customerIdIn } from '../customers/public';
 import { hasBought } from '../orders/public';
 import type { ReviewCreate, ReviewQuery } from './schemas';
+import { themesOf, type ReviewsConfig } from './themes';
 
 const toReview = (r: Row) => ({
   object: 'review' as const,
@@ -98,7 +99,7 @@ export async function respond(ctx: Ctx, id: string, body: string) {
 }
 
 /** What shoppers see of a product: approved reviews only, counted per star, and the mean to 2 decimals. */
-export async function summary(ctx: Ctx, productId: string) {
+export async function summary(ctx: Ctx<ReviewsConfig>, productId: string) {
   // A read: the existence check from products' public.ts costs one indexed query, no action call.
   if (!(await productsIn(ctx.db, ctx.store.id, [productId])).size) throw errors.notFound(`product: '${productId}'`, 'product_id');
   const rows = await ctx.db.query(
@@ -117,7 +118,7 @@ export async function summary(ctx: Ctx, productId: string) {
     count += n;
     stars += n * Number(r.rating);
   }
-  return {
+  const out = {
     object: 'review_summary' as const,
     product_id: productId,
     review_count: count,
@@ -125,4 +126,7 @@ export async function summary(ctx: Ctx, productId: string) {
     ratings,
     pending_count: pending,
   };
+  // Themes only when a model is configured: no field at all otherwise.
+  const themes = await themesOf(ctx, productId);
+  return themes === undefined ? out : { ...out, themes };
 }

@@ -49,6 +49,7 @@ import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
 import supply_chain from './supply_chain';
+import browser from './browser';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -97,6 +98,7 @@ export const pluginList: PluginDef[] = [
   embeddings,
   web_search,
   security_scan,
+  browser,
   usage,
   workflows,
   voice,

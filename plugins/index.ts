@@ -50,6 +50,7 @@ import discovery from './discovery';
 import security_scan from './security_scan';
 import supply_chain from './supply_chain';
 import browser from './browser';
+import documents from './documents';
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -99,6 +100,7 @@ export const pluginList: PluginDef[] = [
   web_search,
   security_scan,
   browser,
+  documents,
   usage,
   workflows,
   voice,

@@ -94,24 +94,27 @@ browserTest('a loopback page is refused by the egress guard before Chromium or s
   expect(seen.length).toBe(before);
 });
 
-browserTest('navigate runs the page’s scripts; every request it makes passes the guard: another host, its fetch and its WebSocket never arrive', async () => {
-  process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
-  const { call } = await harness();
-  const r = await call('POST', '/browser/navigate', { url: `${first}/` });
-  expect(r.status).toBe(200);
-  expect(r.body).toMatchObject({ object: 'browser_page', url: `${first}/`, title: 'Shop', status: 200 });
-  expect(r.body.blocked).toContain(`${secondUrl}/tracker.png`);
-  const got = await call('POST', '/browser/extract', { page_id: r.body.id, selectors: { name: '.name', items: '#late li', missing: '.none' } });
-  expect(got.body.data).toEqual({ name: ['Linen apron'], items: ['made by script', 'second'], missing: [] });
-  await Bun.sleep(300);
-  expect(seen.filter((s) => s.startsWith('127.0.0.2'))).toEqual([]);
-  expect(closed).toEqual([]);
-  // A redirect to the closed host is checked at its hop too.
-  const out = await call('POST', '/browser/navigate', { url: `${first}/redirect-out` });
-  expect(out.status).toBe(400);
-  expect(out.body.error.code).toBe('egress_blocked');
-  expect(seen.filter((s) => s.startsWith('127.0.0.2'))).toEqual([]);
-});
+browserTest(
+  'navigate runs the page’s scripts; every request it makes passes the guard: another host, its fetch and its WebSocket never arrive',
+  async () => {
+    process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
+    const { call } = await harness();
+    const r = await call('POST', '/browser/navigate', { url: `${first}/` });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ object: 'browser_page', url: `${first}/`, title: 'Shop', status: 200 });
+    expect(r.body.blocked).toContain(`${secondUrl}/tracker.png`);
+    const got = await call('POST', '/browser/extract', { page_id: r.body.id, selectors: { name: '.name', items: '#late li', missing: '.none' } });
+    expect(got.body.data).toEqual({ name: ['Linen apron'], items: ['made by script', 'second'], missing: [] });
+    await Bun.sleep(300);
+    expect(seen.filter((s) => s.startsWith('127.0.0.2'))).toEqual([]);
+    expect(closed).toEqual([]);
+    // A redirect to the closed host is checked at its hop too.
+    const out = await call('POST', '/browser/navigate', { url: `${first}/redirect-out` });
+    expect(out.status).toBe(400);
+    expect(out.body.error.code).toBe('egress_blocked');
+    expect(seen.filter((s) => s.startsWith('127.0.0.2'))).toEqual([]);
+  },
+);
 
 browserTest('screenshot: a PNG media asset of the viewport, the whole page or one element, private by default; the load is metered', async () => {
   process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
@@ -152,21 +155,24 @@ browserTest('click follows a link; cookies a page sets are sent back; extract re
   expect((await call('POST', '/browser/extract', { page_id: page.id })).body.data).toEqual({ text: ['sid=abc123'] });
 });
 
-browserTest('one session per store: at most 5 pages (the least recently used closes), another store’s page_id is 404, close_session ends it', async () => {
-  process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
-  const { call } = await harness();
-  const ids: string[] = [];
-  for (let i = 0; i < 6; i++) ids.push((await call('POST', '/browser/navigate', { url: `${first}/next` })).body.id);
-  const s = (await call('GET', '/browser/session')).body;
-  expect(s.pages.map((p: { id: string }) => p.id)).toEqual(ids.slice(1).reverse());
-  const gone = await call('POST', '/browser/click', { page_id: ids[0], selector: 'p' });
-  expect(gone.status).toBe(404);
-  expect(gone.body.error.param).toBe('page_id');
-  const other = await harness();
-  expect((await other.call('POST', '/browser/extract', { page_id: ids[5] })).status).toBe(404);
-  expect((await call('POST', '/browser/session/close')).body).toEqual({ object: 'browser_session', closed_pages: 5 });
-  expect((await call('GET', '/browser/session')).body.pages).toEqual([]);
-});
+browserTest(
+  'one session per store: at most 5 pages (the least recently used closes), another store’s page_id is 404, close_session ends it',
+  async () => {
+    process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
+    const { call } = await harness();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await call('POST', '/browser/navigate', { url: `${first}/next` })).body.id);
+    const s = (await call('GET', '/browser/session')).body;
+    expect(s.pages.map((p: { id: string }) => p.id)).toEqual(ids.slice(1).reverse());
+    const gone = await call('POST', '/browser/click', { page_id: ids[0], selector: 'p' });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.param).toBe('page_id');
+    const other = await harness();
+    expect((await other.call('POST', '/browser/extract', { page_id: ids[5] })).status).toBe(404);
+    expect((await call('POST', '/browser/session/close')).body).toEqual({ object: 'browser_session', closed_pages: 5 });
+    expect((await call('GET', '/browser/session')).body.pages).toEqual([]);
+  },
+);
 
 browserTest('over MCP the browser tool takes a screenshot and reads a page', async () => {
   process.env.SVC_EGRESS_ALLOW = '127.0.0.1';

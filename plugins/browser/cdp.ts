@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { fail, type SvcError } from '../../core/sdk';
 
 /**
  * The Chrome DevTools protocol spoken directly over `--remote-debugging-pipe` (fd 3 in, fd 4 out,
@@ -10,18 +11,18 @@ import type { Readable, Writable } from 'node:stream';
 
 type Listener = (params: any, sessionId?: string) => void;
 
-export class CdpError extends Error {
-  constructor(
-    readonly method: string,
-    message: string,
-  ) {
-    super(`${method}: ${message}`);
-  }
-}
+/** A command the browser refused or never answered: 502 provider_error naming chromium (a retry may heal a crash). */
+const cdpError = (method: string, message: string): SvcError => fail('provider_error', `chromium: ${method}: ${message}`);
+
+/** No command takes longer (a capture of a page that draws no frame would wait forever). */
+const COMMAND_TIMEOUT_MS = 60_000;
 
 export class Cdp {
   private nextId = 1;
-  private pending = new Map<number, { method: string; resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private pending = new Map<
+    number,
+    { method: string; resolve: (v: any) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }
+  >();
   private listeners = new Map<string, Set<Listener>>();
   private buffered = '';
   closed = false;
@@ -56,7 +57,8 @@ export class Cdp {
         const p = this.pending.get(msg.id);
         if (!p) continue;
         this.pending.delete(msg.id);
-        if (msg.error) p.reject(new CdpError(p.method, msg.error.message ?? 'failed'));
+        clearTimeout(p.timer);
+        if (msg.error) p.reject(cdpError(p.method, msg.error.message ?? 'failed'));
         else p.resolve(msg.result ?? {});
       } else if (typeof msg.method === 'string') {
         for (const l of this.listeners.get(msg.method) ?? []) l(msg.params ?? {}, msg.sessionId);
@@ -66,10 +68,14 @@ export class Cdp {
 
   /** One command; `sessionId` addresses a page attached with flatten: true. */
   send<T = any>(method: string, params: object = {}, sessionId?: string): Promise<T> {
-    if (this.closed) return Promise.reject(new CdpError(method, this.closeReason || 'the browser is closed'));
+    if (this.closed) return Promise.reject(cdpError(method, this.closeReason || 'the browser is closed'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { method, resolve, reject });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(cdpError(method, `no answer within ${COMMAND_TIMEOUT_MS / 1000} s`));
+      }, COMMAND_TIMEOUT_MS);
+      this.pending.set(id, { method, resolve, reject, timer });
       this.out.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + '\0');
     });
   }
@@ -86,7 +92,10 @@ export class Cdp {
     if (this.closed) return;
     this.closed = true;
     this.closeReason = reason;
-    for (const p of this.pending.values()) p.reject(new CdpError(p.method, reason));
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(cdpError(p.method, reason));
+    }
     this.pending.clear();
     this.onClose();
   }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EgressError, egressFetch } from '../../core/sdk';
+import { EgressError, egressFetch, fail } from '../../core/sdk';
 import { launch, type Cdp, type Launched } from './cdp';
 
 /**
@@ -136,9 +136,10 @@ export async function stopBrowser() {
 
 export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(fail('provider_error', `chromium: ${message}`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** One paused request, made through the egress guard and handed back to Chromium (or failed). */
@@ -149,7 +150,11 @@ async function answer(cdp: Cdp, sessionId: string | undefined, p: any, page: Gua
     if (!page) throw new EgressError('egress_blocked', 'A request of a page svc does not watch.');
     if (page.serve && request.url === page.serve.url) {
       if (isDocument) page.document = { url: request.url, status: 200 };
-      return await cdp.send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders: SERVED, body: Buffer.from(page.serve.html).toString('base64') }, sessionId);
+      return await cdp.send(
+        'Fetch.fulfillRequest',
+        { requestId, responseCode: 200, responseHeaders: SERVED, body: Buffer.from(page.serve.html).toString('base64') },
+        sessionId,
+      );
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers as Record<string, string>)) if (!DROP_REQUEST.has(k.toLowerCase())) headers[k] = v;
@@ -177,7 +182,8 @@ async function answer(cdp: Cdp, sessionId: string | undefined, p: any, page: Gua
     if (page) page.refused.push(request.url);
     if (isDocument) page!.documentError = err;
     const code = err instanceof EgressError ? err.code : '';
-    const errorReason = code === 'egress_blocked' || code === 'egress_invalid_url' ? 'BlockedByClient' : code === 'egress_timeout' ? 'TimedOut' : 'Failed';
+    const errorReason =
+      code === 'egress_blocked' || code === 'egress_invalid_url' ? 'BlockedByClient' : code === 'egress_timeout' ? 'TimedOut' : 'Failed';
     await cdp.send('Fetch.failRequest', { requestId, errorReason }, sessionId).catch(() => {});
   }
 }

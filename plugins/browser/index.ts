@@ -11,9 +11,19 @@ const BrowserConfig = Type.Object({
     default: '',
     description: "Headless Chromium's executable (Debian: /usr/bin/chromium); unset, the browser answers provider_not_configured.",
   }),
-  idle_s: Type.Integer({ minimum: 5, maximum: 3600, default: 120, description: "A store's session closes after this long unused (SVC_BROWSER_IDLE_S)." }),
+  idle_s: Type.Integer({
+    minimum: 5,
+    maximum: 3600,
+    default: 120,
+    description: "A store's session closes after this long unused (SVC_BROWSER_IDLE_S).",
+  }),
   max_pages: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Pages open at once per store (SVC_BROWSER_MAX_PAGES).' }),
-  timeout_s: Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 20, description: 'How long a page may take to load (SVC_BROWSER_TIMEOUT_S).' }),
+  timeout_s: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 120,
+    default: 20,
+    description: 'How long a page may take to load (SVC_BROWSER_TIMEOUT_S).',
+  }),
   max_resource_bytes: Type.Integer({
     minimum: 1024,
     maximum: 100 * 1024 * 1024,
@@ -37,7 +47,9 @@ const Page = Type.Object({
   status: Type.Union([Type.Integer(), Type.Null()], { description: "The document's HTTP status; null for a page svc did not load." }),
   blocked: Type.Array(Type.String(), { description: 'Requests of the last load refused by the egress guard or failed (at most 50).' }),
 });
-const noBrowser = noExample('drives headless Chromium (SVC_CHROMIUM_PATH) on pages outside svc; browser.test.ts covers it against a local page server');
+const noBrowser = noExample(
+  'drives headless Chromium (SVC_CHROMIUM_PATH) on pages outside svc; browser.test.ts covers it against a local page server',
+);
 
 const meterOf = (ctx: Ctx<Settings>) => ({ db: ctx.db, clock: ctx.clock, storeId: ctx.store.id, prices: ctx.config.provider_prices });
 const limitsOf = (ctx: Ctx<Settings>, width?: number, height?: number): PageLimits => ({
@@ -133,12 +145,16 @@ export default definePlugin({
         selectors: Type.Optional(
           Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 500 }), { maxProperties: 50 }),
         ),
-        attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Answer this attribute (href, src, content) instead of the text.' })),
+        attribute: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 100, description: 'Answer this attribute (href, src, content) instead of the text.' }),
+        ),
       }),
       output: Type.Object({
         object: Type.Literal('extraction'),
         page: Page,
-        data: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'Per name, the matches in page order (100,000 characters in all).' }),
+        data: Type.Record(Type.String(), Type.Array(Type.String()), {
+          description: 'Per name, the matches in page order (100,000 characters in all).',
+        }),
       }),
       rest: { method: 'POST', path: '/browser/extract' },
       example: noBrowser,

@@ -83,7 +83,8 @@ export async function state(b: Browser, p: PageHandle): Promise<PageState> {
 /** An expression's value in the page (JSON values only); a thrown error is a 400 naming `param`. */
 export async function evaluate(b: Browser, p: PageHandle, expression: string, param = 'selector'): Promise<any> {
   const r = await b.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, p.sessionId);
-  if (r.exceptionDetails) throw errors.validation(`The page refused it: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`, param);
+  if (r.exceptionDetails)
+    throw errors.validation(`The page refused it: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`, param);
   return r.result.value;
 }
 

@@ -85,7 +85,12 @@ export async function closeSession(storeId: string): Promise<number> {
 }
 
 /** A page of the store's session: `page_id`'s (404 when it has none such), or a new one (closing the least recently used past the limit). */
-export async function pageOf(storeId: string, s: BrowserSettings, limits: PageLimits, pageId?: string): Promise<{ session: Session; page: PageHandle }> {
+export async function pageOf(
+  storeId: string,
+  s: BrowserSettings,
+  limits: PageLimits,
+  pageId?: string,
+): Promise<{ session: Session; page: PageHandle }> {
   const session = await sessionOf(storeId, s);
   if (pageId) {
     const page = session.pages.get(pageId);

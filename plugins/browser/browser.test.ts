@@ -92,7 +92,27 @@ browserTest('a loopback page is refused by the egress guard before Chromium or s
   expect(r.status).toBe(400);
   expect(r.body.error).toMatchObject({ code: 'egress_blocked', param: 'url' });
   expect(seen.length).toBe(before);
+  // Nothing but the web: a local file never reaches a page.
+  for (const url of ['file:///etc/passwd', 'chrome://version', 'data:text/html,<h1>x</h1>']) {
+    const f = await call('POST', '/browser/screenshot', { url });
+    expect(f.status).toBe(400);
+    expect(f.body.error.code).toBe('egress_invalid_url');
+  }
 });
+
+browserTest(
+  'a session unused for its idle time closes: its pages are gone',
+  async () => {
+    process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
+    const { call } = await harness({ SVC_CHROMIUM_PATH: CHROMIUM, SVC_BROWSER_IDLE_S: '5' });
+    const page = (await call('POST', '/browser/navigate', { url: `${first}/next` })).body;
+    expect((await call('GET', '/browser/session')).body).toMatchObject({ pages: [{ id: page.id, title: 'Next' }], idle_s: 5 });
+    await Bun.sleep(6000);
+    expect((await call('GET', '/browser/session')).body.pages).toEqual([]);
+    expect((await call('POST', '/browser/click', { page_id: page.id, selector: 'p' })).status).toBe(404);
+  },
+  30_000,
+);
 
 browserTest(
   'navigate runs the page’s scripts; every request it makes passes the guard: another host, its fetch and its WebSocket never arrive',

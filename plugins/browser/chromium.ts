@@ -124,6 +124,13 @@ async function start(path: string): Promise<Browser> {
   return browser;
 }
 
+/** A browser context of its own (cookies, storage, cache), which may download nothing to svc's disk. */
+export async function newContext(b: Browser): Promise<string> {
+  const { browserContextId } = await b.cdp.send('Target.createBrowserContext', { disposeOnDetach: false });
+  await b.cdp.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId });
+  return browserContextId as string;
+}
+
 /** Ends the browser (idle, or svc stopping). */
 export async function stopBrowser() {
   const b = running;

@@ -60,13 +60,20 @@ export interface PageState {
 
 /** Loads `url` in the page and waits for its load event (at most the timeout; a page still loading is answered as it is). */
 export async function navigate(b: Browser, p: PageHandle, url: string, l: Pick<PageLimits, 'timeoutMs' | 'signal'>): Promise<PageState> {
+  // Only the web: a file:, data: or chrome: URL would never reach the guard (nothing to fetch).
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new EgressError('egress_invalid_url', `url must be an http(s) URL; '${url.slice(0, 100)}' is not.`);
   Object.assign(p.guard, { document: undefined, documentError: undefined, refused: [], signal: l.signal, timeoutMs: l.timeoutMs });
   const loaded = waitFor(b.cdp, 'Page.loadEventFired', p.sessionId, l.timeoutMs);
   const r = await b.cdp.send('Page.navigate', { url }, p.sessionId);
   if (r.errorText) {
     loaded.cancel();
     if (p.guard.documentError) throw p.guard.documentError;
-    throw new EgressError('egress_failed', `${url} could not be loaded (${r.errorText}).`, new URL(url).hostname);
+    throw new EgressError('egress_failed', `${url} could not be loaded (${r.errorText}).`, parsed.hostname);
   }
   // A same-document navigation (a #fragment) has no loader and fires no load event.
   if (r.loaderId) await loaded.promise;

@@ -1,5 +1,5 @@
 import { errors, type Ctx } from '../../core/sdk';
-import { acquire, type Browser } from './chromium';
+import { acquire, newContext, type Browser } from './chromium';
 import { closePage, openPage, type PageHandle, type PageLimits } from './pages';
 
 /** The browser plugin's settings (SVC_CHROMIUM_PATH and the limits of its sessions). */
@@ -46,6 +46,11 @@ export async function sessionOf(storeId: string, s: BrowserSettings): Promise<Se
     const live = await had.catch(() => null);
     if (live && !live.browser.cdp.closed) return touch(live, s);
     if (sessions.get(storeId) === had) sessions.delete(storeId);
+    // Its browser went away (a crash): the session no longer holds it.
+    if (live) {
+      clearTimeout(live.timer);
+      live.release();
+    }
   }
   const opening = open(storeId, s);
   sessions.set(storeId, opening);
@@ -56,8 +61,7 @@ export async function sessionOf(storeId: string, s: BrowserSettings): Promise<Se
 async function open(storeId: string, s: BrowserSettings): Promise<Session> {
   const { browser, release } = await acquire(chromiumPath(s), s.idle_s * 1000);
   try {
-    const { browserContextId } = await browser.cdp.send('Target.createBrowserContext', { disposeOnDetach: false });
-    return { storeId, browser, contextId: browserContextId, pages: new Map(), release };
+    return { storeId, browser, contextId: await newContext(browser), pages: new Map(), release };
   } catch (err) {
     release();
     throw err;
@@ -93,7 +97,12 @@ export async function pageOf(
 ): Promise<{ session: Session; page: PageHandle }> {
   const session = await sessionOf(storeId, s);
   if (pageId) {
-    const page = session.pages.get(pageId);
+    let page = session.pages.get(pageId);
+    // A page that closed itself or crashed is gone as a closed one is.
+    if (page && !session.browser.guarded.has(page.sessionId)) {
+      session.pages.delete(pageId);
+      page = undefined;
+    }
     if (!page) throw errors.notFound(`browser page: '${pageId}' (pages close after ${s.idle_s} s idle)`, 'page_id');
     page.used = ++uses;
     return { session, page };
@@ -122,7 +131,7 @@ export async function withScratchPage<T>(s: BrowserSettings, limits: PageLimits,
   const { browser, release } = await acquire(chromiumPath(s), s.idle_s * 1000);
   let contextId: string | undefined;
   try {
-    contextId = (await browser.cdp.send('Target.createBrowserContext', { disposeOnDetach: false })).browserContextId as string;
+    contextId = await newContext(browser);
     const page = await openPage(browser, contextId, crypto.randomUUID(), limits);
     return await run(browser, page);
   } finally {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Input, ListOf, ListParams, Timestamp, Uuid } from '../../core/sdk';
+import { Input, ListOf, ListParams, Timestamp, Uuid, When } from '../../core/sdk';
 
 export const TEMPLATES = ['invoice', 'packing_slip', 'quote', 'custom'] as const;
 const Template = Type.Union(
@@ -13,26 +13,42 @@ const ExpiresIn = Type.Integer({
   description: 'The signed URL’s lifetime in seconds (default SVC_MEDIA_SIGNED_URL_TTL_S, 3600).',
 });
 
-export const DocumentCreate = Input({
-  template: Template,
-  order_id: Type.Optional(Uuid('Draw this order (invoice: its invoice, made if it has none). For custom, the order is `order` in the HTML’s data.')),
-  data: Type.Optional(
-    Type.Record(Type.String(), Type.Unknown(), {
-      description:
-        'Without order_id, what invoice, quote and packing_slip draw: {number?, customer?: {name, email, address}, currency?, lines: [{description, quantity, unit_price}], memo?, due_date?}. For custom, the values the HTML’s {{placeholders}} read.',
-    }),
-  ),
-  html: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 500_000,
-      description: 'custom only: a Handlebars template of the HTML page (scripts do not run; images load through the egress guard).',
-    }),
-  ),
-  filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Of the PDF (default <template>-<number>.pdf).' })),
-  landscape: Type.Optional(Type.Boolean({ description: 'custom only: A4 landscape (a CSS @page size wins).' })),
-  expires_in: Type.Optional(ExpiresIn),
-});
+// What the schema can state; "order_id or data" for the drawn templates is checked by the handler.
+const CREATE_RULES = [
+  When('template', ['custom'], { required: ['html'] }),
+  When('template', ['invoice', 'packing_slip', 'quote'], {
+    forbidden: {
+      html: 'is for custom: invoice, quote and packing_slip are drawn by svc',
+      landscape: 'is for custom: drawn templates are A4 portrait',
+    },
+  }),
+];
+
+export const DocumentCreate = Type.Object(
+  {
+    template: Template,
+    order_id: Type.Optional(
+      Uuid('Draw this order (invoice: its invoice, made if it has none). For custom, the order is `order` in the HTML’s data.'),
+    ),
+    data: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Without order_id, what invoice, quote and packing_slip draw: {number?, customer?: {name, email, address}, currency?, lines: [{description, quantity, unit_price}], memo?, due_date?}. For custom, the values the HTML’s {{placeholders}} read.',
+      }),
+    ),
+    html: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500_000,
+        description: 'custom only: a Handlebars template of the HTML page (scripts do not run; images load through the egress guard).',
+      }),
+    ),
+    filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Of the PDF (default <template>-<number>.pdf).' })),
+    landscape: Type.Optional(Type.Boolean({ description: 'custom only: A4 landscape (a CSS @page size wins).' })),
+    expires_in: Type.Optional(ExpiresIn),
+  },
+  { additionalProperties: false, allOf: CREATE_RULES },
+);
 
 const Address = Type.Object(
   {

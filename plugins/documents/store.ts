@@ -139,8 +139,6 @@ export async function generateDocument(ctx: Ctx, i: Static<typeof DocumentCreate
   if (t === 'custom') {
     if (!i.html) throw errors.validation('custom needs html: the Handlebars template of the page to print.', 'html');
   } else {
-    if (i.html !== undefined) throw errors.validation(`html is for custom; ${t} is drawn by svc.`, 'html');
-    if (i.landscape !== undefined) throw errors.validation(`landscape is for custom; ${t} is A4 portrait.`, 'landscape');
     if (!i.order_id === !i.data) throw errors.validation(`${t} draws an order (order_id) or your data (data): give one of them.`, 'order_id');
   }
   const id = crypto.randomUUID();

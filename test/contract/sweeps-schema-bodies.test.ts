@@ -50,6 +50,8 @@ const EXCEPTIONS: Record<string, string> = {
   'affiliates.attribute_order': 'order_id and code must name an order and an affiliate of this store (references, not shapes)',
   'affiliates.create_payout': "pays the affiliate's commissions past their refund window: the server's state",
   'supply_chain.create_po': "supplier_id and line_items[].product_id must name this store's supplier and products (references, not shapes)",
+  'documents.generate_document':
+    "custom prints with Chromium (SVC_CHROMIUM_PATH, a program outside svc); invoice, quote and packing_slip draw an order (order_id, a reference) or data whose prices have the currency's decimals (a setting)",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

@@ -4,6 +4,7 @@ import { setup } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
 import { browserTest, CHROMIUM } from '../../test/kit/browser';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
 import { stopBrowser } from './chromium';
 
 /**
@@ -194,15 +195,29 @@ browserTest(
   },
 );
 
-browserTest('over MCP the browser tool takes a screenshot and reads a page', async () => {
+browserTest('over MCP the browser tool takes a screenshot and reads a page; an agent reads one in chat', async () => {
   process.env.SVC_EGRESS_ALLOW = '127.0.0.1';
-  const { h, key } = await harness();
+  const model = fakeServer([
+    openai.tools({ name: 'browser', input: { action: 'extract', url: `${first}/next`, selectors: { who: '#who' } } }),
+    openai.text('It says next page.'),
+  ]);
+  const { h, key } = await harness({ SVC_CHROMIUM_PATH: CHROMIUM, OPENAI_BASE_URL: `${model.url}/v1` });
   const { client } = await mcpClient(h, { key });
-  const r: any = await client.callTool({ name: 'browser', arguments: { action: 'screenshot', url: `${first}/next` } });
+  const r: any = await client.callTool({ name: 'browser', arguments: { action: 'screenshot', url: `${first}/next`, include_image: true } });
   expect(r.isError).toBeFalsy();
-  const out = JSON.parse(r.content[0].text);
+  const out = JSON.parse(r.content.find((c: any) => c.type === 'text').text);
   expect(out.media.content_type).toBe('image/png');
+  // The model sees the page: the PNG comes as image content.
+  const img = r.content.find((c: any) => c.type === 'image');
+  expect(img.mimeType).toBe('image/png');
+  expect(PNG.sync.read(Buffer.from(img.data, 'base64')).width).toBe(1280);
   const x: any = await client.callTool({ name: 'browser_extract', arguments: { page_id: out.page.id, selectors: { who: '#who' } } });
   expect(JSON.parse(x.content[0].text).data).toEqual({ who: ['next page'] });
   await client.close();
+
+  const everything = await h.newKey([...h.registry.grantable]);
+  const agent = (await h.call('POST', '/agents', { name: 'Reader', model: 'openai/gpt-test', tools: ['browser'] })).body;
+  const ev = events((await h.call('POST', `/agents/${agent.id}/chat`, { message: 'What does the page say?' }, { 'x-api-key': everything })).body);
+  expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({ status: 'success', result: { data: { who: ['next page'] } } });
+  model.stop();
 });

@@ -122,8 +122,19 @@ export default definePlugin({
         width: Width,
         height: Height,
         visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')], { description: 'Of the asset (default private).' })),
+        include_image: Type.Optional(Type.Boolean({ description: 'Also answer the PNG itself (MCP clients and agents see it as image content).' })),
       }),
-      output: Type.Object({ object: Type.Literal('screenshot'), page: Page, media: Asset }),
+      output: Type.Object({
+        object: Type.Literal('screenshot'),
+        page: Page,
+        media: Asset,
+        image: Type.Optional(
+          Type.Object(
+            { object: Type.Literal('image'), mime_type: Type.String(), data: Type.String({ description: 'base64' }) },
+            { description: 'The PNG, when include_image asked for it.' },
+          ),
+        ),
+      }),
       rest: { method: 'POST', path: '/browser/screenshot', status: 201 },
       example: noBrowser,
       handler: async (ctx, input) => {
@@ -131,7 +142,9 @@ export default definePlugin({
         const png = await screenshot(t.b, t.page, { fullPage: input.full_page, selector: input.selector });
         const host = new URL(t.state.url).hostname.replace(/[^\w.-]/g, '_') || 'page';
         const media = await storeMedia(ctx, { bytes: png, filename: `screenshot-${host}.png`, visibility: input.visibility ?? 'private' });
-        return { object: 'screenshot' as const, page: present(t.page, t.state), media };
+        const out = { object: 'screenshot' as const, page: present(t.page, t.state), media };
+        if (!input.include_image) return out;
+        return { ...out, image: { object: 'image' as const, mime_type: 'image/png', data: Buffer.from(png).toString('base64') } };
       },
     }),
     extract: action({

@@ -6,6 +6,7 @@
  *
  * - `screenshot {url}`: a page loaded (every request through the egress guard) and captured, the
  *   PNG stored as a media asset; one client, then two clients of two stores at once;
+ * - `screenshot {url, page_id}`: the page loaded again in an open tab (no new tab);
  * - `screenshot {page_id}`: an open page captured again (no load);
  * - `generate_document custom`: Handlebars HTML printed to a PDF and stored.
  *
@@ -125,6 +126,10 @@ try {
     await timed(N, () => call(a.key, 'POST', `${a.path}/browser/screenshot`, { url: page })),
   ]);
   const open = await call(a.key, 'POST', `${a.path}/browser/navigate`, { url: page });
+  rows.push([
+    'screenshot {url, page_id}: load in an open page + capture + store',
+    await timed(N, () => call(a.key, 'POST', `${a.path}/browser/screenshot`, { url: page, page_id: open.id })),
+  ]);
   rows.push([
     'screenshot {page_id}: capture + store, 1 client',
     await timed(N, () => call(a.key, 'POST', `${a.path}/browser/screenshot`, { page_id: open.id })),

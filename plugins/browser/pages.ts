@@ -49,6 +49,13 @@ export async function openPage(b: Browser, contextId: string, id: string, l: Pag
   return { id, targetId, sessionId, guard, used: 0 };
 }
 
+/** An open tab made a new page: a new id, the caller's limits and viewport, its history kept (unseen). */
+export async function recycle(b: Browser, p: PageHandle, l: PageLimits): Promise<PageHandle> {
+  Object.assign(p.guard, { signal: l.signal, timeoutMs: l.timeoutMs, maxBytes: l.maxBytes, document: undefined, refused: [] });
+  await b.cdp.send('Emulation.setDeviceMetricsOverride', { width: l.width, height: l.height, deviceScaleFactor: 1, mobile: false }, p.sessionId);
+  return { ...p, id: crypto.randomUUID() };
+}
+
 export const closePage = (b: Browser, p: PageHandle) => b.cdp.send('Target.closeTarget', { targetId: p.targetId }).catch(() => {});
 
 export interface PageState {

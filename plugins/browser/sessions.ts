@@ -1,6 +1,6 @@
 import { errors, type Ctx } from '../../core/sdk';
 import { acquire, newContext, type Browser } from './chromium';
-import { closePage, openPage, type PageHandle, type PageLimits } from './pages';
+import { closePage, openPage, recycle, type PageHandle, type PageLimits } from './pages';
 
 /** The browser plugin's settings (SVC_CHROMIUM_PATH and the limits of its sessions). */
 export interface BrowserSettings {
@@ -107,12 +107,18 @@ export async function pageOf(
     page.used = ++uses;
     return { session, page };
   }
+  // Past the limit the least recently used page goes: its id is forgotten, and its tab (still
+  // alive) becomes the new page (a tab costs more to open than a page costs to load).
+  let reuse: PageHandle | undefined;
   while (session.pages.size >= s.max_pages) {
     const oldest = [...session.pages.values()].sort((a, b) => a.used - b.used)[0];
     session.pages.delete(oldest.id);
-    await closePage(session.browser, oldest);
+    if (!reuse && session.browser.guarded.has(oldest.sessionId)) reuse = oldest;
+    else await closePage(session.browser, oldest);
   }
-  const page = await openPage(session.browser, session.contextId, crypto.randomUUID(), limits);
+  const page = reuse
+    ? await recycle(session.browser, reuse, limits)
+    : await openPage(session.browser, session.contextId, crypto.randomUUID(), limits);
   page.used = ++uses;
   session.pages.set(page.id, page);
   return { session, page };

@@ -50,7 +50,12 @@ import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
 import supply_chain from './supply_chain';
+<<<<<<< HEAD
 import campaigns from './campaigns';
+=======
+import browser from './browser';
+import documents from './documents';
+>>>>>>> docbrowser
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the
@@ -101,6 +106,8 @@ export const pluginList: PluginDef[] = [
   enrichment,
   web_search,
   security_scan,
+  browser,
+  documents,
   usage,
   workflows,
   voice,

@@ -4,7 +4,7 @@ import { invoicePdf } from './pdf';
 import { invoiceRow, toInvoice } from './store';
 
 /** The store as the PDF shows it: its name as of now (ctx.store is the credential's view) and its settings. */
-async function issuer(ctx: Ctx) {
+export async function issuer(ctx: Ctx) {
   const s = await ctx.call('store.get_store', {});
   return { name: s.name, settings: s.settings };
 }

@@ -108,8 +108,8 @@ async function billedCustomer(ctx: Ctx, id: string | null, param: string): Promi
   return { name, email: c.email ?? null, address: null };
 }
 
-/** What an invoice copies: from its order, or from free lines. */
-async function contentOf(ctx: Ctx, i: Static<typeof InvoiceCreate>, currencyDefault: string) {
+/** What an invoice copies: from its order, or from free lines (public.ts draws an order's sheet with it). */
+export async function contentOf(ctx: Ctx, i: Static<typeof InvoiceCreate>, currencyDefault: string) {
   if (i.order_id) {
     if (i.lines || i.customer_id || i.currency)
       throw errors.validation(

@@ -52,6 +52,8 @@ const EXCEPTIONS: Record<string, string> = {
   'supply_chain.create_po': "supplier_id and line_items[].product_id must name this store's supplier and products (references, not shapes)",
   'campaigns.create_campaign':
     "segment_id and template_id must name this store's segment and marketing template (references, not shapes), and one of send_at or send_now is needed",
+  'documents.generate_document':
+    "custom prints with Chromium (SVC_CHROMIUM_PATH, a program outside svc); invoice, quote and packing_slip draw an order (order_id, a reference) or data whose prices have the currency's decimals (a setting)",
   'webhooks_mgmt.create_webhook':
     'events[] must be types the registered plugins declare (OpenAPI lists them under webhooks): the registry, not a fixed enum',
 };

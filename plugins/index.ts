@@ -43,6 +43,7 @@ import audit_trail from './audit_trail';
 import api_docs from './api_docs';
 import local_agent from './local_agent';
 import svc_status from './svc_status';
+import telemetry from './telemetry';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
@@ -104,6 +105,7 @@ export const pluginList: PluginDef[] = [
   api_docs,
   local_agent,
   svc_status,
+  telemetry,
   launch_cluster,
   admin,
   audit_trail,

@@ -1,0 +1,133 @@
+import { writeBehind, type Db } from '../../core/sdk';
+import { SPANS_PER_STORE } from './config';
+
+/** One span as its store keeps it. */
+export interface SpanRow {
+  store_id: string;
+  trace_id: string;
+  span_id: string;
+  parent_id: string | null;
+  name: string;
+  kind: string;
+  route: string | null;
+  request_id: string | null;
+  status_code: number | null;
+  failed: boolean;
+  error: boolean;
+  started_at: string;
+  duration_ms: number;
+  attributes: Record<string, unknown>;
+}
+
+/** One occurrence of an error group. */
+export interface ErrorOccurrence {
+  store_id: string;
+  fingerprint: string;
+  kind: string;
+  code: string;
+  route: string;
+  at: string;
+  sample: Record<string, unknown>;
+}
+
+/**
+ * Spans are written behind, a batch per statement: a request never waits for its span, and at
+ * thousands of requests a second one insert per span would cost more than the request. A batch
+ * written twice (its commit's answer lost) inserts nothing the second time.
+ */
+export const spanBuffer = writeBehind<SpanRow>({
+  name: 'telemetry spans',
+  delayMs: 500,
+  maxBatch: 2000,
+  maxPending: 20_000,
+  write: async (db, items) => {
+    await db.query(
+      `INSERT INTO telemetry_spans (store_id, trace_id, span_id, parent_id, name, kind, route, request_id, status_code, failed, error, started_at, duration_ms, attributes)
+       SELECT store_id, trace_id, span_id, parent_id, name, kind, route, request_id, status_code, failed, error, started_at, duration_ms, attributes
+         FROM jsonb_to_recordset($1::jsonb) AS x(store_id uuid, trace_id text, span_id text, parent_id text, name text, kind text, route text,
+              request_id text, status_code integer, failed boolean, error boolean, started_at timestamptz, duration_ms double precision, attributes jsonb)
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(items)],
+    );
+  },
+});
+
+/**
+ * Error occurrences, folded into their groups: occurrences of one group in a batch are counted
+ * together first (one row may be updated once per statement). Not idempotent by design: a batch
+ * whose commit was lost and is written again counts its occurrences twice, which a count can bear.
+ */
+export const errorBuffer = writeBehind<ErrorOccurrence>({
+  name: 'telemetry errors',
+  delayMs: 200,
+  maxBatch: 500,
+  maxPending: 5000,
+  write: async (db, items) => {
+    const groups = new Map<string, ErrorOccurrence & { count: number; first: string; last: string }>();
+    for (const o of items) {
+      const key = `${o.store_id}:${o.fingerprint}`;
+      const g = groups.get(key);
+      if (!g) groups.set(key, { ...o, count: 1, first: o.at, last: o.at });
+      else {
+        g.count++;
+        if (o.at < g.first) g.first = o.at;
+        if (o.at >= g.last) [g.last, g.sample] = [o.at, o.sample];
+      }
+    }
+    const rows = [...groups.values()].map((g) => ({
+      store_id: g.store_id,
+      fingerprint: g.fingerprint,
+      kind: g.kind,
+      code: g.code,
+      route: g.route,
+      count: g.count,
+      first_seen: g.first,
+      last_seen: g.last,
+      sample: g.sample,
+    }));
+    await db.query(
+      `INSERT INTO telemetry_errors AS e (store_id, fingerprint, kind, code, route, count, first_seen, last_seen, sample)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(store_id uuid, fingerprint text, kind text, code text, route text, count bigint,
+              first_seen timestamptz, last_seen timestamptz, sample jsonb)
+       ORDER BY store_id, fingerprint
+       ON CONFLICT (store_id, fingerprint) DO UPDATE SET
+         count = e.count + excluded.count,
+         first_seen = least(e.first_seen, excluded.first_seen),
+         last_seen = greatest(e.last_seen, excluded.last_seen),
+         sample = CASE WHEN excluded.last_seen >= e.last_seen THEN excluded.sample ELSE e.sample END`,
+      [JSON.stringify(rows)],
+    );
+  },
+});
+
+/** This process's spans and errors of the store, written now: a read sees what happened before it. */
+export async function flushStore(storeId: string) {
+  await spanBuffer.flush(undefined, (s) => s.store_id === storeId);
+  await errorBuffer.flush(undefined, (e) => e.store_id === storeId);
+}
+
+/**
+ * Keeps the span store bounded: spans older than the retention go, then, in a store holding more
+ * than 100,000, the oldest beyond that; error groups not seen within the retention go too.
+ */
+export async function prune(db: Db, now: Date, retentionHours: number, cap = SPANS_PER_STORE) {
+  const cutoff = new Date(now.getTime() - retentionHours * 3600_000);
+  const [old] = await db.query<{ n: string }>(
+    'WITH gone AS (DELETE FROM telemetry_spans WHERE started_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone',
+    [cutoff],
+  );
+  const [over] = await db.query<{ n: string }>(
+    `WITH full_stores AS (
+       SELECT store_id FROM telemetry_spans GROUP BY store_id HAVING count(*) > $1
+     ), cut AS (
+       SELECT f.store_id,
+              (SELECT started_at FROM telemetry_spans s WHERE s.store_id = f.store_id ORDER BY started_at DESC OFFSET $1 LIMIT 1) AS at
+         FROM full_stores f
+     ), gone AS (
+       DELETE FROM telemetry_spans t USING cut WHERE t.store_id = cut.store_id AND t.started_at <= cut.at RETURNING 1
+     ) SELECT count(*) AS n FROM gone`,
+    [cap],
+  );
+  await db.query('DELETE FROM telemetry_errors WHERE last_seen < $1', [cutoff]);
+  return { expired: Number(old.n), over_cap: Number(over.n) };
+}

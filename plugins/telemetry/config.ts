@@ -19,6 +19,13 @@ export const TelemetryConfig = Type.Object({
       description: 'Headers sent to the collector, as OpenTelemetry writes them: key=value,key2=value2.',
     }),
   ),
+  slow_query_ms: Type.Number({
+    minimum: 0,
+    default: 5,
+    env: 'SVC_TELEMETRY_SLOW_QUERY_MS',
+    description:
+      'Queries that take at least this long (or fail) are kept as spans of their store; all are exported over OTLP when an endpoint is set.',
+  }),
   service_name: Type.String({ default: 'svc', env: 'OTEL_SERVICE_NAME', description: 'service.name of the exported spans.' }),
   disabled: Type.Boolean({
     default: false,

@@ -62,6 +62,7 @@ beforeAll(async () => {
     ...(h.registry.configOf('telemetry') as TelemetrySettings),
     otlp_endpoint: `http://127.0.0.1:${receiver.port}/`,
     otlp_headers: 'x-collector-key=secret%20one',
+    slow_query_ms: 0, // every query kept, so a trace shows them all
   };
   ({ tracer, stop } = startTelemetry(h.db, settings, createLogger()));
 }, 60_000);

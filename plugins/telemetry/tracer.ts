@@ -7,6 +7,7 @@ import type { Db, Logger } from '../../core/sdk';
 import type { TracedAttrs, TracedKind, TracedOutcome, Tracer } from '../../core/platform';
 import type { TelemetrySettings } from './config';
 import { occurrenceOf } from './fingerprint';
+import { providerOutcome } from './outcomes';
 import { promMetrics, type PromMetrics } from './prom';
 import { errorBuffer, spanBuffer, type SpanRow } from './store';
 
@@ -84,6 +85,7 @@ class StoreProcessor implements SpanProcessor {
     private db: Db,
     private log: Logger,
     private metrics: PromMetrics,
+    private slowQueryMs: number,
   ) {}
   onStart() {}
   forceFlush() {
@@ -97,8 +99,12 @@ class StoreProcessor implements SpanProcessor {
     const kind = a[A.kind] as TracedKind | undefined;
     if (!kind) return;
     this.metrics.observe(kind, span);
+    if (kind === 'provider') providerOutcome(span.name, a[A.failed] !== true, a[A.message] as string | undefined);
     const storeId = a[A.store] as string | undefined;
     if (!storeId) return;
+    const durationMs = hrMs(span.duration);
+    // A request makes several queries: only slow or failed ones are kept (all are exported over OTLP).
+    if (kind === 'query' && durationMs < this.slowQueryMs && a[A.failed] !== true) return;
     const ctx = span.spanContext();
     const row: SpanRow = {
       store_id: storeId,
@@ -113,7 +119,7 @@ class StoreProcessor implements SpanProcessor {
       failed: a[A.failed] === true,
       error: a[A.error] === true,
       started_at: new Date(hrMs(span.startTime)).toISOString(),
-      duration_ms: Math.round(hrMs(span.duration) * 1000) / 1000,
+      duration_ms: Math.round(durationMs * 1000) / 1000,
       attributes: extraAttributes(a),
     };
     // The buffers' timers must not run inside this span's context: their writes would be traced as its queries.
@@ -148,7 +154,9 @@ export interface RunningTracer extends Tracer {
  */
 export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): RunningTracer {
   const metrics = promMetrics(db);
-  const kept = new StoreProcessor(db, log, metrics);
+  const kept = new StoreProcessor(db, log, metrics, settings.slow_query_ms);
+  // Every query is a span only for a collector; for the span store a query is timed, and a span made of it once it proves slow.
+  const everyQuery = !!settings.otlp_endpoint;
   const processors: SpanProcessor[] = [kept];
   if (settings.otlp_endpoint) {
     const url = `${settings.otlp_endpoint.replace(/\/+$/, '')}/v1/traces`;
@@ -165,14 +173,14 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
   context.setGlobalContextManager(contextManager);
   const tracer = provider.getTracer('svc');
 
-  const start = (kind: TracedKind, name: string, attrs: TracedAttrs, parent: Context): Span => {
+  const start = (kind: TracedKind, name: string, attrs: TracedAttrs, parent: Context, startTime?: number): Span => {
     const attributes = spanAttrs(kind, attrs);
     // Work inside a store's request or job belongs to that store unless it says otherwise.
     if (!attributes[A.store]) {
       const inherited = (trace.getSpan(parent) as unknown as ReadableSpan | undefined)?.attributes?.[A.store];
       if (typeof inherited === 'string') attributes[A.store] = inherited;
     }
-    return tracer.startSpan(name, { kind: KINDS[kind], attributes }, parent);
+    return tracer.startSpan(name, { kind: KINDS[kind], attributes, startTime }, parent);
   };
 
   return {
@@ -222,7 +230,25 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
       const parent = context.active();
       // Only queries of traced work: the span store's own writes, pg-boss's polling and start-up run bare.
       if (parent === ROOT_CONTEXT || !trace.getSpan(parent)) return run();
-      const span = start('query', 'db.query', { 'db.query.text': text.length > QUERY_TEXT_MAX ? text.slice(0, QUERY_TEXT_MAX) : text }, parent);
+      const attrs = () => ({ 'db.query.text': text.length > QUERY_TEXT_MAX ? text.slice(0, QUERY_TEXT_MAX) : text });
+      if (!everyQuery) {
+        const t0 = performance.now();
+        const after = (failure?: unknown) => {
+          const ms = performance.now() - t0;
+          if (ms < settings.slow_query_ms && failure === undefined) return;
+          const span = start('query', 'db.query', attrs(), parent, performance.timeOrigin + t0);
+          if (failure !== undefined) applyOutcome(span, { failed: true, code: (failure as any)?.code, message: (failure as Error)?.message });
+          span.end(performance.timeOrigin + t0 + ms);
+        };
+        return run().then(
+          (rows) => (after(), rows),
+          (e) => {
+            after(e ?? 'failed');
+            throw e;
+          },
+        );
+      }
+      const span = start('query', 'db.query', attrs(), parent);
       return run().then(
         (rows) => (span.end(), rows),
         (e) => {

@@ -29,13 +29,14 @@ export function occurrenceOf(span: SpanRow, code: string | undefined, message: s
   const c = code ?? (span.status_code ? `http_${span.status_code}` : 'error');
   const m = message ?? span.name;
   const route = span.route ?? span.name;
+  const at = new Date(span.started_at).toISOString();
   return {
     store_id: span.store_id,
     fingerprint: fingerprint(span.kind, c, route, m),
     kind: span.kind,
     code: c,
     route,
-    at: span.started_at,
+    at,
     sample: {
       message: m,
       code: c,
@@ -44,7 +45,7 @@ export function occurrenceOf(span: SpanRow, code: string | undefined, message: s
       trace_id: span.trace_id,
       span_id: span.span_id,
       request_id: span.request_id,
-      at: span.started_at,
+      at,
     },
   };
 }

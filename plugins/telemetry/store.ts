@@ -14,9 +14,10 @@ export interface SpanRow {
   status_code: number | null;
   failed: boolean;
   error: boolean;
-  started_at: string;
+  /** Epoch milliseconds (a Date's text costs a request a measurable share; the database converts it). */
+  started_at: number;
   duration_ms: number;
-  attributes: Record<string, unknown>;
+  attributes: Record<string, unknown> | null;
 }
 
 /** One occurrence of an error group. */
@@ -45,8 +46,9 @@ export const spanBuffer = writeBehind<SpanRow>({
     const col = <K extends keyof SpanRow>(k: K) => items.map((s) => s[k]);
     await db.query(
       `INSERT INTO telemetry_spans (store_id, trace_id, span_id, parent_id, name, kind, route, request_id, status_code, failed, error, started_at, duration_ms, attributes)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
-                            $10::bool[], $11::bool[], $12::timestamptz[], $13::float8[], $14::jsonb[])
+       SELECT s, t, sp, p, n, k, r, q, c, f, e, to_timestamp(at / 1000.0), d, x
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
+                     $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::jsonb[]) AS u(s, t, sp, p, n, k, r, q, c, f, e, at, d, x)
        ON CONFLICT DO NOTHING`,
       [
         col('store_id'),

@@ -118,7 +118,7 @@ class StoreProcessor implements SpanProcessor {
       status_code: (a[A.status] as number) ?? null,
       failed: a[A.failed] === true,
       error: a[A.error] === true,
-      started_at: new Date(hrMs(span.startTime)).toISOString(),
+      started_at: hrMs(span.startTime),
       duration_ms: Math.round(durationMs * 1000) / 1000,
       attributes: extraAttributes(a),
     };
@@ -136,9 +136,10 @@ class StoreProcessor implements SpanProcessor {
 }
 
 const KNOWN = new Set<string>(Object.values(A));
-function extraAttributes(a: ReadableSpan['attributes']) {
-  const out: Record<string, unknown> = {};
-  for (const k in a) if (!KNOWN.has(k)) out[k] = a[k];
+/** Attributes beyond the row's columns (a query's text, a webhook's event), or null when there are none (most requests). */
+function extraAttributes(a: ReadableSpan['attributes']): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null;
+  for (const k in a) if (!KNOWN.has(k)) (out ??= {})[k] = a[k];
   return out;
 }
 

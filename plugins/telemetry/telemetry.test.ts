@@ -84,7 +84,7 @@ test('a request is a span of its store, with its route, status, request id and i
   expect(root.name).toBe('GET /v1/stores/:storeId/products/:id');
   const queries = trace.data.filter((s: any) => s.kind === 'query');
   expect(queries.length).toBeGreaterThan(0);
-  expect(queries.every((q: any) => q.trace_id === root.trace_id && q.attributes['svc.db.query.text'])).toBe(true);
+  expect(queries.every((q: any) => q.trace_id === root.trace_id && q.attributes['db.query.text'])).toBe(true);
   expect(queries.some((q: any) => q.parent_span_id === root.span_id)).toBe(true);
   // Filters: the route, a duration no request reaches.
   const byRoute = await spans(`?route=${encodeURIComponent('/v1/stores/:storeId/products/:id')}`);
@@ -197,6 +197,27 @@ test('the span store is bounded: the retention, then a cap per store', async () 
   await prune(fresh.db, new Date(), 24, 2);
   const left = await fresh.db.query('SELECT span_id FROM telemetry_spans WHERE store_id = $1 ORDER BY started_at', [fresh.store.id]);
   expect(left.map((r) => r.span_id)).toEqual(['s3', 's4']);
+});
+
+test('without a collector, queries are timed and kept only when slow (SVC_TELEMETRY_SLOW_QUERY_MS)', async () => {
+  const base = h.registry.configOf('telemetry') as TelemetrySettings;
+  await stop(); // this file's tracer (with a collector) gives way to one without
+  const queriesOf = async (slow_query_ms: number) => {
+    const t = startTelemetry(h.db, { ...base, slow_query_ms }, createLogger());
+    try {
+      const got = await h.call('GET', '/products?limit=1');
+      const trace = (await spans(`?request_id=${got.headers.get('x-request-id')}`)).data;
+      expect(trace.filter((s: any) => s.kind === 'request')).toHaveLength(1);
+      return trace.filter((s: any) => s.kind === 'query');
+    } finally {
+      await t.stop();
+    }
+  };
+  expect(await queriesOf(60_000)).toEqual([]);
+  const kept = await queriesOf(0);
+  expect(kept.length).toBeGreaterThan(0);
+  expect(kept.every((q: any) => q.attributes['db.query.text'])).toBe(true);
+  ({ tracer, stop } = startTelemetry(h.db, base, createLogger())); // afterAll stops one
 });
 
 test('fingerprints mask what varies and keep what tells failures apart', () => {

@@ -45,7 +45,20 @@ function spanAttrs(kind: TracedKind, attrs: TracedAttrs): Record<string, string 
   for (const k in attrs) {
     const v = attrs[k];
     if (v === undefined) continue;
-    out[k === 'store_id' ? A.store : k === 'route' ? A.route : k === 'method' ? A.method : k === 'request_id' ? A.requestId : `svc.${k}`] = v;
+    // A dotted name is already OpenTelemetry's (db.query.text); a bare one is svc's own.
+    out[
+      k === 'store_id'
+        ? A.store
+        : k === 'route'
+          ? A.route
+          : k === 'method'
+            ? A.method
+            : k === 'request_id'
+              ? A.requestId
+              : k.includes('.')
+                ? k
+                : `svc.${k}`
+    ] = v;
   }
   return out;
 }

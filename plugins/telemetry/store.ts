@@ -105,7 +105,7 @@ export const errorBuffer = writeBehind<ErrorOccurrence>({
     }));
     await db.query(
       `INSERT INTO telemetry_errors AS e (store_id, fingerprint, kind, code, route, count, first_seen, last_seen, sample)
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(store_id uuid, fingerprint text, kind text, code text, route text, count bigint,
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS x(store_id uuid, fingerprint text, kind text, code text, route text, count bigint,
               first_seen timestamptz, last_seen timestamptz, sample jsonb)
        ORDER BY store_id, fingerprint
        ON CONFLICT (store_id, fingerprint) DO UPDATE SET

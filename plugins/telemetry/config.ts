@@ -26,6 +26,13 @@ export const TelemetryConfig = Type.Object({
     description:
       'Queries that take at least this long (or fail) are kept as spans of their store; all are exported over OTLP when an endpoint is set.',
   }),
+  spans_per_second: Type.Integer({
+    minimum: 0,
+    default: 50,
+    env: 'SVC_TELEMETRY_SPANS_PER_SECOND',
+    description:
+      'Spans kept per store and second; beyond it only failed, erroring and slow (>= 500 ms) ones are (get_metrics counts every one). Exported spans are not limited.',
+  }),
   service_name: Type.String({ default: 'svc', env: 'OTEL_SERVICE_NAME', description: 'service.name of the exported spans.' }),
   disabled: Type.Boolean({
     default: false,
@@ -40,3 +47,5 @@ export type TelemetrySettings = Static<typeof TelemetryConfig>;
 
 /** Spans kept per store (the oldest go first). */
 export const SPANS_PER_STORE = 100_000;
+/** A span this slow is kept past the store's rate. */
+export const SLOW_SPAN_MS = 500;

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Input, iso, parseInstant, Timestamp, type Ctx } from '../../core/sdk';
 import { flushStore } from './store';
+import { BOUNDS_MS, percentile, readRollups } from './rollups';
 
 export const SpanQuery = Input({
   from: Type.Optional(Type.String({ maxLength: 40, description: 'Spans started at or after this instant (ISO 8601: 2026-04-01T12:00:00Z).' })),
@@ -99,7 +100,7 @@ const toSpan = (r: any): Static<typeof Span> => ({
 
 /** query_spans: the store's spans, newest first; `request_id` answers the request's whole trace. */
 export async function querySpans(ctx: Ctx, input: Static<typeof SpanQuery>) {
-  await flushStore(ctx.store.id);
+  await flushStore(ctx.db, ctx.log, ctx.store.id);
   const where = ['store_id = $1'];
   const params: unknown[] = [ctx.store.id];
   const add = (sql: string, v: unknown) => {
@@ -121,7 +122,7 @@ export async function querySpans(ctx: Ctx, input: Static<typeof SpanQuery>) {
 
 /** query_errors: the store's error groups, most recently seen first. */
 export async function queryErrors(ctx: Ctx, input: Static<typeof ErrorQuery>) {
-  await flushStore(ctx.store.id);
+  await flushStore(ctx.db, ctx.log, ctx.store.id);
   const params: unknown[] = [ctx.store.id];
   const where = ['store_id = $1'];
   if (input.from) where.push(`last_seen >= $${params.push(parseInstant(input.from, 'from'))}`);
@@ -146,49 +147,45 @@ export async function queryErrors(ctx: Ctx, input: Static<typeof ErrorQuery>) {
   };
 }
 
-const ms = (v: unknown) => (v === null || v === undefined ? 0 : Math.round(Number(v) * 1000) / 1000);
-
-/** get_metrics: the store's last `window_minutes`, from its spans and its jobs. */
+/** get_metrics: the store's last `window_minutes` (whole minutes), from its rollups and its jobs. */
 export async function getMetrics(ctx: Ctx, input: Static<typeof MetricsQuery>) {
-  await flushStore(ctx.store.id);
+  await flushStore(ctx.db, ctx.log, ctx.store.id);
   const window = input.window_minutes ?? 60;
-  const since = new Date(ctx.clock.now().getTime() - window * 60_000);
-  const [s] = await ctx.db.query(
-    `SELECT count(*) FILTER (WHERE kind = 'request') AS requests,
-            count(*) FILTER (WHERE kind = 'request' AND status_code BETWEEN 200 AND 299) AS s2,
-            count(*) FILTER (WHERE kind = 'request' AND status_code BETWEEN 400 AND 499) AS s4,
-            count(*) FILTER (WHERE kind = 'request' AND status_code >= 500) AS s5,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE kind = 'request') AS p50,
-            percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE kind = 'request') AS p95,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE kind = 'request') AS p99,
-            count(*) FILTER (WHERE error) AS errors,
-            count(*) FILTER (WHERE kind = 'tool_call') AS tools,
-            count(*) FILTER (WHERE kind = 'tool_call' AND failed) AS tools_failed,
-            count(*) FILTER (WHERE kind = 'webhook' AND NOT failed) AS hooks_ok,
-            count(*) FILTER (WHERE kind = 'webhook' AND failed) AS hooks_failed,
-            count(*) FILTER (WHERE kind = 'provider') AS providers,
-            count(*) FILTER (WHERE kind = 'provider' AND failed) AS providers_failed
-       FROM telemetry_spans WHERE store_id = $1 AND started_at >= now() - make_interval(mins => $2)`,
-    // Spans carry the wall-clock time they ran at (OpenTelemetry's), so their window is the database's now.
-    [ctx.store.id, window],
-  );
+  // Rollups carry the wall-clock minute their spans ran in (OpenTelemetry's time), jobs the clock's.
+  const now = Date.now();
+  const since = new Date(now - (now % 60_000) - (window - 1) * 60_000);
+  const rows = await readRollups(ctx.db, ctx.store.id, since);
+  const sum = (kind: string, field: 'count' | 'failed' | 'errors', status?: (s: number) => boolean) =>
+    rows.filter((r) => r.kind === kind && (!status || status(r.status))).reduce((n, r) => n + Number(r[field]), 0);
+  const latency = new Array(BOUNDS_MS.length + 1).fill(0);
+  for (const r of rows) if (r.kind === 'request') r.buckets.forEach((n, i) => (latency[i] += Number(n)));
+  const jobsSince = new Date(ctx.clock.now().getTime() - window * 60_000);
   const [j] = await ctx.db.query(
     `SELECT count(*) FILTER (WHERE status = 'queued') AS queued,
             count(*) FILTER (WHERE status = 'running') AS active,
             count(*) FILTER (WHERE status = 'failed' AND finished_at >= $2) AS failed
        FROM jobs WHERE store_id = $1 AND (status IN ('queued', 'running') OR finished_at >= $2)`,
-    [ctx.store.id, since],
+    [ctx.store.id, jobsSince],
   );
   const n = (v: unknown) => Number(v ?? 0);
+  const webhooks = sum('webhook', 'count');
+  const webhooksFailed = sum('webhook', 'failed');
   return {
     object: 'metrics' as const,
     window_minutes: window,
-    requests: { total: n(s.requests), by_status: { '2xx': n(s.s2), '4xx': n(s.s4), '5xx': n(s.s5) } },
-    latency_ms: { p50: ms(s.p50), p95: ms(s.p95), p99: ms(s.p99) },
-    errors: n(s.errors),
-    tool_calls: { total: n(s.tools), failed: n(s.tools_failed) },
+    requests: {
+      total: sum('request', 'count'),
+      by_status: {
+        '2xx': sum('request', 'count', (s) => s >= 200 && s < 300),
+        '4xx': sum('request', 'count', (s) => s >= 400 && s < 500),
+        '5xx': sum('request', 'count', (s) => s >= 500),
+      },
+    },
+    latency_ms: { p50: percentile(latency, 0.5), p95: percentile(latency, 0.95), p99: percentile(latency, 0.99) },
+    errors: rows.reduce((t, r) => t + Number(r.errors), 0),
+    tool_calls: { total: sum('tool_call', 'count'), failed: sum('tool_call', 'failed') },
     jobs: { queued: n(j.queued), active: n(j.active), failed: n(j.failed) },
-    webhooks: { delivered: n(s.hooks_ok), failed: n(s.hooks_failed) },
-    providers: { calls: n(s.providers), failed: n(s.providers_failed) },
+    webhooks: { delivered: webhooks - webhooksFailed, failed: webhooksFailed },
+    providers: { calls: sum('provider', 'count'), failed: sum('provider', 'failed') },
   };
 }

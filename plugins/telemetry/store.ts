@@ -1,4 +1,5 @@
-import { writeBehind, type Db } from '../../core/sdk';
+import { writeBehind, type Db, type Logger } from '../../core/sdk';
+import { rollupBuffer, tally } from './rollups';
 import { SPANS_PER_STORE } from './config';
 
 /** One span as its store keeps it. */
@@ -118,8 +119,10 @@ export const errorBuffer = writeBehind<ErrorOccurrence>({
   },
 });
 
-/** This process's spans and errors of the store, written now: a read sees what happened before it. */
-export async function flushStore(storeId: string) {
+/** This process's spans, errors and counts of the store, written now: a read sees what happened before it. */
+export async function flushStore(db: Db, log: Logger, storeId: string) {
+  for (const r of tally.take(storeId)) rollupBuffer.add(db, r, log);
+  await rollupBuffer.flush(undefined, (r) => r.store_id === storeId);
   await spanBuffer.flush(undefined, (s) => s.store_id === storeId);
   await errorBuffer.flush(undefined, (e) => e.store_id === storeId);
 }
@@ -147,5 +150,6 @@ export async function prune(db: Db, now: Date, retentionHours: number, cap = SPA
     [cap],
   );
   await db.query('DELETE FROM telemetry_errors WHERE last_seen < $1', [cutoff]);
+  await db.query('DELETE FROM telemetry_rollups WHERE minute < $1', [cutoff]);
   return { expired: Number(old.n), over_cap: Number(over.n) };
 }

@@ -11,6 +11,7 @@ import { startTelemetry } from '.';
 import type { TelemetrySettings } from './config';
 import { fingerprint, maskMessage } from './fingerprint';
 import { prune } from './store';
+import { percentile } from './rollups';
 import type { RunningTracer } from './tracer';
 
 /** A plugin only this file registers: a route that fails on an internal error, and a job that fails. */
@@ -218,6 +219,30 @@ test('without a collector, queries are timed and kept only when slow (SVC_TELEME
   expect(kept.length).toBeGreaterThan(0);
   expect(kept.every((q: any) => q.attributes['db.query.text'])).toBe(true);
   ({ tracer, stop } = startTelemetry(h.db, base, createLogger())); // afterAll stops one
+});
+
+test('past SVC_TELEMETRY_SPANS_PER_SECOND ordinary spans are not kept, yet get_metrics counts every request', async () => {
+  const base = h.registry.configOf('telemetry') as TelemetrySettings;
+  await stop();
+  const fresh = await setup();
+  const t = startTelemetry(fresh.db, { ...base, spans_per_second: 2 }, createLogger());
+  try {
+    for (let i = 0; i < 10; i++) expect((await fresh.call('GET', '/products?limit=1')).status).toBe(200);
+    const kept = (await fresh.call('GET', `/telemetry/spans?route=${encodeURIComponent('/v1/stores/:storeId/products')}`)).body.data;
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(10);
+    const m = (await fresh.call('GET', '/telemetry/metrics?window_minutes=5')).body;
+    expect(m.requests.by_status['2xx']).toBeGreaterThanOrEqual(10);
+  } finally {
+    await t.stop();
+  }
+  ({ tracer, stop } = startTelemetry(h.db, base, createLogger()));
+});
+
+test('latency percentiles are read from the histogram buckets', () => {
+  expect(percentile([4, 0, 0], 0.5)).toBe(0.5); // four requests under 1 ms: the median halfway
+  expect(percentile([0, 0, 10, ...new Array(12).fill(0)], 0.99)).toBeCloseTo(4.97); // within (2, 5] ms
+  expect(percentile([], 0.5)).toBe(0);
 });
 
 test('fingerprints mask what varies and keep what tells failures apart', () => {

@@ -5,7 +5,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Db, Logger } from '../../core/sdk';
 import type { TracedAttrs, TracedKind, TracedOutcome, Tracer } from '../../core/platform';
-import type { TelemetrySettings } from './config';
+import { SLOW_SPAN_MS, type TelemetrySettings } from './config';
+import { rollupBuffer, tally } from './rollups';
 import { occurrenceOf } from './fingerprint';
 import { providerOutcome } from './outcomes';
 import { promMetrics, type PromMetrics } from './prom';
@@ -99,7 +100,17 @@ class StoreProcessor implements SpanProcessor {
     private log: Logger,
     private metrics: PromMetrics,
     private slowQueryMs: number,
+    private spansPerSecond: number,
   ) {}
+  /** Per store: the second being counted and the spans kept in it. */
+  private budget = new Map<string, { second: number; used: number }>();
+  /** Whether a store may keep one more ordinary span this second. */
+  private withinRate(storeId: string, atMs: number) {
+    const second = Math.floor(atMs / 1000);
+    let b = this.budget.get(storeId);
+    if (!b || b.second !== second) this.budget.set(storeId, (b = { second, used: 0 }));
+    return b.used++ < this.spansPerSecond;
+  }
   onStart() {}
   forceFlush() {
     return spanBuffer.flush(this.db).then(() => errorBuffer.flush(this.db));
@@ -116,8 +127,16 @@ class StoreProcessor implements SpanProcessor {
     const storeId = a[A.store] as string | undefined;
     if (!storeId) return;
     const durationMs = hrMs(span.duration);
+    const startedMs = hrMs(span.startTime);
+    const failed = a[A.failed] === true;
+    const error = a[A.error] === true;
+    // Every span but a query is counted (get_metrics), whether or not it is kept below.
+    if (kind !== 'query')
+      tally.add(storeId, startedMs, kind, (a[A.route] as string) ?? span.name, (a[A.status] as number) ?? 0, failed, error, durationMs);
     // A request makes several queries: only slow or failed ones are kept (all are exported over OTLP).
-    if (kind === 'query' && durationMs < this.slowQueryMs && a[A.failed] !== true) return;
+    if (kind === 'query' && durationMs < this.slowQueryMs && !failed) return;
+    // Past the store's rate, only what someone will look for: failures, errors, slow work.
+    if (!failed && !error && durationMs < SLOW_SPAN_MS && !this.withinRate(storeId, startedMs)) return;
     const ctx = span.spanContext();
     const row: SpanRow = {
       store_id: storeId,
@@ -129,9 +148,9 @@ class StoreProcessor implements SpanProcessor {
       route: (a[A.route] as string) ?? null,
       request_id: (a[A.requestId] as string) ?? null,
       status_code: (a[A.status] as number) ?? null,
-      failed: a[A.failed] === true,
-      error: a[A.error] === true,
-      started_at: hrMs(span.startTime),
+      failed,
+      error,
+      started_at: startedMs,
       duration_ms: Math.round(durationMs * 1000) / 1000,
       attributes: extraAttributes(a),
     };
@@ -168,7 +187,11 @@ export interface RunningTracer extends Tracer {
  */
 export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): RunningTracer {
   const metrics = promMetrics(db);
-  const kept = new StoreProcessor(db, log, metrics, settings.slow_query_ms);
+  const kept = new StoreProcessor(db, log, metrics, settings.slow_query_ms, settings.spans_per_second);
+  // The tally's counts go to the rollup buffer each second (outside any span: the write is not traced).
+  const handOver = () => context.with(ROOT_CONTEXT, () => void tally.take().forEach((r) => rollupBuffer.add(db, r, log)));
+  const rollTimer = setInterval(handOver, 1000);
+  rollTimer.unref?.();
   // Every query is a span only for a collector; for the span store a query is timed, and a span made of it once it proves slow.
   const everyQuery = !!settings.otlp_endpoint;
   const processors: SpanProcessor[] = [kept];
@@ -275,8 +298,13 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
     flush: async () => {
       await provider.forceFlush();
       await kept.forceFlush();
+      handOver();
+      await rollupBuffer.flush(db);
     },
     stop: async () => {
+      clearInterval(rollTimer);
+      handOver();
+      await rollupBuffer.flush(db).catch(() => {});
       await provider.shutdown().catch((e) => log.warn('telemetry: spans not exported at shutdown', { error: String(e) }));
       contextManager.disable();
       context.disable();

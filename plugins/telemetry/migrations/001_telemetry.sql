@@ -36,3 +36,20 @@ CREATE TABLE IF NOT EXISTS telemetry_errors (
   PRIMARY KEY (store_id, fingerprint)
 );
 CREATE INDEX IF NOT EXISTS telemetry_errors_recent ON telemetry_errors (store_id, last_seen);
+
+-- What get_metrics reads: per store, minute, kind, route and status, counts and a duration
+-- histogram, folded in memory and written every second. Every request is counted here, while
+-- spans beyond a rate are kept only when they failed or were slow.
+CREATE TABLE IF NOT EXISTS telemetry_rollups (
+  store_id uuid NOT NULL,
+  minute timestamptz NOT NULL,
+  kind text NOT NULL,
+  route text NOT NULL,
+  status integer NOT NULL,
+  count bigint NOT NULL,
+  failed bigint NOT NULL,
+  errors bigint NOT NULL,
+  -- Counts per duration bucket (ms upper bounds in plugins/telemetry/rollups.ts, the last unbounded).
+  buckets bigint[] NOT NULL,
+  PRIMARY KEY (store_id, minute, kind, route, status)
+);

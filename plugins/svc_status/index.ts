@@ -65,7 +65,7 @@ const svc_status = definePlugin({
   calls: ['email'],
   // SPEC 5.4: platform or platform:read, for subscribe too.
   scopes: { read: ['platform', 'platform:read'], write: ['platform', 'platform:read'] },
-  tables: ['svc_status_incidents', 'svc_status_subscriptions'],
+  tables: ['svc_status_incidents', 'svc_status_subscriptions', 'svc_status_providers'],
   config: StatusConfig,
   migrations: [
     { id: 'svc_status/001_status', sql: migration001 },

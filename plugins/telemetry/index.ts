@@ -46,7 +46,7 @@ const telemetry = definePlugin({
   catalog: true,
   // SPEC 5.4: platform or platform:read (every action reads).
   scopes: { read: ['platform', 'platform:read'], write: ['platform', 'platform:read'] },
-  tables: ['telemetry_spans', 'telemetry_errors'],
+  tables: ['telemetry_spans', 'telemetry_errors', 'telemetry_rollups'],
   config: TelemetryConfig,
   migrations: [{ id: 'telemetry/001_telemetry', sql: migration001 }],
   jobs: {

@@ -10,8 +10,15 @@ import { makeServices } from '../core/http/services';
 import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
 import { announce, HIGH_LIMITS, requireEnv } from './child';
+import { createLogger } from '../core/log';
+import { startTelemetry } from '../plugins/telemetry';
+import type { TelemetrySettings } from '../plugins/telemetry/config';
 
 const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Number(requireEnv('BENCH_POOL')) });
-const svc = makeServices({ db, clock: systemClock, registry: createRegistry(pluginList), limits: HIGH_LIMITS });
+const registry = createRegistry(pluginList, { env: process.env });
+// BENCH_TRACING=1: the telemetry plugin's tracer runs, as `svc serve` starts it (spans kept per store,
+// metrics counted; OTLP export too when OTEL_EXPORTER_OTLP_ENDPOINT is set). Unset: no tracer, as OTEL_SDK_DISABLED=true.
+if (process.env.BENCH_TRACING === '1') startTelemetry(db, registry.configOf('telemetry') as TelemetrySettings, createLogger());
+const svc = makeServices({ db, clock: systemClock, registry, limits: HIGH_LIMITS });
 const app = createApp(svc).listen({ hostname: '127.0.0.1', port: 0 });
 announce(app.server!.port!);

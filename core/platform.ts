@@ -60,3 +60,5 @@ export { buildOpenApi } from './http/openapi';
 export { allMigrations } from './migrations';
 // Jobs a node runs itself (local_agent's run_task): the row a client follows, moved as the runner moves it.
 export { claimJob, failJob, finishJob, insertJob } from './jobs/tracked';
+// telemetry: the tracer the core's hooks report to (core/plugins/telemetry.ts).
+export { installTracer, type TracedAttrs, type TracedKind, type TracedOutcome, type Tracer } from './plugins/telemetry';

@@ -44,6 +44,7 @@ import audit_trail from './audit_trail';
 import api_docs from './api_docs';
 import local_agent from './local_agent';
 import svc_status from './svc_status';
+import telemetry from './telemetry';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import affiliates from './affiliates';
@@ -111,6 +112,7 @@ export const pluginList: PluginDef[] = [
   phone,
   api_docs,
   local_agent,
+  telemetry,
   svc_status,
   launch_cluster,
   admin,

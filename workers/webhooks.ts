@@ -8,6 +8,7 @@ import { EgressError, egressFetch, type EgressInit } from '../core/net/egress';
 import { deliveryHeaders } from '../core/webhooks/sign';
 import { bodyForVersion } from '../core/webhooks/versions';
 import { claim, JOB_EXPIRY_S, JOB_HEARTBEAT_S, record, type AttemptResult, type Claimed, type Recorded } from './webhook-state';
+import { tracing } from '../core/plugins/telemetry';
 
 /** Kept of each response for the delivery log. */
 export const RESPONSE_EXCERPT = 500;
@@ -89,9 +90,32 @@ export async function deliver(db: Db, clock: Clock, deliveryId: string, opts: De
     });
     const outcome = await attempt(claimed.url, body, headers, opts);
     result = await record(db, claimed, outcome, clock.now());
+    if (tracing.tracer) traceAttempt(claimed, outcome, result);
   }
   if (result.disabled) invalidateSubscriptions(claimed.store_id);
   return result;
+}
+
+/** A delivery attempt as a span of its store (core/plugins/telemetry.ts); a failed one is an error (query_errors). */
+function traceAttempt(claimed: Claimed, outcome: AttemptResult, result: Recorded) {
+  const failed = result.outcome !== 'succeeded';
+  let endpoint = claimed.url;
+  try {
+    endpoint = new URL(claimed.url).origin + new URL(claimed.url).pathname;
+  } catch {}
+  tracing.tracer?.record(
+    'webhook',
+    'webhook.deliver',
+    { store_id: claimed.store_id, route: endpoint, event: claimed.event_type },
+    outcome.durationMs,
+    {
+      status: outcome.statusCode ?? undefined,
+      failed,
+      error: failed,
+      code: failed ? 'webhook_delivery_failed' : undefined,
+      message: failed ? (outcome.error ?? `The endpoint answered HTTP ${outcome.statusCode}.`) : undefined,
+    },
+  );
 }
 
 /** A signing secret opened from its sealed form, or a plain one stored before sealing; undefined if it cannot be opened. */

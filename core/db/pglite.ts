@@ -7,6 +7,7 @@ import { pgliteExtensions } from './pglite-extensions';
 import wasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' with { type: 'file' };
 import initdbPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' };
 import dataPath from '../../node_modules/@electric-sql/pglite/dist/pglite.data' with { type: 'file' };
+import { tracing } from '../plugins/telemetry';
 
 /**
  * Settings for a database that lives inside the one svc process (docs/footprint.md has the
@@ -77,6 +78,9 @@ export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Prom
     kind: 'pglite',
     native: { pglite: pg },
     async query(text, params = []) {
+      // A span per query of traced work when a tracer is installed (core/plugins/telemetry.ts).
+      const tracer = tracing.tracer;
+      if (tracer) return tracer.query(text, async () => (await conn.query(text, params)).rows);
       return (await conn.query(text, params)).rows;
     },
     async transaction(fn) {

@@ -1,4 +1,5 @@
 import type { Db } from './types';
+import { tracing } from '../plugins/telemetry';
 
 /**
  * Real PostgreSQL through Bun's built-in SQL client. Chosen over postgres.js by measurement:
@@ -10,6 +11,9 @@ export function postgresDb(url: string, max = 10): Db {
     kind: 'postgres',
     native: { sql },
     async query(text, params = []) {
+      // A span per query of traced work when a tracer is installed (core/plugins/telemetry.ts).
+      const tracer = tracing.tracer;
+      if (tracer) return tracer.query(text, async () => (await conn.unsafe(text, params)) as any[]);
       return (await conn.unsafe(text, params)) as any[];
     },
     async transaction(fn) {

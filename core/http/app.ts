@@ -9,6 +9,7 @@ import { SIGNED_ROUTE, serveSigned } from './signed';
 import { MCP_PATH } from '../mcp/path';
 import { lazy } from '../lazy';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
+import { tracing } from '../plugins/telemetry';
 
 /** A route outside the REST pipeline (the console's pages): the composition root hands them in. */
 export type PageRoute = { method: string; path: string; handler: (c: { request: Request }) => Response | Promise<Response> };
@@ -24,9 +25,18 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
   type Handler = (c: { request: Request; params: Record<string, string>; server: any }) => Response | Promise<Response>;
   const route = (method: string, path: string, handler: Handler, conventions = false) => {
     table.add(method, path);
-    const run: Handler = conventions
+    const plain: Handler = conventions
       ? async ({ request, params, server }) => withConventionHeaders(await handler({ request, params, server }))
       : handler;
+    // A span per request when a tracer is installed (core/plugins/telemetry.ts): one property read otherwise.
+    const name = `${method} ${path}`;
+    const attrs = { method, route: path };
+    const outcome = (res: Response) => ({ status: res.status, request_id: res.headers.get('x-request-id') ?? undefined });
+    const run: Handler = ({ request, params, server }) => {
+      const tracer = tracing.tracer;
+      if (!tracer) return plain({ request, params, server });
+      return tracer.span('request', name, attrs, async () => plain({ request, params, server }), outcome);
+    };
     app.route(method, path, run as any, { parse: 'none' } as any);
   };
   for (const r of restRoutes(svc.registry))

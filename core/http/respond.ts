@@ -1,6 +1,7 @@
 import { toSvcError } from '../errors';
 import { createLogger, errorFields, type Logger } from '../log';
 import { LATEST } from './versioning';
+import { tracing } from '../plugins/telemetry';
 
 /** The headers every response carries (SPEC 4, 9). */
 export function baseHeaders(requestId: string, version = LATEST.id): Record<string, string> {
@@ -38,6 +39,8 @@ export function errorResponse(err: unknown, requestId: string, headers: Record<s
       ...errorFields(err),
       ...(err instanceof Error && err.stack ? { at: err.stack.split('\n')[1]?.trim() } : {}),
     });
+  // A 5xx is an error of the request's span (query_errors groups it); the cause's own message says more than the envelope's.
+  if (e.status >= 500) tracing.tracer?.annotate({ error_code: e.code, error_message: err instanceof Error ? err.message : e.message });
   return json(
     e.status,
     { error: { type: e.type, message: e.message, code: e.code, param: e.param, request_id: requestId } },

@@ -15,6 +15,7 @@ import { baseHeaders, errorResponse, textResponse } from './respond';
 import type { Services } from './services';
 import { LATEST, VERSIONS, downgradeBody, notYetInVersion, resolveVersion, type ResolvedVersion } from './versioning';
 import { requestFacts } from '../net/site';
+import { tracing } from '../plugins/telemetry';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -225,6 +226,8 @@ export async function handleRest(
     const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);
     const pathParams = pathParamsOf(params);
     const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind);
+    // The request's span belongs to this store from here (a refused credential's never does).
+    if (store !== NO_STORE) tracing.tracer?.annotate({ store_id: store.id });
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
       const leasing = svc.rateLimiter.check(store.id, store.plan, headers);
       if (leasing) await leasing;

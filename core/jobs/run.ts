@@ -10,6 +10,7 @@ import { jobContext, runAfterCommit, validateInput, writeJobEvents, type CallerD
 import { reactionQueue } from '../events/outbox';
 import type { EventOrigin } from '../events/types';
 import { claimJob, failJob, finishJob, recordProgress } from './tracked';
+import { tracing, type TracedOutcome } from '../plugins/telemetry';
 
 /** One pg-boss job as a worker holds it (the fields the runner reads). */
 export type HeldJob = Pick<JobWithMetadata<any>, 'id' | 'data' | 'retryCount' | 'retryLimit'>;
@@ -51,17 +52,33 @@ export function pluginJobs(db: Db, clock: Clock, registry: Registry, opts: { shu
         queue,
         cron: spec.cron,
         options: { ...retrying(spec.retries), ...(spec.heartbeatSeconds ? { heartbeatSeconds: spec.heartbeatSeconds } : {}) },
-        runEach: (jobs) => eachOf(jobs, (j) => runOne(p, name, spec, deps(p, name), j)),
+        runEach: (jobs) => eachOf(jobs, (j) => traced(queue, j, () => runOne(p, name, spec, deps(p, name), j))),
       };
     }),
     ...(p.on || p.onSubscribed
-      ? [{ queue: reactionQueue(p.name), options: retrying(), runEach: (jobs: HeldJob[]) => eachOf(jobs, (j) => react(p, deps(p, 'on'), j)) }]
+      ? [
+          {
+            queue: reactionQueue(p.name),
+            options: retrying(),
+            runEach: (jobs: HeldJob[]) => eachOf(jobs, (j) => traced(reactionQueue(p.name), j, () => react(p, deps(p, 'on'), j))),
+          },
+        ]
       : []),
   ]);
 }
 
 async function eachOf(jobs: HeldJob[], run: (j: HeldJob) => Promise<JobResult['status']>): Promise<JobResult[]> {
   return Promise.all(jobs.map(async (j) => ({ id: j.id, status: await run(j) })));
+}
+
+const jobOutcome = (status: JobResult['status']): TracedOutcome => (status === 'completed' ? {} : { failed: true });
+
+/** A job's span, in its store, when a tracer is installed (core/plugins/telemetry.ts); otherwise the job itself. */
+function traced(queue: string, held: HeldJob, run: () => Promise<JobResult['status']>): Promise<JobResult['status']> {
+  const tracer = tracing.tracer;
+  if (!tracer) return run();
+  const store_id = (held.data as JobData | null)?.store_id;
+  return tracer.span('job', queue, { route: queue, store_id }, run, jobOutcome);
 }
 
 /** A cron job's data is pg-boss's (none): its input is `{}`. */
@@ -126,6 +143,8 @@ async function failed(db: Db, clock: Clock, log: Logger, type: string, id: strin
     retries: held.retryLimit,
     ...errorFields(e),
   });
+  // A job failed for good is an error of its span (query_errors); a failure to be retried is not yet.
+  if (final) tracing.tracer?.annotate({ error: true, error_code: error.code, error_message: e instanceof Error ? e.message : error.message });
   if (id) await failJob(db, id, clock.now(), error, final).catch(() => {});
   return invalid ? 'deadletter' : 'failed';
 }

@@ -16,6 +16,7 @@ import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
+import { tracing } from '../plugins/telemetry';
 
 export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
@@ -213,6 +214,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
   const { principal } = auth;
   const store = auth.store!;
+  tracing.tracer?.annotate({ store_id: store.id }); // the request's span is this store's (core/plugins/telemetry.ts)
   // Local bridges name the store they were started for; it must be the key's store.
   const wanted = request.url.includes('?') ? new URL(request.url).searchParams.get('store') : null;
   if (wanted && wanted !== store.id) return rpcError(403, -32001, `store_mismatch: this API key belongs to another store than ${wanted}.`);

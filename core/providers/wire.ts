@@ -1,4 +1,5 @@
 import { fail, SvcError } from '../errors';
+import { tracing, type TracedOutcome } from '../plugins/telemetry';
 
 /**
  * The one retry and timeout policy of every provider call (the SDK clients are given this fetch
@@ -61,7 +62,23 @@ export class ProviderTimeout extends Error {}
  * on as bytes, so a provider that stalls mid-body times out like one that never answers.
  */
 export function providerFetch(opts: WireOptions, state: WireState = { timedOut: false }): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  const call = withRetries(opts, state);
+  // A span per provider call (its retries inside) when a tracer is installed (core/plugins/telemetry.ts).
+  return ((input: string | URL | Request, init?: RequestInit) => {
+    const tracer = tracing.tracer;
+    if (!tracer) return call(input, init);
+    return tracer.span('provider', opts.provider, { route: opts.provider }, () => call(input, init), providerOutcome);
+  }) as typeof fetch;
+}
+
+/** A provider's answer as a span's outcome: any error status is a provider failure (an error of query_errors). */
+const providerOutcome = (res: Response): TracedOutcome =>
+  res.status >= 400
+    ? { status: res.status, failed: true, error: true, code: 'provider_error', message: `HTTP ${res.status} ${res.statusText}`.trim() }
+    : { status: res.status };
+
+function withRetries(opts: WireOptions, state: WireState) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const started = performance.now();
     const sent = new Headers(init?.headers);
     if (opts.dropAuthorization) sent.delete('authorization');
@@ -73,7 +90,7 @@ export function providerFetch(opts: WireOptions, state: WireState = { timedOut: 
       await res.body?.cancel().catch(() => {});
       await pause(wait, init?.signal);
     }
-  }) as typeof fetch;
+  };
 }
 
 async function attemptFetch(input: string | URL | Request, init: RequestInit, opts: WireOptions, state: WireState): Promise<Response> {

@@ -15,6 +15,7 @@ import type { RunResult, ToolCaller, ToolOutcome, ToolTarget } from './types';
 import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
 import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
+import { tracing, type TracedOutcome } from '../plugins/telemetry';
 
 /**
  * Resolves a tool name to a built-in action (grouped `products` + action, or flat
@@ -105,7 +106,30 @@ export async function runTarget(
  * scope (and input) check, approval gate, run, audit record (SPEC 2.6, duration end to end).
  * Errors come back as values so every transport can show them to the model as a tool error.
  */
-export async function callTool(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string } = {}): Promise<ToolOutcome> {
+export function callTool(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string } = {}): Promise<ToolOutcome> {
+  // A span per tool call when a tracer is installed (core/plugins/telemetry.ts); the call's own errors are values, read by toolSpanOutcome.
+  const tracer = tracing.tracer;
+  if (!tracer) return runToolCall(caller, target, opts);
+  const route = target.kind === 'builtin' ? `${target.plugin.name}.${target.actionName ?? ''}` : target.tool.name;
+  return tracer.span('tool_call', route, { route, store_id: caller.store.id }, () => runToolCall(caller, target, opts), toolSpanOutcome);
+}
+
+/**
+ * How a tool call ended, for its span: an error answer failed it; it is an error (query_errors)
+ * when the server or the tool failed (a 5xx, a custom tool's own failure), not when the caller
+ * asked wrongly (a 4xx: a metric).
+ */
+const toolSpanOutcome = (o: ToolOutcome): TracedOutcome =>
+  o.kind === 'error'
+    ? {
+        failed: true,
+        error: o.error.status >= 500 || o.error.code === 'tool_error' || o.error.code === 'tool_timeout',
+        code: o.error.code,
+        message: o.error.message,
+      }
+    : {};
+
+async function runToolCall(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string }): Promise<ToolOutcome> {
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);

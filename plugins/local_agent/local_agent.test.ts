@@ -68,6 +68,13 @@ test('run_task answers a job the chosen node runs itself; the result is in the j
   expect(await node.poll()).toBe(0);
   expect(await api.poll()).toBe(1);
   expect((await h.call('GET', `/jobs/${byRole.body.id}`)).body.status).toBe('succeeded');
+  // reindex_embeddings rebuilds the embeddings table's indexes, on the node asked.
+  const reindex = await h.call('POST', '/local-agent/tasks', { task: 'reindex_embeddings', node_id: node.id });
+  expect(await node.poll()).toBe(1);
+  expect((await h.call('GET', `/jobs/${reindex.body.id}`)).body).toMatchObject({
+    status: 'succeeded',
+    result: { task: 'reindex_embeddings', table: 'embeddings', indexes: 3 },
+  });
   for (let i = 0; i < 11; i++) await h.call('POST', '/local-agent/tasks', { task: 'analyze', node_id: node.id });
   expect(await node.poll()).toBe(11);
   const recent = (await h.call('GET', `/local-agent/nodes/${node.id}`)).body.recent_tasks;

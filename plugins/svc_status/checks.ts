@@ -1,6 +1,7 @@
 import type { Clock, Db } from '../../core/sdk';
 import { enqueue } from '../../core/platform';
 import { STALE_S, workerCounts } from '../local_agent/public';
+import { failingProviders } from './providers';
 
 /**
  * The conditions svc watches, checked every CHECK_INTERVAL_S by every process (an API-only node
@@ -13,7 +14,7 @@ export const WORKERS_GONE_S = 30;
 
 export interface Condition {
   key: string;
-  kind: 'workers_gone' | 'backlog' | 'webhook_disabled';
+  kind: 'workers_gone' | 'backlog' | 'webhook_disabled' | 'provider_failing';
   store_id: string | null;
   title: string;
   details: Record<string, unknown>;
@@ -50,6 +51,15 @@ export async function currentConditions(db: Db, clock: Clock, backlogS: number):
       store_id: null,
       title: `The oldest waiting job has waited ${queue.lag_seconds} s (over ${backlogS} s)`,
       details: { queue_depth: queue.depth, lag_seconds: queue.lag_seconds, threshold_seconds: backlogS },
+    });
+  // Providers whose last 3 calls or probes failed (providers.ts): open until 2 succeed in a row.
+  for (const p of await failingProviders(db))
+    found.push({
+      key: `provider_failing:${p.name}`,
+      kind: 'provider_failing',
+      store_id: null,
+      title: `Provider ${p.name} is failing`,
+      details: { provider: p.name, failures_in_row: p.failures_in_row, last_error: p.last_error },
     });
   // Endpoints svc disabled itself (410, days of failures); one the store disabled on purpose is no incident.
   const disabled = await db.query<{ id: string; store_id: string; url: string; disabled_reason: string | null }>(

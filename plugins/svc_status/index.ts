@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, Uuid, WebUrl, When } from '../../core/sdk';
+import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, providerSettings, Uuid, WebUrl, When } from '../../core/sdk';
 import migration001 from './migrations/001_status.sql' with { type: 'text' };
+import migration002 from './migrations/002_providers.sql' with { type: 'text' };
+import { onProviderOutcome } from '../telemetry/public';
+import { probeProviders, probesOf, recordOutcome } from './providers';
 import { CHECK_INTERVAL_S, checkIncidents } from './checks';
 import { getStatus, listIncidents, readiness } from './status';
 import { notify, subscribe, Subscription } from './subscriptions';
@@ -12,13 +15,21 @@ export const StatusConfig = Type.Object({
     env: 'SVC_STATUS_BACKLOG_S',
     description: 'A backlog incident opens when the oldest waiting job has waited longer than this (seconds).',
   }),
+  probe_interval_s: Type.Integer({
+    minimum: 1,
+    default: 30,
+    env: 'SVC_STATUS_PROBE_INTERVAL_S',
+    description: 'How often each configured provider is probed with its cheapest authenticated GET (seconds).',
+  }),
+  // The providers to probe: the operator's settings every provider plugin reads.
+  ...providerSettings,
 });
 const action = actionFor(StatusConfig);
 
 const Incident = Type.Object({
   object: Type.Literal('incident'),
   id: Type.String(),
-  kind: Type.String({ description: 'workers_gone, backlog or webhook_disabled.' }),
+  kind: Type.String({ description: 'workers_gone, backlog, provider_failing or webhook_disabled.' }),
   scope: Type.Union([Type.Literal('instance'), Type.Literal('store')], { description: "instance: every store's; store: this store's alone." }),
   title: Type.String(),
   details: Type.Record(Type.String(), Type.Unknown()),
@@ -50,13 +61,16 @@ const svc_status = definePlugin({
   description: "This svc instance's health: database, job queue, workers, incidents (open and past), and subscriptions to incident notices.",
   resource: 'incident',
   catalog: true,
-  requires: ['local_agent'],
+  requires: ['local_agent', 'telemetry'],
   calls: ['email'],
   // SPEC 5.4: platform or platform:read, for subscribe too.
   scopes: { read: ['platform', 'platform:read'], write: ['platform', 'platform:read'] },
-  tables: ['svc_status_incidents', 'svc_status_subscriptions'],
+  tables: ['svc_status_incidents', 'svc_status_subscriptions', 'svc_status_providers'],
   config: StatusConfig,
-  migrations: [{ id: 'svc_status/001_status', sql: migration001 }],
+  migrations: [
+    { id: 'svc_status/001_status', sql: migration001 },
+    { id: 'svc_status/002_providers', sql: migration002 },
+  ],
   jobs: {
     notify: job({
       description: 'Sends incident.opened or incident.resolved to one subscription.',
@@ -123,11 +137,25 @@ const svc_status = definePlugin({
   },
   // Every process checks (an API-only one too: with every worker gone no job would).
   start: async ({ db, clock, config, log }) => {
-    const { backlog_s } = config as Static<typeof StatusConfig>;
-    const check = () => checkIncidents(db, clock, backlog_s).catch((e) => log.warn('status check failed', { error: String(e) }));
+    const settings = config as Static<typeof StatusConfig>;
+    const check = () => checkIncidents(db, clock, settings.backlog_s).catch((e) => log.warn('status check failed', { error: String(e) }));
     const timer = setInterval(check, CHECK_INTERVAL_S * 1000);
     timer.unref?.();
-    return { stop: () => clearInterval(timer) };
+    // Providers: probed on a timer, and every call this process makes counts too (heard through telemetry's tracer).
+    const probes = probesOf(settings);
+    const probe = () => probeProviders(db, clock, probes).catch((e) => log.warn('provider probe failed', { error: String(e) }));
+    const prober = probes.length ? setInterval(probe, settings.probe_interval_s * 1000) : undefined;
+    prober?.unref?.();
+    const unhear = onProviderOutcome((name, ok, error) => {
+      recordOutcome(db, clock, name, ok, error).catch((e) => log.warn('provider outcome not recorded', { error: String(e) }));
+    });
+    return {
+      stop: () => {
+        clearInterval(timer);
+        if (prober) clearInterval(prober);
+        unhear();
+      },
+    };
   },
 });
 export default svc_status;

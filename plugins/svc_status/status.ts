@@ -2,6 +2,7 @@ import type { Ctx, Db } from '../../core/sdk';
 import { allMigrations, type Registry } from '../../core/platform';
 import { workerCounts } from '../local_agent/public';
 import { queueState, toIncident } from './checks';
+import { providerStatuses } from './providers';
 import pkg from '../../package.json';
 
 /** The instance as this store sees it: its incidents are the instance's and its own. */
@@ -21,8 +22,8 @@ export async function getStatus(ctx: Ctx) {
     database: { status: 'ok' as const, backend: ctx.db.kind },
     queue,
     workers: { live: workers.live, stale: workers.stale },
-    // No outside provider layer is probed yet (README.md); the list is there for when one is.
-    providers: [] as { name: string; status: string }[],
+    // Every configured provider svc has probed or called: operational, or failing (providers.ts).
+    providers: await providerStatuses(ctx.db),
     open_incidents: Number(open.n),
   };
 }

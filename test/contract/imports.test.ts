@@ -55,6 +55,8 @@ const PLATFORM_PLUGINS = [
   'svc_status',
   'local_agent',
   'launch_cluster',
+  // Traces the core's hot paths (core/plugins/telemetry.ts).
+  'telemetry',
 ];
 
 const requiresOf = new Map(pluginList.map((p) => [p.name, p.requires ?? []]));

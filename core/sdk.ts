@@ -92,6 +92,7 @@ export {
   removeBgProvider,
   searchProvider,
   upscaleProvider,
+  videosProvider,
   setSpendCap,
   thisMonth,
   usageReport,
@@ -111,6 +112,9 @@ export type {
   ToolResult,
   Usage,
   UsageCounts,
+  ProviderVideo,
+  VideosProvider,
+  VideoStatus,
 } from './providers';
 
 // Inbound routes signed with SVC_INBOUND_SECRET (mail relays, carriers): one scheme.

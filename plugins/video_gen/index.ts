@@ -7,7 +7,6 @@ import {
   invalid,
   job,
   JobStarted,
-  noExample,
   providerSettings,
   videosProvider,
   type ProviderConfig,
@@ -67,7 +66,8 @@ export default definePlugin({
       errors: ['video_failed'],
       emits: ['video.completed', 'video.failed'],
       rest: { method: 'POST', path: '/videos', status: 202 },
-      example: noExample('calls a video model; video_gen.test.ts covers it against a local fake of the Videos API'),
+      // The sweeps' model server answers a queued video (test/kit/sweep.ts); video_gen.test.ts runs the job.
+      example: { prompt: 'A linen apron folding itself on a table.', seconds: 4 },
       handler: async (ctx, input) => {
         const provider = videosProvider(ctx.config as ProviderConfig);
         await checkSpendCap({ db: ctx.db, clock: ctx.clock, storeId: ctx.store.id, prices: ctx.config.provider_prices });
@@ -101,7 +101,6 @@ export default definePlugin({
       input: VideoId,
       output: Video,
       rest: { method: 'GET', path: '/videos/:id' },
-      example: noExample('needs a video made through the fake Videos API; video_gen.test.ts covers it'),
       handler: async (ctx, input) => presentVideo(ctx, await videoRow(ctx.db, ctx.store.id, input.id)),
     }),
     list_videos: action({

@@ -18,6 +18,13 @@ const EmbeddingsConfig = Type.Object({
     default: true,
     description: 'query_similar walks the HNSW index where the database has pgvector (0.8+); false: always the exact search.',
   }),
+  ef_search: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 200,
+    description:
+      "pgvector's hnsw.ef_search for query_similar (at least its limit): candidates kept while walking the index; higher finds more true neighbours, slower.",
+  }),
 });
 
 /**

@@ -103,7 +103,15 @@ const vectorParam = (v: number[]) => `{${v.join(',')}}`;
 export async function querySimilar(ctx: Ctx, input: Static<typeof SimilarQuery>) {
   const [vector] = await embed(ctx, [input.query]);
   const limit = input.limit ?? 10;
-  const q = { storeId: ctx.store.id, model: ctx.config.model as string, vector: vectorParam(vector), dims: vector.length, limit, columns: COLUMNS };
+  const q = {
+    storeId: ctx.store.id,
+    model: ctx.config.model as string,
+    vector: vectorParam(vector),
+    dims: vector.length,
+    limit,
+    columns: COLUMNS,
+    efSearch: ctx.config.ef_search as number,
+  };
   let rows = ctx.config.pgvector === false ? undefined : await nearestByIndex(ctx.db, q);
   if (!rows || rows.length < limit)
     rows = await ctx.db.query(

@@ -61,17 +61,17 @@ export async function ensureIndex(db: Db, dims: number): Promise<void> {
 /**
  * The store's `limit` nearest rows by the HNSW index, or undefined where there is none (then the
  * caller searches exactly). `strict_order` iterative scans keep going past rows of other stores
- * and models until `limit` rows match, in distance order; `ef_search` at least `limit` so a
- * page is not cut short. The rows come with their exact similarity, as the exact search gives it.
+ * and models until `limit` rows match, in distance order; `ef_search` (SVC_EMBEDDINGS_EF_SEARCH,
+ * at least `limit`) is how many candidates the walk keeps: higher finds more true neighbours, slower. The rows come with their exact similarity, as the exact search gives it.
  */
 export async function nearestByIndex(
   db: Db,
-  q: { storeId: string; model: string; vector: string; dims: number; limit: number; columns: string },
+  q: { storeId: string; model: string; vector: string; dims: number; limit: number; columns: string; efSearch: number },
 ): Promise<Record<string, any>[] | undefined> {
   if (q.dims > HNSW_MAX_DIMS || !(await pgvectorOn(db))) return undefined;
   return db.transaction(async (tx) => {
     await tx.query(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', $1, true)`, [
-      String(Math.min(1000, Math.max(40, q.limit))),
+      String(Math.min(1000, Math.max(q.efSearch, q.limit))),
     ]);
     return tx.query(nearestSql(q.columns, q.dims), [q.storeId, q.model, q.vector, q.limit]);
   });

@@ -14,6 +14,7 @@
  *   BENCH_DIMS     their dimensions (default 256; text-embedding-3-small takes `dimensions`)
  *   BENCH_QUERIES  queries per path (default 30; the exact path runs min(10, this))
  *   BENCH_LIMIT    query_similar's limit (default 10)
+ *   BENCH_CLUSTERS topics the vectors gather around (default 1000; 0: uniform random vectors)
  *   SVC_EMBEDDINGS_EF_SEARCH  the index walk's candidates (default 200, as svc's)
  *   DATABASE_URL   server to create the throwaway database on (default postgres://postgres@127.0.0.1:5432/postgres)
  */
@@ -31,13 +32,33 @@ const LIMIT = Number(process.env.BENCH_LIMIT ?? 10);
 const EF_SEARCH = process.env.SVC_EMBEDDINGS_EF_SEARCH ?? '200';
 const log = (line: string) => console.error(line);
 
-/** A unit vector drawn from a seed (the same query text gives the same vector on both paths). */
-function vectorOf(seed: number): number[] {
+/** A seeded generator of numbers in [-0.5, 0.5). */
+function rng(seed: number) {
   let s = seed >>> 0 || 1;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32 - 0.5);
-  const v = Array.from({ length: DIMS }, next);
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32 - 0.5);
+}
+const unit = (v: number[]) => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
+};
+
+/**
+ * Texts' embeddings are not uniform noise: they gather by topic. The vectors are CLUSTERS topics
+ * (random unit centres) with each point its centre plus noise (a third of its length), and each
+ * query lies near one topic too. BENCH_CLUSTERS=0 seeds uniform random vectors instead, HNSW's
+ * worst case (no structure: every neighbour is about as far as any other).
+ */
+const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 1000);
+const SPREAD = 1 / 3;
+const centres = Array.from({ length: Math.max(1, CLUSTERS) }, (_, k) => {
+  const r = rng(k + 1);
+  return unit(Array.from({ length: DIMS }, r));
+});
+function vectorOf(seed: number): number[] {
+  const r = rng(seed * 7919 + 13);
+  if (!CLUSTERS) return unit(Array.from({ length: DIMS }, r));
+  const c = centres[(seed * 37) % CLUSTERS];
+  return unit(c.map((x) => x + (r() * 2 * SPREAD * Math.sqrt(3)) / Math.sqrt(DIMS)));
 }
 
 // OpenAI's /embeddings, answering each query text `q<n>` with vectorOf(n).
@@ -46,7 +67,7 @@ const fake = Bun.serve({
   hostname: '127.0.0.1',
   async fetch(req) {
     const body = (await req.json()) as { input: string[] };
-    const r = whole.embeddings(body.input.map((t) => vectorOf(Number(t.slice(1)) + 7)));
+    const r = whole.embeddings(body.input.map((t) => vectorOf(Number(t.slice(1)) + 1)));
     return new Response('body' in r ? r.body : '', { headers: { 'content-type': 'application/json' } });
   },
 });
@@ -58,17 +79,23 @@ try {
   const key = await h.newKey([...h.registry.grantable]);
   log(`seeding ${VECTORS} vectors of ${DIMS} dimensions ...`);
   let t = performance.now();
-  // Random unit vectors, made in SQL in chunks (a single statement would hold them all in memory).
+  // The centres as a table, then each point made in SQL from one (uniform noise of the same spread as the queries').
+  await h.db.query('CREATE TEMP TABLE bench_centres (k int PRIMARY KEY, v real[])');
+  await h.db.query('INSERT INTO bench_centres SELECT k - 1, v::real[] FROM unnest($1::text[]) WITH ORDINALITY AS t(v, k)', [
+    centres.map((c) => `{${c.join(',')}}`),
+  ]);
+  const noise = (2 * SPREAD * Math.sqrt(3)) / Math.sqrt(DIMS);
   for (let done = 0; done < VECTORS; done += 10_000) {
     const n = Math.min(10_000, VECTORS - done);
     await h.db.query(
       `INSERT INTO embeddings (id, store_id, metadata, content, content_hash, model, dimensions, vector, created_at, updated_at)
        SELECT gen_random_uuid(), $1, '{}', 'text ' || (g + $4), md5(g::text), 'text-embedding-3-small', $2,
-              (SELECT array_agg(x / norm) FROM (SELECT x, sqrt(sum(x * x) OVER ()) AS norm
-                 FROM (SELECT (random() - 0.5)::real AS x FROM generate_series(1, $2) WHERE g > 0) r) u)::real[],
+              (SELECT array_agg(x / norm ORDER BY i) FROM (SELECT i, x, sqrt(sum(x * x) OVER ()) AS norm FROM (
+                 SELECT i, CASE WHEN $6 THEN c.v[i] ELSE 0 END + (random() - 0.5) * $5 AS x
+                   FROM generate_series(1, $2) AS i, bench_centres c WHERE c.k = (g + $4) % $7) r) u)::real[],
               now(), now()
          FROM generate_series(1, $3::int) AS g`,
-      [h.store.id, DIMS, n, done],
+      [h.store.id, DIMS, n, done, CLUSTERS ? noise : 1, CLUSTERS > 0, Math.max(1, CLUSTERS)],
     );
   }
   await h.db.query('ANALYZE embeddings');
@@ -105,7 +132,10 @@ try {
 
   const row = (name: string, r: typeof withIndex, n: number) =>
     `| ${name} | ${n} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.perS.toFixed(1)} |`;
-  console.log(`\nquery_similar over ${VECTORS.toLocaleString('en')} vectors of ${DIMS} dimensions, limit ${LIMIT}, one store (PostgreSQL)`);
+  const shape = CLUSTERS ? `around ${CLUSTERS} topics` : 'uniform random';
+  console.log(
+    `\nquery_similar over ${VECTORS.toLocaleString('en')} vectors of ${DIMS} dimensions (${shape}), limit ${LIMIT}, one store (PostgreSQL)`,
+  );
   console.log('\n| path | queries | p50 ms | p95 ms | queries/s (one client) |\n|---|---:|---:|---:|---:|');
   console.log(row(`pgvector HNSW (m 16, ef_construction 64; strict iterative scan, ef_search ${EF_SEARCH})`, withIndex, QUERIES));
   console.log(row('exact over real[] (SVC_EMBEDDINGS_PGVECTOR=false)', withoutIndex, nExact));

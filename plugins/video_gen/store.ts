@@ -36,7 +36,23 @@ async function assetOf(ctx: Ctx, mediaId: string | null): Promise<AssetOut | nul
   }
 }
 
-export const presentVideo = async (ctx: Ctx, r: VideoRow) => toVideo(r, await assetOf(ctx, r.media_id ?? null));
+/**
+ * A video whose job ended without finishing it (cancelled before a worker took it, or failed once
+ * its retries were spent) is shown failed, with the job's reason: the job will not touch it again.
+ */
+async function settled(ctx: Ctx, r: VideoRow): Promise<VideoRow> {
+  if (r.status !== 'queued' && r.status !== 'in_progress') return r;
+  const [job] = await ctx.db.query<{ status: string; error: { code?: string; message: string } | null }>(
+    'SELECT status, error FROM jobs WHERE store_id = $1 AND id = $2',
+    [ctx.store.id, r.id],
+  );
+  if (job?.status === 'cancelled') return { ...r, status: 'failed', error: { code: 'cancelled', message: 'The job was cancelled.' } };
+  if (job?.status === 'failed')
+    return { ...r, status: 'failed', error: { code: job.error?.code ?? 'failed', message: job.error?.message ?? 'The job failed.' } };
+  return r;
+}
+
+export const presentVideo = async (ctx: Ctx, r: VideoRow) => toVideo(await settled(ctx, r), await assetOf(ctx, r.media_id ?? null));
 
 export async function insertVideo(
   ctx: Ctx,
@@ -93,7 +109,11 @@ export async function markFailed(db: Db, storeId: string, id: string, error: { c
   return row as VideoRow | undefined;
 }
 
+/** The status `settled` shows, in SQL, so a status filter agrees with what the list shows. */
+const SHOWN_STATUS = `CASE WHEN videos.status IN ('queued', 'in_progress') AND EXISTS (SELECT 1 FROM jobs j
+  WHERE j.store_id = videos.store_id AND j.id = videos.id AND j.status IN ('cancelled', 'failed')) THEN 'failed' ELSE videos.status END`;
+
 export const listVideos = (ctx: Ctx, input: Static<typeof VideoQuery>) =>
-  listPage(ctx, { table: 'videos', path: '/videos', input, filters: { 'status = $': input.status } }, (rows) =>
+  listPage(ctx, { table: 'videos', path: '/videos', input, filters: { [`${SHOWN_STATUS} = $`]: input.status } }, (rows) =>
     Promise.all(rows.map((r) => presentVideo(ctx, r))),
   );

@@ -181,6 +181,18 @@ test('a video not finished within SVC_VIDEO_GEN_MAX_WAIT_S is failed (timeout)',
   expect((await h.call('GET', `/jobs/${r.body.id}`)).body.status).toBe('failed');
 });
 
+test('a video whose job is cancelled (before a worker took it) shows failed, cancelled; the job does not poll it', async () => {
+  const api = fake({ steps: [{ status: 'in_progress', progress: 20 }] });
+  const h = await harness(api.url);
+  const r = await h.call('POST', '/videos', { prompt: 'Never mind' });
+  expect((await h.call('POST', `/jobs/${r.body.id}/cancel`)).body.status).toBe('cancelled');
+  await work(h);
+  expect(api.requests).toHaveLength(1);
+  expect((await h.call('GET', `/videos/${r.body.id}`)).body).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+  expect((await h.call('GET', '/videos?status=queued')).body.data).toEqual([]);
+  expect((await h.call('GET', '/videos?status=failed')).body.data.map((v: any) => v.error.code)).toEqual(['cancelled']);
+});
+
 test('the spend cap: at it, generate_video is 403 spend_cap_reached before the provider is asked', async () => {
   const api = fake();
   const h = await harness(api.url);

@@ -93,6 +93,7 @@ export {
   removeBgProvider,
   searchProvider,
   upscaleProvider,
+  videosProvider,
   setSpendCap,
   thisMonth,
   usageReport,
@@ -112,6 +113,9 @@ export type {
   ToolResult,
   Usage,
   UsageCounts,
+  ProviderVideo,
+  VideosProvider,
+  VideoStatus,
 } from './providers';
 
 // Inbound routes signed with SVC_INBOUND_SECRET (mail relays, carriers): one scheme.

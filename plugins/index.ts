@@ -18,6 +18,7 @@ import reviews from './reviews';
 import media from './media';
 import image_gen from './image_gen';
 import remove_bg from './remove_bg';
+import video_gen from './video_gen';
 import qr_codes from './qr_codes';
 import email from './email';
 import inbox from './inbox';
@@ -95,6 +96,7 @@ export const pluginList: PluginDef[] = [
   media,
   image_gen,
   remove_bg,
+  video_gen,
   qr_codes,
   email,
   inbox,

@@ -15,9 +15,11 @@ import { openaiEmbeddings, openaiProvider } from './openai';
 import { braveSearch, searxngSearch } from './search';
 import { openaiImages, removeBg, stabilityUpscale, type ImageOpProvider, type ImagesProvider } from './images';
 import type { ChatProvider, EmbeddingsProvider, SearchProvider } from './types';
+import { openaiVideos, type VideosProvider } from './videos';
 
 export type * from './types';
 export type { ImageOpProvider, ImagesProvider } from './images';
+export type { ProviderVideo, VideosProvider, VideoStatus } from './videos';
 export { checkSpendCap, metered, recordUsage, setSpendCap, thisMonth, usageReport, type Meter, type UsageCounts } from './usage';
 export { priceTable } from './prices';
 
@@ -131,4 +133,10 @@ export function upscaleProvider(c: ProviderConfig): ImageOpProvider {
 export function removeBgProvider(c: ProviderConfig): ImageOpProvider {
   if (!c.removebg_api_key) throw unset('SVC_REMOVEBG_API_KEY', 'background removal uses remove.bg');
   return removeBg({ baseUrl: c.removebg_url || REMOVEBG_DEFAULT_BASE, apiKey: c.removebg_api_key, timeoutMs: timeoutMs(c) });
+}
+
+/** Video generation speaks OpenAI's Videos API (`/videos`, OPENAI_BASE_URL). */
+export function videosProvider(c: ProviderConfig): VideosProvider {
+  if (!c.openai_base_url) throw unset('OPENAI_BASE_URL', 'video generation needs an OpenAI-compatible server');
+  return openaiVideos({ baseUrl: c.openai_base_url, apiKey: c.openai_api_key || undefined, timeoutMs: timeoutMs(c) });
 }

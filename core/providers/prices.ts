@@ -30,6 +30,9 @@ const KNOWN: Record<string, Price> = {
   'anthropic/claude-haiku-4-5': { input_per_million_tokens: 1, output_per_million_tokens: 5 },
   'anthropic/claude-3-5-haiku-latest': { input_per_million_tokens: 0.8, output_per_million_tokens: 4 },
   'anthropic/claude-opus-4-1': { input_per_million_tokens: 15, output_per_million_tokens: 75 },
+  // Sora, per second of video made (720p; sora-2-pro at 1024x1792 or 1792x1024 costs 0.50: override it).
+  'openai/sora-2': { per_video_second: 0.1 },
+  'openai/sora-2-pro': { per_video_second: 0.3 },
   // Brave's Data for AI plan: $5 per 1,000 requests. SearXNG is the operator's own: free.
   'brave/web': { per_request: 0.005 },
 };

@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, expect, test } from 'bun:test';
 import { product, setup } from '../../test/kit/setup';
 import { runJob, takeQueued } from '../../test/kit/jobs';
-import { sharedDb } from '../../test/kit/db';
+import { backend, sharedDb } from '../../test/kit/db';
+import { nearestSql } from './vector-index';
 import { mcpClient } from '../../test/kit/mcp';
 import { events, fakeServer, openai, whole, type Reply } from '../../test/kit/fake-models';
 
@@ -189,3 +190,42 @@ test('index_catalog: a provider failure fails the job after its retries, nothing
   expect(r.body.error.code).toBe('provider_not_configured');
   expect(await takeQueued(none, 'embeddings.index_catalog')).toEqual([]);
 });
+
+// pgvector is installed on this server (Debian's postgresql-<n>-pgvector, or built from source): the migration creates it.
+const db = await sharedDb();
+const pgvector = backend === 'postgres' && (await db.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).length > 0;
+
+test.skipIf(!pgvector)(
+  'with pgvector (PostgreSQL with the extension; skipped elsewhere, where every other test runs the exact search): an HNSW index per dimension count, usable by query_similar, answering as the exact search does',
+  async () => {
+    // 30 points of 8 dimensions in this store, 30 in another (whose rows the index walks past).
+    const point = (i: number) => Array.from({ length: 8 }, (_, k) => Math.sin(i * 7.3 + k * 1.7) + (k === i % 8 ? 1 : 0));
+    const queries = [point(1000), point(2000), point(3000)];
+    // Each query is embedded twice: once for each path.
+    const { h, fake } = await harness([...Array.from({ length: 60 }, (_, i) => vec(...point(i))), ...queries.flatMap((q) => [vec(...q), vec(...q)])]);
+    const other = await setup({ env: { OPENAI_BASE_URL: `${fake.url}/v1` } });
+    const otherKey = await other.newKey([...other.registry.grantable]);
+    for (let i = 0; i < 60; i++) {
+      const [who, key] = i % 2 ? [other, otherKey] : [h, h.key];
+      expect((await who.call('POST', '/embeddings', { text: `point ${i}` }, { 'x-api-key': key })).status).toBe(201);
+    }
+    const [index] = await h.db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = 'embeddings_hnsw_8'`);
+    expect(index.indexdef).toContain('USING hnsw');
+    expect(index.indexdef).toContain('vector_ip_ops');
+    // The planner can answer query_similar's statement from it (on a table this small it may still prefer a scan).
+    const plan = await h.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      return tx.query(`EXPLAIN ${nearestSql('id', 8)}`, [h.store.id, 'text-embedding-3-small', `{${queries[0].join(',')}}`, 5]);
+    });
+    expect(plan.map((r) => Object.values(r)[0]).join('\n')).toContain('embeddings_hnsw_8');
+    // The same answers with the index and with the exact search (SVC_EMBEDDINGS_PGVECTOR=false), a query each.
+    const exact = await h.elsewhere({ OPENAI_BASE_URL: `${fake.url}/v1`, SVC_EMBEDDINGS_PGVECTOR: 'false' });
+    for (let n = 0; n < queries.length; n++) {
+      // Query n: its vector is the fake's next two replies.
+      const a = (await h.call('GET', '/embeddings/similar?query=q&limit=5')).body.data;
+      const b = (await exact.call('GET', '/embeddings/similar?query=q&limit=5', undefined, { 'x-api-key': h.key })).body.data;
+      expect(a.map((d: any) => d.text)).toHaveLength(5);
+      expect(b).toEqual(a);
+    }
+  },
+);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, embeddingsProvider, Input, job, JobStarted, providerSettings, type ProviderConfig } from '../../core/sdk';
 import migration001 from './migrations/001_embeddings.sql' with { type: 'text' };
+import migration002 from './migrations/002_pgvector.sql' with { type: 'text' };
 import { indexCatalog } from './catalog';
 import { Embedding, EmbeddingCreate, SimilarList, SimilarQuery } from './schemas';
 import { createEmbedding, querySimilar } from './store';
@@ -13,11 +14,22 @@ const EmbeddingsConfig = Type.Object({
     minLength: 1,
     description: 'The OpenAI-compatible embeddings model.',
   }),
+  pgvector: Type.Boolean({
+    default: true,
+    description: 'query_similar walks the HNSW index where the database has pgvector (0.8+); false: always the exact search.',
+  }),
+  ef_search: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 200,
+    description:
+      "pgvector's hnsw.ef_search for query_similar (at least its limit): candidates kept while walking the index; higher finds more true neighbours, slower.",
+  }),
 });
 
 /**
  * Text embeddings on the OpenAI-compatible provider (core/providers), kept per store and searched
- * by cosine similarity in SQL. Every provider call is metered and refused at the spend cap.
+ * by cosine similarity: through pgvector's HNSW index where PostgreSQL has it, else exactly in SQL. Every provider call is metered and refused at the spend cap.
  */
 export default definePlugin({
   name: 'embeddings',
@@ -29,7 +41,10 @@ export default definePlugin({
   scopes: { read: ['platform'], write: ['platform'] },
   config: EmbeddingsConfig,
   tables: ['embeddings'],
-  migrations: [{ id: 'embeddings/001_embeddings', sql: migration001 }],
+  migrations: [
+    { id: 'embeddings/001_embeddings', sql: migration001 },
+    { id: 'embeddings/002_pgvector', sql: migration002 },
+  ],
   // index_catalog reads the catalog through products.list_products, as this plugin.
   calls: ['products'],
   jobs: {

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { embeddingsProvider, iso, jsonParam, metered, type Ctx, type Db, type ProviderConfig, type Row } from '../../core/sdk';
 import type { EmbeddingCreate, SimilarQuery } from './schemas';
+import { ensureIndex, nearestByIndex } from './vector-index';
 
 /** Unit length, so the cosine similarity of two stored vectors is their dot product. */
 export function normalize(v: number[]): number[] {
@@ -65,6 +66,7 @@ export async function upsertEmbedding(
   input: { ref?: string; text: string; metadata?: Record<string, string> },
   vector: number[],
 ): Promise<Row> {
+  await ensureIndex(db, vector.length);
   const [row] = await db.query(
     `INSERT INTO embeddings (id, store_id, ref, metadata, content, content_hash, model, dimensions, vector, created_at, updated_at)
      VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, $8, $9::real[], $10, $10)
@@ -92,22 +94,37 @@ export async function upsertEmbedding(
 const vectorParam = (v: number[]) => `{${v.join(',')}}`;
 
 /**
- * The store's embeddings nearest the query's, by cosine similarity, nearest first: exact, in SQL
- * (the dot product of unit vectors), over the embeddings of the configured model.
+ * The store's embeddings nearest the query's, by cosine similarity, nearest first, over the
+ * embeddings of the configured model. With pgvector (vector-index.ts) an HNSW index finds them;
+ * otherwise, or when the index found fewer than asked (a store with fewer embeddings than
+ * `limit`), the search is exact, in SQL (the dot product of unit vectors). Either way each row's
+ * similarity is computed exactly from the stored `real[]`, and ties are ordered by id.
  */
 export async function querySimilar(ctx: Ctx, input: Static<typeof SimilarQuery>) {
   const [vector] = await embed(ctx, [input.query]);
-  const rows = await ctx.db.query(
-    `SELECT ${COLUMNS}, content,
-            (SELECT sum(a * b) FROM unnest(e.vector, $3::real[]) AS t(a, b)) AS similarity
-       FROM embeddings e
-      WHERE store_id = $1 AND model = $2 AND dimensions = $4
-      ORDER BY similarity DESC, id LIMIT $5`,
-    [ctx.store.id, ctx.config.model, vectorParam(vector), vector.length, input.limit ?? 10],
-  );
+  const limit = input.limit ?? 10;
+  const q = {
+    storeId: ctx.store.id,
+    model: ctx.config.model as string,
+    vector: vectorParam(vector),
+    dims: vector.length,
+    limit,
+    columns: COLUMNS,
+    efSearch: ctx.config.ef_search as number,
+  };
+  let rows = ctx.config.pgvector === false ? undefined : await nearestByIndex(ctx.db, q);
+  if (!rows || rows.length < limit)
+    rows = await ctx.db.query(
+      `SELECT ${COLUMNS}, content,
+              (SELECT sum(a * b) FROM unnest(e.vector, $3::real[]) AS t(a, b)) AS similarity
+         FROM embeddings e
+        WHERE store_id = $1 AND model = $2 AND dimensions = $4
+        ORDER BY similarity DESC, id LIMIT $5`,
+      [q.storeId, q.model, q.vector, q.dims, limit],
+    );
   return {
     object: 'list' as const,
-    model: ctx.config.model as string,
+    model: q.model,
     data: rows.map((r) => ({ ...toEmbedding(r), text: r.content as string, similarity: Math.round(Number(r.similarity) * 1e6) / 1e6 })),
   };
 }

@@ -261,6 +261,17 @@ export function fakeModel() {
           created: 1,
           data: [{ b64_json: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' }],
         });
+      // A video creation (video_gen) answers a queued OpenAI video; no job runs in the sweeps, so it is never polled.
+      if (req.method === 'POST' && path.endsWith('/videos'))
+        return Response.json({
+          id: `video_${crypto.randomUUID()}`,
+          object: 'video',
+          model: 'sora-2',
+          status: 'queued',
+          progress: 0,
+          seconds: '4',
+          size: '720x1280',
+        });
       // A classification is answered with its first label.
       const labelOf = (schema: any) => ({ label: schema?.properties?.label?.enum?.[0] ?? 'ok' });
       if (!body.stream && path.endsWith('/messages'))

@@ -1,7 +1,7 @@
 import { egressFetch, errors, iso, page, type Ctx, type PageInput } from '../../core/sdk';
 import { checkRoom, checkSignature, notFound, urlOf, type AssetRow } from './files';
 import { byteStore } from './storage';
-import type { MediaConfig } from './index';
+import type { MediaConfig } from './config';
 import { dimensions, sniff } from './sniff';
 import { cropPixels, decodeImage, encodeImage, resizePixels, type ImageFormat, type Pixels } from './codecs';
 

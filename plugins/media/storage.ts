@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errors, fail } from '../../core/sdk';
-import type { MediaConfig } from './index';
+import type { MediaConfig } from './config';
 
 /**
  * Where an asset's bytes live: under the data directory, or in an S3-compatible bucket when

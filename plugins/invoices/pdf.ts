@@ -1,7 +1,10 @@
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
-import { decimalsOf } from '../../core/sdk';
+import type { PDFFont, PDFPage } from 'pdf-lib';
+import { decimalsOf, lazy } from '../../core/sdk';
 import type { StoreSettings } from '../store/public';
 import type { InvoiceOut } from './store';
+
+// Loaded at the first PDF drawn (docs/footprint.md: libraries load on first use).
+const pdfLib = lazy(() => require('pdf-lib') as typeof import('pdf-lib'));
 
 /** What a sheet drawn here is called and shows: an invoice, or (documents) a quote or a packing slip. */
 export interface Sheet {
@@ -47,6 +50,7 @@ export async function invoicePdf(
   store: { name: string; settings: StoreSettings },
   sheet: Sheet = INVOICE_SHEET,
 ): Promise<Uint8Array> {
+  const { PDFDocument, StandardFonts } = pdfLib();
   const doc = await PDFDocument.create();
   doc.setTitle(`${sheet.title[0]}${sheet.title.slice(1).toLowerCase()} ${inv.number}`);
   doc.setProducer('svc');
@@ -112,7 +116,7 @@ export async function invoicePdf(
     right('Amount', cols.amount, bold);
   }
   nl(6);
-  page.drawLine({ start: { x: M, y }, end: { x: W - M, y }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+  page.drawLine({ start: { x: M, y }, end: { x: W - M, y }, thickness: 0.5, color: pdfLib().rgb(0.6, 0.6, 0.6) });
   nl(12);
   for (const l of inv.lines) {
     text(clip(l.description, font, 10, qtyAt - M - 50), M);
@@ -125,7 +129,7 @@ export async function invoicePdf(
   }
   nl(6);
   if (!sheet.prices) return memoAndSave();
-  page.drawLine({ start: { x: 300, y: y + 8 }, end: { x: W - M, y: y + 8 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+  page.drawLine({ start: { x: 300, y: y + 8 }, end: { x: W - M, y: y + 8 }, thickness: 0.5, color: pdfLib().rgb(0.6, 0.6, 0.6) });
 
   // Totals.
   const row = (label: string, value: string, f: PDFFont = font) => {

@@ -41,14 +41,16 @@ const phone = definePlugin({
     }),
     get_number: action({
       kind: 'read',
-      description: 'The store’s phone number, the URL to set as its messaging webhook in Twilio, and the agent answering its SMS (null: none, no replies).',
+      description:
+        'The store’s phone number, the URL to set as its messaging webhook in Twilio, and the agent answering its SMS (null: none, no replies).',
       input: Input({}),
       output: Type.Object({
         object: Type.Literal('phone_number'),
         phone_number: Type.String({ description: 'The store’s own (store settings’ phone_number), else the instance’s TWILIO_PHONE_NUMBER.' }),
         sms_url: Type.String({ description: 'Set it as the number’s messaging webhook (“A message comes in”, HTTP POST) in Twilio.' }),
         sms_agent_id: Type.Union([Type.String(), Type.Null()], {
-          description: 'The agent that answers inbound SMS (an active agent with the sms channel; the default one among several). null: messages are kept, no reply is sent.',
+          description:
+            'The agent that answers inbound SMS (an active agent with the sms channel; the default one among several). null: messages are kept, no reply is sent.',
         }),
       }),
       rest: { method: 'GET', path: '/phone/number' },

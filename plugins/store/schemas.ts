@@ -38,7 +38,9 @@ export const Settings = Type.Object({
   invoice_prefix: Type.String({ description: 'Put before every invoice number (default INV-).' }),
   prices_include_tax: Type.Boolean({ description: 'Product prices already include tax (amount × p / (100 + p) of each line is tax).' }),
   phone_number: Nullable(
-    Type.String({ description: "The store's own number of the Twilio account: calls and SMS replies come from it (null: the instance's TWILIO_PHONE_NUMBER)." }),
+    Type.String({
+      description: "The store's own number of the Twilio account: calls and SMS replies come from it (null: the instance's TWILIO_PHONE_NUMBER).",
+    }),
   ),
 });
 

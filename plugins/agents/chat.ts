@@ -123,14 +123,15 @@ export async function chat(
   deps: AgentDeps,
   ctx: Ctx,
   input: Static<typeof ChatInput>,
-  channel: { name: 'api' } | { name: 'webchat'; visitor: string; agent: Row } = { name: 'api' },
+  channel: { name: 'api' } | { name: 'webchat' | 'sms'; visitor: string; agent: Row } = { name: 'api' },
 ): Promise<Response> {
-  const agent = channel.name === 'webchat' ? channel.agent : await agentRow(ctx, input.id);
+  const agent = channel.name === 'api' ? await agentRow(ctx, input.id) : channel.agent;
   if (agent.status === 'paused') throw fail('agent_paused', `Agent '${agent.id}' is paused; set its status to active to chat with it.`, 'status');
   // This endpoint is the `api` channel (an API key calling); `webchat` is the storefront widget's (webchat.ts).
   if (channel.name === 'api' && !agent.channels.includes('api'))
     throw errors.conflict(`Agent '${agent.id}' is not enabled on the api channel; add 'api' to its channels.`, 'conflict_error', 'channels');
-  const visitor = channel.name === 'webchat' ? channel.visitor : null;
+  // A webchat visitor's or a texter's (sms: `sms:<number>`) conversation is theirs alone.
+  const visitor = channel.name === 'api' ? null : channel.visitor;
   const { provider, model } = chatModel(agent.model, deps.providers);
   const meter: Meter = { db: ctx.db, clock: ctx.clock, storeId: ctx.store.id, prices: deps.providers.provider_prices };
   // At the cap the chat is refused before anything is written (403 spend_cap_reached); later steps check again.

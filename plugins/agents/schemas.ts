@@ -15,7 +15,12 @@ const Tools = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 50,
   description: 'Tool categories the agent may use, e.g. products, orders, customers; replaced whole on update.',
 });
-const Channels = Type.Array(Type.Union([Type.Literal('webchat'), Type.Literal('api')]), { maxItems: 2, uniqueItems: true });
+/** `sms`: the agent answers the store's inbound SMS (phone plugin); the store's default agent among several. */
+const Channels = Type.Array(Type.Union([Type.Literal('webchat'), Type.Literal('api'), Type.Literal('sms')]), {
+  maxItems: 3,
+  uniqueItems: true,
+  description: 'Where the agent answers: api (POST /agents/{id}/chat), webchat (the storefront widget), sms (texts to the store’s Twilio number).',
+});
 /** `paused`: the agent keeps its settings and conversations but answers no chat (409 agent_paused). */
 const Status = Type.Union([Type.Literal('active'), Type.Literal('paused')], {
   description: '`active` answers chats; `paused` refuses them (409 agent_paused) until set back to `active`.',

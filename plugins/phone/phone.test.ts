@@ -28,7 +28,12 @@ async function sms(
 test('an inbound SMS, signature-checked, is matched to the customer by phone and kept as a conversation', async () => {
   const h = await setup({ env });
   const number = (await h.call('GET', '/phone/number')).body;
-  expect(number).toEqual({ object: 'phone_number', phone_number: '+15550001111', sms_url: `${PUBLIC}/v1/stores/${h.store.id}/phone/sms/inbound` });
+  expect(number).toEqual({
+    object: 'phone_number',
+    phone_number: '+15550001111',
+    sms_url: `${PUBLIC}/v1/stores/${h.store.id}/phone/sms/inbound`,
+    sms_agent_id: null,
+  });
   const customer = (
     await h.call('POST', '/customers', { email: `sms-${crypto.randomUUID()}@example.com`, first_name: 'Ada', phone: '+1 555 123 4567' })
   ).body;

@@ -1,16 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import { iso, listPage, stamps, type Ctx, type Row } from '../../core/sdk';
 import { customerIdByPhone } from '../customers/public';
-import { accountTwilio, checkSignature } from '../voice/public';
+import { smsAgent } from '../agents/public';
+import { accountTwilio, checkSignature, storeNumber } from '../voice/public';
 
 type PCtx = Ctx;
 
 const smsUrl = (publicUrl: string, storeId: string) => `${publicUrl}/v1/stores/${storeId}/phone/sms/inbound`;
 
 /** get_number: the store's number and the URL to set as its messaging webhook in Twilio. */
-export function getNumber(ctx: PCtx) {
+export async function getNumber(ctx: PCtx) {
   const t = accountTwilio(ctx);
-  return { object: 'phone_number' as const, phone_number: t.phone_number, sms_url: smsUrl(t.publicUrl, ctx.store.id) };
+  const agent = await smsAgent(ctx.db, ctx.store.id);
+  return {
+    object: 'phone_number' as const,
+    phone_number: await storeNumber(ctx, t),
+    sms_url: smsUrl(t.publicUrl, ctx.store.id),
+    sms_agent_id: (agent?.id as string | undefined) ?? null,
+  };
 }
 
 async function withMessages(ctx: Ctx, rows: Row[]) {
@@ -40,7 +47,10 @@ export const listConversations = (ctx: Ctx, input: { limit?: number; starting_af
 
 /**
  * An inbound SMS (Twilio's messaging webhook): signature-checked over the public URL, matched to
- * the store's customer by phone, kept in the sender's conversation. Answers empty TwiML (no reply).
+ * the store's customer by phone, kept in the sender's conversation. With an sms agent, its reply is
+ * queued (phone.reply) in this transaction, only when the message is new: Twilio sending the same
+ * MessageSid again queues nothing. The answer is empty TwiML at once (the reply goes out through
+ * the Messages API, never inline: Twilio waits 15 s at most).
  */
 export async function inboundSms(ctx: PCtx, input: Record<string, string>) {
   const t = accountTwilio(ctx);
@@ -56,11 +66,13 @@ export async function inboundSms(ctx: PCtx, input: Record<string, string>) {
      RETURNING id`,
     [ctx.store.id, from, customerId, now],
   );
-  await ctx.db.query(
+  const [kept] = await ctx.db.query(
     `INSERT INTO phone_messages (id, store_id, conversation_id, direction, body, twilio_sid, created_at)
-     VALUES (gen_random_uuid(), $1, $2, 'inbound', $3, $4, $5) ON CONFLICT (store_id, twilio_sid) DO NOTHING`,
+     VALUES (gen_random_uuid(), $1, $2, 'inbound', $3, $4, $5) ON CONFLICT (store_id, twilio_sid) DO NOTHING RETURNING id`,
     [ctx.store.id, conv!.id, input.Body ?? '', input.MessageSid ?? null, now],
   );
+  if (kept && from && (input.Body ?? '').trim() && (await smsAgent(ctx.db, ctx.store.id)))
+    await ctx.enqueue('reply', { message_id: kept.id }, { singletonKey: `phone.reply:${kept.id}` });
   return new Response('<?xml version="1.0" encoding="UTF-8"?><Response></Response>', { headers: { 'Content-Type': 'text/xml' } });
 }
 

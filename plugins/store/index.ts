@@ -1,5 +1,6 @@
 import { action, definePlugin, Input, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
+import migration002 from './migrations/002_phone_number.sql' with { type: 'text' };
 import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
 import { getPlan, getStore, updateSettings } from './store';
 
@@ -15,7 +16,10 @@ const store = definePlugin({
   scopes: { read: ['platform', 'platform:read', 'platform:write'], write: ['platform', 'platform:write'] },
   tables: ['store_settings'],
   events: { 'store.settings_updated': StoreInfo },
-  migrations: [{ id: 'store/001_store_settings', sql: migration001 }],
+  migrations: [
+    { id: 'store/001_store_settings', sql: migration001 },
+    { id: 'store/002_phone_number', sql: migration002 },
+  ],
   actions: {
     get_store: action({
       kind: 'read',
@@ -28,7 +32,7 @@ const store = definePlugin({
     update_settings: action({
       kind: 'write',
       description:
-        "Change the store's name or settings; fields left out keep their value, null clears address, contact_email or website_url. A bad currency or timezone is 400.",
+        "Change the store's name or settings; fields left out keep their value, null clears address, contact_email, website_url or phone_number. A bad currency or timezone is 400.",
       input: SettingsUpdate,
       output: StoreInfo,
       rest: { method: 'PATCH', path: '/settings' },

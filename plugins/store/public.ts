@@ -14,6 +14,8 @@ export interface StoreSettings {
   order_number_prefix: string;
   invoice_prefix: string;
   prices_include_tax: boolean;
+  /** The store's own number of the Twilio account (E.164); null: the instance's TWILIO_PHONE_NUMBER. */
+  phone_number: string | null;
 }
 
 /** A store with no settings row has these (the migration's column defaults say the same). */
@@ -26,6 +28,7 @@ export const DEFAULT_SETTINGS: StoreSettings = {
   order_number_prefix: '',
   invoice_prefix: 'INV-',
   prices_include_tax: false,
+  phone_number: null,
 };
 
 export const settingsFromRow = (r: Row | undefined): StoreSettings =>
@@ -39,6 +42,7 @@ export const settingsFromRow = (r: Row | undefined): StoreSettings =>
         order_number_prefix: r.order_number_prefix,
         invoice_prefix: r.invoice_prefix,
         prices_include_tax: r.prices_include_tax,
+        phone_number: r.phone_number ?? null,
       }
     : { ...DEFAULT_SETTINGS };
 

@@ -37,6 +37,11 @@ export const Settings = Type.Object({
   order_number_prefix: Type.String({ description: 'Put before every new order number (e.g. SHOP- gives SHOP-1001); empty by default.' }),
   invoice_prefix: Type.String({ description: 'Put before every invoice number (default INV-).' }),
   prices_include_tax: Type.Boolean({ description: 'Product prices already include tax (amount × p / (100 + p) of each line is tax).' }),
+  phone_number: Nullable(
+    Type.String({
+      description: "The store's own number of the Twilio account: calls and SMS replies come from it (null: the instance's TWILIO_PHONE_NUMBER).",
+    }),
+  ),
 });
 
 export const StoreInfo = Type.Object({
@@ -61,6 +66,15 @@ export const SettingsUpdate = Input({
   order_number_prefix: Type.Optional(Type.String({ maxLength: 20, pattern: '^[A-Za-z0-9#_-]*$', errorMessage: 'letters, digits, #, _ and - only' })),
   invoice_prefix: Type.Optional(Type.String({ maxLength: 20, pattern: '^[A-Za-z0-9#_/-]*$', errorMessage: 'letters, digits, #, _, / and - only' })),
   prices_include_tax: Type.Optional(Type.Boolean()),
+  phone_number: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: '^\\+[1-9][0-9]{6,14}$',
+        errorMessage: 'must be a phone number in E.164 form (+15551234567)',
+        description: "A number of the store's Twilio account (E.164) calls and SMS replies come from; null: the instance's TWILIO_PHONE_NUMBER.",
+      }),
+    ),
+  ),
 });
 
 const Limit = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description: `${description} (null: unlimited).` });

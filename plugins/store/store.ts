@@ -15,7 +15,7 @@ export function checkTimezone(tz: string, param: string) {
 async function storeView(ctx: Ctx) {
   const [r] = await ctx.db.query(
     `SELECT s.id, s.name, s.plan, s.created_at, t.store_id AS has_settings, t.currency, t.timezone, t.address, t.contact_email, t.website_url,
-       t.order_number_prefix, t.invoice_prefix, t.prices_include_tax, t.updated_at
+       t.order_number_prefix, t.invoice_prefix, t.prices_include_tax, t.phone_number, t.updated_at
      FROM stores s LEFT JOIN store_settings t ON t.store_id = s.id WHERE s.id = $1`,
     [ctx.store.id],
   );
@@ -32,7 +32,7 @@ async function storeView(ctx: Ctx) {
 
 export const getStore = (ctx: Ctx) => storeView(ctx);
 
-/** PATCH semantics: a field left out keeps its value; null clears address, contact_email, website_url. */
+/** PATCH semantics: a field left out keeps its value; null clears address, contact_email, website_url, phone_number. */
 export async function updateSettings(ctx: Ctx, input: Static<typeof SettingsUpdate>) {
   if (input.currency !== undefined) checkCurrency(input.currency, 'currency');
   if (input.timezone !== undefined) checkTimezone(input.timezone, 'timezone');
@@ -40,15 +40,16 @@ export async function updateSettings(ctx: Ctx, input: Static<typeof SettingsUpda
   if (input.name !== undefined) await ctx.db.query('UPDATE stores SET name = $2 WHERE id = $1', [ctx.store.id, input.name]);
   // One upsert: the row is made on the first update with the defaults for whatever was not sent.
   await ctx.db.query(
-    `INSERT INTO store_settings AS t (store_id, currency, timezone, address, contact_email, website_url, order_number_prefix, invoice_prefix, prices_include_tax, updated_at)
-     VALUES ($1, coalesce($2, 'USD'), coalesce($3, 'UTC'), $4::text::jsonb, $5, $6, coalesce($7, ''), coalesce($8, 'INV-'), coalesce($9, false), $10)
+    `INSERT INTO store_settings AS t (store_id, currency, timezone, address, contact_email, website_url, order_number_prefix, invoice_prefix, prices_include_tax, updated_at, phone_number)
+     VALUES ($1, coalesce($2, 'USD'), coalesce($3, 'UTC'), $4::text::jsonb, $5, $6, coalesce($7, ''), coalesce($8, 'INV-'), coalesce($9, false), $10, $14)
      ON CONFLICT (store_id) DO UPDATE SET
        currency = coalesce($2, t.currency), timezone = coalesce($3, t.timezone),
        address = CASE WHEN $11 THEN $4::text::jsonb ELSE t.address END,
        contact_email = CASE WHEN $12 THEN $5 ELSE t.contact_email END,
        website_url = CASE WHEN $13 THEN $6 ELSE t.website_url END,
        order_number_prefix = coalesce($7, t.order_number_prefix), invoice_prefix = coalesce($8, t.invoice_prefix),
-       prices_include_tax = coalesce($9, t.prices_include_tax), updated_at = $10`,
+       prices_include_tax = coalesce($9, t.prices_include_tax), updated_at = $10,
+       phone_number = CASE WHEN $15 THEN $14 ELSE t.phone_number END`,
     [
       ctx.store.id,
       input.currency ?? null,
@@ -63,6 +64,8 @@ export async function updateSettings(ctx: Ctx, input: Static<typeof SettingsUpda
       input.address !== undefined,
       input.contact_email !== undefined,
       input.website_url !== undefined,
+      input.phone_number ?? null,
+      input.phone_number !== undefined,
     ],
   );
   const store = await storeView(ctx);

@@ -16,6 +16,8 @@ const voice = definePlugin({
   scopes: { read: ['phone', 'phone:read'], write: ['phone', 'phone:write'] },
   tables: ['voice_calls', 'voice_recordings'],
   config: TwilioConfig,
+  // The store's own number (store settings' phone_number) is read through store's public.ts.
+  requires: ['store'],
   errors: {
     invalid_signature: forbidden('The X-Twilio-Signature of this callback does not match it.'),
     provider_rejected: invalid('Twilio refused the request; its message says why.'),

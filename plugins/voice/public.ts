@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { errors, fail, type Ctx } from '../../core/sdk';
+import { storeSettings } from '../store/public';
 import type { TwilioConfig } from './config';
 
 export type Twilio = Required<Static<typeof TwilioConfig>>;
@@ -56,3 +57,8 @@ export const basic = (t: Twilio) => `Basic ${Buffer.from(`${t.account_sid}:${t.a
 
 /** The account's settings for another plugin (phone): voice's own configuration, read through its file. */
 export const accountTwilio = (ctx: Ctx) => twilioOf(ctx, ctx.registry.configOf('voice') as Static<typeof TwilioConfig>);
+
+/** The number the store's calls and SMS come from: its own (store settings' phone_number) when set, else the instance's. */
+export async function storeNumber(ctx: Ctx, t: Twilio): Promise<string> {
+  return (await storeSettings(ctx.db, ctx.store.id)).phone_number ?? t.phone_number;
+}

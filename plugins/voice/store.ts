@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { errors, fail, listPage, rowOr404, stamps, type Ctx, type Row } from '../../core/sdk';
 import type { TwilioConfig } from './config';
-import { basic, checkSignature, twilioOf, twilioPost, type Twilio } from './public';
+import { basic, checkSignature, storeNumber, twilioOf, twilioPost, type Twilio } from './public';
 import type { CallCreate, CallQuery } from './schemas';
 
 type VCtx = Ctx<Static<typeof TwilioConfig>>;
@@ -28,10 +28,11 @@ export async function makeCall(ctx: VCtx, input: Static<typeof CallCreate>) {
   const t = twilioOf(ctx, ctx.config);
   const id = crypto.randomUUID();
   const now = ctx.clock.now();
+  const from = await storeNumber(ctx, t);
   const twiml = input.twiml ?? `<Response><Say>${escapeXml(input.message!)}</Say></Response>`;
   const form: Record<string, string> = {
     To: input.to,
-    From: t.phone_number,
+    From: from,
     Twiml: twiml,
     StatusCallback: callbackUrl(t, ctx.store.id, id, 'status'),
   };
@@ -40,7 +41,7 @@ export async function makeCall(ctx: VCtx, input: Static<typeof CallCreate>) {
   const [r] = await ctx.db.query(
     `INSERT INTO voice_calls (id, store_id, twilio_sid, to_number, from_number, status, record, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
-    [id, ctx.store.id, placed.sid ?? null, input.to, t.phone_number, placed.status ?? 'queued', input.record ?? false, now],
+    [id, ctx.store.id, placed.sid ?? null, input.to, from, placed.status ?? 'queued', input.record ?? false, now],
   );
   return toCall(r);
 }

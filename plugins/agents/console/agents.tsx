@@ -22,7 +22,7 @@ import {
 
 type Agent = Resource<'/agents/{id}'>;
 type Channel = NonNullable<Body<'POST', '/agents'>['channels']>[number];
-const CHANNELS = valuesOf<Channel>({ api: true, webchat: true });
+const CHANNELS = valuesOf<Channel>({ api: true, webchat: true, sms: true });
 
 /** tool_overrides (SPEC 4.5): per tool name, its approval settings (the schema says only "an object per name"). */
 type Overrides = Record<string, Record<string, unknown>>;

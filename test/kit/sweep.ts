@@ -272,8 +272,21 @@ export function fakeModel() {
           seconds: '4',
           size: '720x1280',
         });
-      // A classification is answered with its first label.
-      const labelOf = (schema: any) => ({ label: schema?.properties?.label?.enum?.[0] ?? 'ok' });
+      // A structured answer fills what the schema requires: a classification gets its first label,
+      // enrichment its fields ('ok', [], 0, false by type).
+      const labelOf = (schema: any): any => {
+        if (schema?.enum) return schema.enum[0];
+        if (schema?.type === 'object' || schema?.properties) {
+          const out: Record<string, unknown> = {};
+          for (const k of new Set(['label', ...(schema.required ?? [])]))
+            if (schema.properties?.[k] || k !== 'label' || !schema.properties) out[k] = labelOf(schema.properties?.[k]);
+          return out;
+        }
+        if (schema?.type === 'array') return schema.minItems ? Array.from({ length: schema.minItems }, () => labelOf(schema.items)) : [];
+        if (schema?.type === 'number' || schema?.type === 'integer') return schema.minimum ?? 0;
+        if (schema?.type === 'boolean') return false;
+        return 'ok';
+      };
       if (!body.stream && path.endsWith('/messages'))
         return whole(
           body.tool_choice ? fakeWhole.anthropicTool(body.tool_choice.name, labelOf(body.tools?.[0]?.input_schema)) : fakeWhole.anthropic('ok'),

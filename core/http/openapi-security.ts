@@ -16,8 +16,14 @@ export const API_KEY_SECURITY = [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }];
  * one alternative per scope since any one of them will do.
  */
 export function access(route: RestRoute, oauth: boolean): { security: Json[]; sentence: string; scopes?: string[] } {
-  if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
   const admin = route.auth.includes('admin');
+  // Open to the admin token and to a bearer the route checks itself (telemetry's scrape token).
+  if (route.auth.includes('public') && admin)
+    return {
+      security: [{ AdminToken: [] }, {}],
+      sentence: 'Takes the admin token (SVC_ADMIN_TOKEN), or the bearer token its description names, as `Authorization: Bearer <token>`.',
+    };
+  if (route.auth.includes('public')) return { security: [], sentence: 'Public: no credential needed.' };
   if (admin && route.auth.length === 1)
     return {
       security: [{ AdminToken: [] }],

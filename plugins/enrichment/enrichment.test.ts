@@ -40,7 +40,7 @@ const apron = () => product({ name: 'Linen apron', description: 'Apron.', metada
 test('enrich_product with apply false answers the suggestions, tidied, and leaves the product as it was; usage is recorded', async () => {
   const { h, fake } = await harness([answer()]);
   const p = (await h.call('POST', '/products', apron())).body;
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { apply: false });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: false });
   expect(r.status).toBe(200);
   expect(r.body).toEqual({
     object: 'product_enrichment',
@@ -75,7 +75,7 @@ test('enrich_product with apply true writes through products: the description, a
   const { h, fake } = await harness([answer(), whole.openai(JSON.stringify({ seo_title: 'Apron' }))]);
   await h.call('POST', '/webhooks', { url: 'https://hooks.example.com/p', events: ['product.updated'] });
   const p = (await h.call('POST', '/products', apron())).body;
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(r.status).toBe(200);
   expect(r.body.applied).toBe(true);
   expect(r.body.product).toMatchObject({
@@ -96,7 +96,7 @@ test('enrich_product with apply true writes through products: the description, a
   const ev = await h.db.query(`SELECT type FROM events WHERE store_id = $1 AND type = 'product.updated'`, [h.store.id]);
   expect(ev.length).toBe(1);
   // Only the fields named are asked for and written.
-  const one = await h.call('POST', `/enrichment/products/${p.id}`, { fields: ['seo_title'], apply: true });
+  const one = await h.call('POST', '/enrichment/product', { product_id: p.id, fields: ['seo_title'], apply: true });
   expect(one.body.suggestions).toEqual({ seo_title: 'Apron' });
   expect(fake.requests[1].body.response_format.json_schema.schema).toMatchObject({ required: ['seo_title'], additionalProperties: false });
   expect(one.body.product).toMatchObject({ description: COPY.description, metadata: { seo_title: 'Apron', attr_material: 'linen' } });
@@ -109,7 +109,7 @@ test('over Anthropic the answer comes through a forced tool', async () => {
     await setup({ env: { ANTHROPIC_BASE_URL: `${fake.url}/v1`, ANTHROPIC_API_KEY: 'ak', SVC_LLM_MODEL: 'anthropic/claude-sonnet-4-5' } }),
   );
   const p = (await h.call('POST', '/products', apron())).body;
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { fields: ['tags'], apply: false });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, fields: ['tags'], apply: false });
   expect(r.body).toMatchObject({ suggestions: { tags: ['apron'] }, model: 'anthropic/claude-sonnet-4-5' });
   expect(fake.requests[0]).toMatchObject({ path: '/v1/messages', body: { tool_choice: { type: 'tool', name: 'answer' } } });
 });
@@ -121,15 +121,15 @@ test('failures write nothing: an answer outside the schema twice, a 5xx after it
     SVC_PROVIDER_TIMEOUT_S: '0.5',
   });
   const p = (await h.call('POST', '/products', apron())).body;
-  const bad = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const bad = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(bad.status).toBe(502);
   expect(bad.body.error).toMatchObject({ code: 'provider_error', message: expect.stringContaining('outside the requested schema twice') });
-  const d = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const d = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(d.status).toBe(502);
   expect(d.body.error.message).toBe('openai answered HTTP 503: down');
-  const t = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const t = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(t.body.error).toMatchObject({ code: 'provider_error', message: expect.stringContaining('timed out') });
-  const m = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const m = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(m.body.error.message).toContain('malformed');
   expect(fake.requests.length).toBe(8);
   expect((await h.call('GET', `/products/${p.id}`)).body).toMatchObject({ description: 'Apron.', metadata: { colour: 'natural', erp: 'A-17' } });
@@ -141,7 +141,7 @@ test('a 429 still limited after the retries is 429 rate_limit_exceeded with Retr
   const limited = { status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'content-type': 'application/json', 'retry-after': '40' } };
   const { h, fake } = await harness([limited]);
   const p = (await h.call('POST', '/products', apron())).body;
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(r.status).toBe(429);
   expect(r.body.error.code).toBe('rate_limit_exceeded');
   expect(r.headers.get('retry-after')).toBe('40');
@@ -151,25 +151,27 @@ test('a 429 still limited after the retries is 429 rate_limit_exceeded with Retr
 test('ownership first, then the setting: 404 naming product_id, 400 provider_not_configured naming OPENAI_BASE_URL; platform scope only', async () => {
   const h = await withPlatform(await setup());
   const theirs = (await (await setup()).call('POST', '/products', apron())).body;
-  const r404 = await h.call('POST', `/enrichment/products/${theirs.id}`, { apply: false });
+  const r404 = await h.call('POST', '/enrichment/product', { product_id: theirs.id, apply: false });
   expect(r404.status).toBe(404);
   expect(r404.body.error.param).toBe('product_id');
   const p = (await h.call('POST', '/products', apron())).body;
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(r.status).toBe(400);
   expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'provider_not_configured' });
   expect(r.body.error.message).toContain('OPENAI_BASE_URL');
   expect(r.body.error.param ?? null).toBeNull();
   // apply is required: the client says whether the product is written.
-  expect((await h.call('POST', `/enrichment/products/${p.id}`, {})).body.error.param).toBe('apply');
-  expect((await h.call('POST', `/enrichment/products/${p.id}`, { apply: false, fields: ['price'] })).status).toBe(400);
+  expect((await h.call('POST', '/enrichment/product', { product_id: p.id })).body.error.param).toBe('apply');
+  expect((await h.call('POST', '/enrichment/product', { product_id: p.id, apply: false, fields: ['price'] })).status).toBe(400);
   for (const scopes of [
     ['ai', 'ai:write'],
     ['products', 'products:write'],
   ])
-    expect((await h.call('POST', `/enrichment/products/${p.id}`, { apply: false }, { 'x-api-key': await h.newKey(scopes) })).status).toBe(403);
+    expect((await h.call('POST', '/enrichment/product', { product_id: p.id, apply: false }, { 'x-api-key': await h.newKey(scopes) })).status).toBe(
+      403,
+    );
   // A platform key alone writes the product through products (as this plugin): the setting is the only obstacle left.
-  const only = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true }, { 'x-api-key': await h.newKey(['platform']) });
+  const only = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true }, { 'x-api-key': await h.newKey(['platform']) });
   expect(only.body.error.code).toBe('provider_not_configured');
 });
 
@@ -178,7 +180,7 @@ test('the monthly spend cap refuses before the provider is reached', async () =>
   const p = (await h.call('POST', '/products', apron())).body;
   const set = await h.raw('PATCH', `/v1/stores/${h.store.id}`, { monthly_spend_cap: 0 }, { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-api-key': '' });
   expect(set.status).toBe(200);
-  const r = await h.call('POST', `/enrichment/products/${p.id}`, { apply: true });
+  const r = await h.call('POST', '/enrichment/product', { product_id: p.id, apply: true });
   expect(r.status).toBe(403);
   expect(r.body.error).toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('0.00 USD') });
   expect(fake.requests.length).toBe(0);
@@ -190,12 +192,12 @@ test('enrich_customer recomputes the customer through customers.enrich_customer;
   const p = (await h.call('POST', '/products', product({ pricing_data: { retail: 30 } }))).body;
   expect((await h.call('POST', '/orders', { customer_id: c.id, line_items: [{ product_id: p.id, quantity: 2 }] })).status).toBe(201);
   // A key holding only platform: customers and orders are reached as this plugin.
-  const r = await h.call('POST', `/enrichment/customers/${c.id}`, {}, { 'x-api-key': await h.newKey(['platform']) });
+  const r = await h.call('POST', '/enrichment/customer', { customer_id: c.id }, { 'x-api-key': await h.newKey(['platform']) });
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({ object: 'customer', id: c.id, enrichment: { orders_count: 1, total_spent: 60, segments: ['new'] } });
   expect((await h.call('GET', `/customers/${c.id}`)).body.enrichment).toEqual(r.body.enrichment);
   const theirs = (await (await setup()).call('POST', '/customers', { email: 'bo@example.com' })).body;
-  const miss = await h.call('POST', `/enrichment/customers/${theirs.id}`, {});
+  const miss = await h.call('POST', '/enrichment/customer', { customer_id: theirs.id });
   expect(miss.status).toBe(404);
   expect(miss.body.error.param).toBe('customer_id');
 });

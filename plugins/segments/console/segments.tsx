@@ -47,17 +47,18 @@ const OPERATORS: [Operator, string][] = [
   ['exists', 'exists'],
 ];
 
-interface Row {
+/** One rule being edited in the builder: form state, not an API shape (what is sent is Rules). */
+type RuleRow = {
   field: string;
   key: string;
   operator: Operator;
   value: string;
   days: string;
-}
-const blankRow = (): Row => ({ field: 'total_spent', key: '', operator: 'gte', value: '', days: '' });
+};
+const blankRow = (): RuleRow => ({ field: 'total_spent', key: '', operator: 'gte', value: '', days: '' });
 
 /** A form row as the API's condition: numbers, booleans and lists typed from the field. */
-function conditionOf(r: Row): Condition {
+function conditionOf(r: RuleRow): Condition {
   const kind = FIELDS.find(([f]) => f === r.field)?.[2] ?? 'text';
   const one = (v: string): unknown => (kind === 'number' ? Number(v) : kind === 'bool' ? v.trim() === 'true' : v.trim());
   const value =
@@ -92,10 +93,10 @@ function SegmentList() {
   const list = useCursorList('/segments');
   const [name, setName] = useState('');
   const [match, setMatch] = useState<Rules['match']>('all');
-  const [rows, setRows] = useState<Row[]>([blankRow()]);
+  const [rows, setRows] = useState<RuleRow[]>([blankRow()]);
   const [created, setCreated] = useState('');
   const act = useAction();
-  const setRow = (i: number, k: keyof Row) => (v: string) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
+  const setRow = (i: number, k: keyof RuleRow) => (v: string) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
 
   const create = (e: Event) => {
     e.preventDefault();

@@ -11,6 +11,7 @@ import type { McpSession } from './sessions';
 import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
+import { changedTask, watchTasks } from './tasks';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -101,6 +102,17 @@ async function sendToolListChanged(storeId: string) {
   await Promise.all(
     [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
   );
+}
+
+/**
+ * notifications/tasks/status: a task changed somewhere (announced by the database); its session's
+ * GET stream, when this process holds it, hears the new status.
+ */
+async function notifyTask(svc: Services, storeId: string, id: string) {
+  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
+  const changed = await changedTask(svc, storeId, id, (sessionId) => liveStreams.has(sessionId)).catch(() => undefined);
+  const live = changed && liveStreams.get(changed.sessionId);
+  if (live) await live.server.notification({ method: 'notifications/tasks/status', params: changed.task }).catch(() => {});
 }
 
 /**
@@ -298,6 +310,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     if (fast) return fast;
   }
   const server = buildMcpServer(svc.registry, caller, current.options, {
+    sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
   });
@@ -315,6 +328,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     liveStreams.set(current.id, entry);
     // Listening before the stream is handed over, so no change committed after it opened is missed.
     await watchFor(svc.db).start();
+    await watchTasks(svc.db, (storeId, id) => void notifyTask(svc, storeId, id));
     transport.onclose = () => forget(current.id, entry);
     // At shutdown the stream ends (closing the server ends it), so the process need not wait for
     // the client to leave; the client reconnects to whichever process serves next.

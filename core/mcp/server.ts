@@ -2,6 +2,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
@@ -14,46 +18,13 @@ import { callTool, resolveTarget } from '../tools/call';
 import type { ToolCaller } from '../tools/types';
 import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
-import { jsonText } from '../json-text';
+import { errorResult, textResult } from './results';
+import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * A tool's answer as an MCP result. structuredContent must be a JSON object, but a custom tool may
- * return any JSON value (42, "text", [..], null, true): those are wrapped as {"result": <value>}.
- * The text mirror, for clients that ignore structuredContent, is the same JSON; compact, since it
- * is sent twice.
- */
-const textResult = (value: unknown, isError = false): CallToolResult => {
-  if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
-  const structured = isRecord(value) ? value : { result: value ?? null };
-  const image = imageOf(structured);
-  if (image) {
-    // An image an action returns (`image: {object: 'image', mime_type, data}`, e.g. a QR code) goes
-    // to the client once, as MCP image content a model can see, not as base64 inside the JSON.
-    const { image: _, ...rest } = structured;
-    return {
-      content: [
-        { type: 'text', text: jsonText(rest) },
-        { type: 'image', data: image.data, mimeType: image.mime_type },
-      ],
-      structuredContent: rest,
-    };
-  }
-  return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
-};
-
-const imageOf = (v: Record<string, unknown>) => {
-  const i = v.image as Record<string, unknown> | undefined;
-  return isRecord(i) && i.object === 'image' && typeof i.data === 'string' && typeof i.mime_type === 'string'
-    ? (i as { data: string; mime_type: string })
-    : undefined;
-};
 
 /**
  * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
@@ -66,6 +37,8 @@ const validator = new AjvJsonSchemaValidator();
 const LEVELS = LoggingLevelSchema.options;
 
 export interface SessionHooks {
+  /** The session's id: where a task's status notifications go. */
+  sessionId?: string;
   /** The level set by logging/setLevel, kept in the session. */
   logLevel?: LoggingLevel;
   setLogLevel: (level: LoggingLevel) => Promise<void>;
@@ -77,7 +50,8 @@ export interface SessionHooks {
  */
 export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    // Tasks (2025-11-25): any tools/call may run as one; a client that does not ask sees no change.
+    capabilities: { tools: { listChanged: true }, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
@@ -90,8 +64,34 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   const custom = () => usableCustomTools(caller.db, caller.store.id);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
   const callHandler = toolCallHandler(registry, caller, opts, logs);
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callHandler(request.params, (n) => extra.sendNotification(n)));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    request.params.task
+      ? taskCall(registry, caller, opts, request.params, hooks?.sessionId)
+      : callHandler(request.params, (n) => extra.sendNotification(n)),
+  );
+  server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(caller, caller, request.params.taskId));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => taskResult(caller, caller, request.params.taskId, extra.signal));
+  server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
+  server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
   return server;
+}
+
+/** tools/call with params.task: the same checks as a plain call, answered with the task (core/mcp/tasks.ts). */
+async function taskCall(
+  registry: Registry,
+  caller: Omit<ToolCaller, 'source'>,
+  opts: ToolOptions,
+  params: { name: string; arguments?: Record<string, unknown>; task?: { ttl?: number } },
+  sessionId: string | undefined,
+) {
+  const { name, arguments: args = {} } = params;
+  if (name === DISCOVER_TOOLS)
+    throw protocolError(ErrorCode.MethodNotFound, `${DISCOVER_TOOLS} does not run as a task (its execution.taskSupport is "forbidden").`);
+  const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
+  const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
+  if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const names = target.kind === 'builtin' ? { tool: target.plugin.name, action: target.actionName ?? '' } : { tool: target.tool.name, action: 'run' };
+  return startTask({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target, names, { ttl: params.task?.ttl, sessionId });
 }
 
 type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
@@ -134,6 +134,6 @@ export function toolCallHandler(
         method: 'notifications/message',
         params: { level: 'warning', logger: 'svc', data: { tool: name, code: e.code, message: e.message } },
       }).catch(() => {});
-    return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+    return errorResult(e);
   };
 }

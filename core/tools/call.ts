@@ -105,7 +105,12 @@ export async function runTarget(
  * scope (and input) check, approval gate, run, audit record (SPEC 2.6, duration end to end).
  * Errors come back as values so every transport can show them to the model as a tool error.
  */
-export async function callTool(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string } = {}): Promise<ToolOutcome> {
+export async function callTool(
+  caller: ToolCaller,
+  target: ToolTarget,
+  // onRun: the call passed its checks and its gate and starts running now (an MCP task answers at this point).
+  opts: { executionId?: string; onRun?: () => void } = {},
+): Promise<ToolOutcome> {
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);
@@ -132,6 +137,7 @@ export async function callTool(caller: ToolCaller, target: ToolTarget, opts: { e
       const heldId = await holdForApproval(record, gate, opts.executionId);
       return { kind: 'pending', executionId: heldId, message: gate.message };
     }
+    opts.onRun?.();
     const change = target.kind === 'builtin' && builtinAction(target.plugin, target.actionName).kind !== 'read';
     if (change) {
       // A built-in change: its record is written in the change's transaction, so a committed

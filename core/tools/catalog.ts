@@ -23,6 +23,8 @@ export interface ToolOptions {
 }
 
 export const DISCOVER_TOOLS = 'discover_tools';
+/** MCP tasks (2025-11-25): every tool may be called as a task (core/mcp/tasks.ts), discover_tools not. */
+const TASKS_OPTIONAL = { taskSupport: 'optional' } as const;
 const MAX_NAME = 64;
 
 /** Strips TypeBox's symbol keys: MCP clients get plain JSON Schema. */
@@ -72,6 +74,7 @@ const customTool = (t: CustomTool): Tool => ({
   description: t.description,
   inputSchema: { ...t.input_schema, type: 'object' } as Tool['inputSchema'],
   annotations: { title: t.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  execution: TASKS_OPTIONAL,
 });
 
 /** tools/list: grouped or flat, the store's custom tools, and discover_tools; deterministic order. */
@@ -88,6 +91,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
           inputSchema: { ...input, type: 'object' },
           outputSchema: { ...plain(toolOutputOf(a)), type: 'object' },
           annotations: { title: `${plugin.name}: ${name}`, ...annotations([a]) },
+          execution: TASKS_OPTIONAL,
         });
       }
       continue;
@@ -106,6 +110,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
         additionalProperties: true,
       },
       annotations: { title: plugin.name, ...annotations(actions.map(([, a]) => a)) },
+      execution: TASKS_OPTIONAL,
     });
   }
   tools.push(...visibleCustomTools(custom, principal, opts).map(customTool));
@@ -118,6 +123,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
       additionalProperties: false,
     },
     annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    execution: { taskSupport: 'forbidden' },
   });
   return tools;
 }

@@ -12,6 +12,7 @@ import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
+import { missingScope, startingScopes } from './step-up';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -120,7 +121,9 @@ async function notifyTask(svc: Services, storeId: string, id: string) {
  * metadata, RFC 9728, so a client finds the authorization server alone), else a plain Bearer one.
  */
 function challenge(svc: Services, request: Request, message: string): string {
-  const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
+  let own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
+  // OAuth: what to ask for first (SEP-835), so a client's first grant is enough to look around.
+  if (own) own += `, scope="${startingScopes(svc.registry)}"`;
   const detail =
     request.headers.get('authorization') || request.headers.get('x-api-key')
       ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
@@ -298,6 +301,17 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
       storeId: store.id,
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
       options: opts,
+    });
+  }
+
+  // A user's token lacking the scope of the action it calls: step up (403 insufficient_scope), not a
+  // tool error. Not for the local bridges (`?store=`): they hold a sign-in they cannot widen alone.
+  const scope = request.method === 'POST' && principal.kind === 'user' && !wanted ? missingScope(svc.registry, principal, parsedBody) : undefined;
+  if (scope !== undefined) {
+    const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request) ?? 'Bearer realm="svc"';
+    const metadata = /resource_metadata="[^"]*"/.exec(own)?.[0];
+    return rpcError(403, -32001, `insufficient_scope: this call needs one of the scopes it names; re-authorize with scope "${scope}".`, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"${metadata ? `, ${metadata}` : ''}`,
     });
   }
 

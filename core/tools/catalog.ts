@@ -1,9 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { acceptedScopes, isTool, type ActionDef, type Principal } from '../plugins/contract';
+import { acceptedScopes, isTool, type Principal } from '../plugins/contract';
 import { toolOutputOf } from './raw-answers';
 import { hasScope } from '../plugins/invoke';
 import type { CustomTool } from './types';
 import { flatName, type Registry } from '../plugins/registry';
+import { actionAnnotations, groupAnnotations, iconsOf, titleOf } from './presentation';
 
 /** Custom tools are listed under this toolset (the plugin that manages them). */
 export const CUSTOM_TOOLSET = 'custom_tools';
@@ -46,16 +47,6 @@ export function visibleActions(registry: Registry, principal: Principal, opts: T
     .filter((g) => g.actions.length > 0);
 }
 
-function annotations(actions: ActionDef[]) {
-  const readOnly = actions.every((a) => a.kind === 'read');
-  return {
-    readOnlyHint: readOnly,
-    destructiveHint: !readOnly && actions.some((a) => a.kind === 'destructive'),
-    idempotentHint: readOnly,
-    openWorldHint: false,
-  };
-}
-
 /**
  * The store's usable custom tools this connection may call (not on read-only connections: they act
  * outside svc). `toolsets` selects them all by the custom_tools category, or one by its own name
@@ -71,6 +62,7 @@ export function visibleCustomTools(custom: CustomTool[], principal: Principal, o
 /** A custom tool as an MCP tool: its own name and input schema, in either listing mode. */
 const customTool = (t: CustomTool): Tool => ({
   name: t.name,
+  title: titleOf(t.name),
   description: t.description,
   inputSchema: { ...t.input_schema, type: 'object' } as Tool['inputSchema'],
   annotations: { title: t.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -87,10 +79,12 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
         const input = plain(a.input);
         tools.push({
           name: flatName(plugin, name).slice(0, MAX_NAME),
+          title: `${titleOf(plugin.name)}: ${titleOf(name).toLowerCase()}`,
           description: a.description,
           inputSchema: { ...input, type: 'object' },
           outputSchema: { ...plain(toolOutputOf(a)), type: 'object' },
-          annotations: { title: `${plugin.name}: ${name}`, ...annotations([a]) },
+          annotations: { title: `${plugin.name}: ${name}`, ...actionAnnotations(name, a) },
+          icons: iconsOf(plugin),
           execution: TASKS_OPTIONAL,
         });
       }
@@ -99,6 +93,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
     const names = actions.map(([n]) => n);
     tools.push({
       name: plugin.name,
+      title: titleOf(plugin.name),
       description:
         `${plugin.description ?? plugin.name} Actions: ` +
         actions.map(([n, a]) => `${n} (${a.description})`).join('; ') +
@@ -109,13 +104,15 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
         required: ['action'],
         additionalProperties: true,
       },
-      annotations: { title: plugin.name, ...annotations(actions.map(([, a]) => a)) },
+      annotations: { title: plugin.name, ...groupAnnotations(actions) },
+      icons: iconsOf(plugin),
       execution: TASKS_OPTIONAL,
     });
   }
   tools.push(...visibleCustomTools(custom, principal, opts).map(customTool));
   tools.push({
     name: DISCOVER_TOOLS,
+    title: 'Discover tools',
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
     inputSchema: {
       type: 'object',
@@ -135,7 +132,12 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
   if (!toolName)
     return {
       tools: [
-        ...groups.map(({ plugin, actions }) => ({ name: plugin.name, category: plugin.category, actions: actions.map(([n]) => n) })),
+        ...groups.map(({ plugin, actions }) => ({
+          name: plugin.name,
+          title: titleOf(plugin.name),
+          category: plugin.category,
+          actions: actions.map(([n]) => n),
+        })),
         ...customs.map((t) => ({ name: t.name, category: t.category ?? 'custom', actions: ['run'] })),
       ],
     };
@@ -152,6 +154,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
           description: own.description,
           input_schema: own.input_schema,
           required_scopes: CUSTOM_TOOL_SCOPES,
+          annotations: customTool(own).annotations,
         },
       ],
     };
@@ -169,6 +172,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
   if (!group) return undefined;
   return {
     tool: group.plugin.name,
+    title: titleOf(group.plugin.name),
     category: group.plugin.category,
     actions: group.actions
       .filter(([name]) => !only || name === only)
@@ -179,6 +183,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
         description: a.description,
         input_schema: plain(a.input),
         required_scopes: acceptedScopes(group.plugin, a.kind),
+        annotations: actionAnnotations(name, a),
         ...(a.errors?.length ? { error_codes: a.errors } : {}),
       })),
   };

@@ -13,6 +13,7 @@ import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
+import { subscribersOf, watchResources } from './resources';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -114,6 +115,16 @@ async function notifyTask(svc: Services, storeId: string, id: string) {
   const changed = await changedTask(svc, storeId, id, (sessionId) => liveStreams.has(sessionId)).catch(() => undefined);
   const live = changed && liveStreams.get(changed.sessionId);
   if (live) await live.server.notification({ method: 'notifications/tasks/status', params: changed.task }).catch(() => {});
+}
+
+/** notifications/resources/updated: a subscribed record changed (any process); its sessions' streams here hear it. */
+async function notifyResource(svc: Services, storeId: string, type: string, id: string) {
+  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
+  const subs = await subscribersOf(svc.db, storeId, type, id).catch(() => undefined);
+  for (const sessionId of subs?.sessions ?? []) {
+    const live = liveStreams.get(sessionId);
+    if (live) await live.server.notification({ method: 'notifications/resources/updated', params: { uri: subs!.uri } }).catch(() => {});
+  }
 }
 
 /**
@@ -343,6 +354,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     // Listening before the stream is handed over, so no change committed after it opened is missed.
     await watchFor(svc.db).start();
     await watchTasks(svc.db, (storeId, id) => void notifyTask(svc, storeId, id));
+    await watchResources(svc.db, (storeId, type, id) => void notifyResource(svc, storeId, type, id));
     transport.onclose = () => forget(current.id, entry);
     // At shutdown the stream ends (closing the server ends it), so the process need not wait for
     // the client to leave; the client reconnects to whichever process serves next.

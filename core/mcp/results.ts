@@ -39,3 +39,9 @@ const imageOf = (v: Record<string, unknown>) => {
 /** A tool error as the MCP result a model reads (isError), the same on every path. */
 export const errorResult = (e: Pick<SvcError, 'type' | 'code' | 'message' | 'param'>): CallToolResult =>
   textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+
+/**
+ * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
+ * -32602: ...", which the SDK would send, and the client's McpError would prefix once more.
+ */
+export const protocolError = (code: number, message: string, data?: unknown) => Object.assign(new Error(message), { code, data });

@@ -6,6 +6,13 @@ import {
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
   ListTasksRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  ListPromptsRequestSchema,
+  GetPromptRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
@@ -20,17 +27,16 @@ import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
 import { errorResult, textResult } from './results';
 import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
+import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
+import { getPrompt, listPrompts } from './prompts';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
-/**
- * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
- * -32602: ...", which the SDK would send, and the client's McpError would prefix once more.
- */
-export const protocolError = (code: number, message: string, data?: unknown) => Object.assign(new Error(message), { code, data });
+export { protocolError } from './results';
+import { protocolError } from './results';
 
 // One validator for every per-request server: building an Ajv instance per request is costly.
 const validator = new AjvJsonSchemaValidator();
@@ -51,7 +57,14 @@ export interface SessionHooks {
 export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
     // Tasks (2025-11-25): any tools/call may run as one; a client that does not ask sees no change.
-    capabilities: { tools: { listChanged: true }, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    capabilities: {
+      tools: { listChanged: true },
+      logging: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
+      resources: { subscribe: true },
+      prompts: {},
+    },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
@@ -73,6 +86,17 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => taskResult(caller, caller, request.params.taskId, extra.signal));
   server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: resourceTemplates(registry, caller) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(caller, request.params.uri));
+  const sessionOnly = () => {
+    if (!hooks?.sessionId) throw protocolError(ErrorCode.InvalidRequest, 'Subscriptions need an MCP session.');
+    return hooks.sessionId;
+  };
+  server.setRequestHandler(SubscribeRequestSchema, (request) => subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => unsubscribe(caller.db, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(caller, opts.mode, request.params.name, request.params.arguments));
   return server;
 }
 

@@ -31,6 +31,8 @@ export const POLL_INTERVAL_MS = 1000;
 /** A background run still working after this long was lost with its process (a restart). */
 const RUN_LEASE_MS = 15 * 60_000;
 const PAGE = 50;
+/** Background runs of this process, by task: a cancel waits for a run that is about to start a job. */
+const inFlight = new Map<string, Promise<unknown>>();
 /** How long a running call may take and still have its task answered with the outcome. */
 const QUICK_MS = 25;
 
@@ -166,10 +168,13 @@ export async function startTask(
       new Date(now.getTime() + ttl),
     ],
   );
-  if (first === 'running')
-    void call
+  if (first === 'running') {
+    const done = call
       .then((outcome) => apply(caller, row, moveOf(outcome, what)))
-      .catch((err) => caller.log?.error('mcp task run failed', { task: id, error: String(err) }));
+      .catch((err) => caller.log?.error('mcp task run failed', { task: id, error: String(err) }))
+      .finally(() => inFlight.delete(id));
+    inFlight.set(id, done);
+  }
   return { task: toTask(row) };
 }
 
@@ -300,7 +305,12 @@ export async function listTasks(deps: TaskDeps, caller: Caller, cursor?: string)
  * job cancelled; a background run goes on but its task ends cancelled. A terminal task is -32602.
  */
 export async function cancelTask(deps: TaskDeps & { registry: Registry }, caller: Caller, id: string) {
-  const row = await ownTask(deps, caller, id);
+  let row = await ownTask(deps, caller, id);
+  // A run that may be about to answer a job: its job is what a cancel must reach.
+  if (row.kind === 'run' && inFlight.has(id)) {
+    await Promise.race([inFlight.get(id), Bun.sleep(2000)]);
+    row = await ownTask(deps, caller, id);
+  }
   const refuse = (why: string) => {
     throw Object.assign(new Error(`Invalid params: task ${id} ${why}; it cannot be cancelled.`), { code: ErrorCode.InvalidParams, data: undefined });
   };

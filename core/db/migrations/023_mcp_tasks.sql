@@ -51,3 +51,34 @@ CREATE TRIGGER tool_executions_task AFTER UPDATE OF status ON tool_executions
 DROP TRIGGER IF EXISTS jobs_task ON jobs;
 CREATE TRIGGER jobs_task AFTER UPDATE OF status ON jobs
   FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION svc_notify_mcp_task();
+
+-- MCP resource subscriptions (core/mcp/resources.ts): which session hears which record's changes.
+-- The record's event types are kept for the store meanwhile (event_subscriptions, plugin 'mcp').
+CREATE TABLE IF NOT EXISTS mcp_resource_subscriptions (
+  session_id text NOT NULL REFERENCES mcp_sessions(id) ON DELETE CASCADE,
+  store_id uuid NOT NULL REFERENCES stores(id),
+  uri text NOT NULL,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (session_id, uri)
+);
+CREATE INDEX IF NOT EXISTS mcp_resource_subscriptions_uri ON mcp_resource_subscriptions (store_id, uri);
+
+-- An event of a type an MCP session subscribed to in this store names its record on commit.
+CREATE OR REPLACE FUNCTION svc_notify_mcp_resource() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'events' THEN
+    IF EXISTS (SELECT 1 FROM event_subscriptions WHERE store_id = NEW.store_id AND plugin = 'mcp' AND type = NEW.type) THEN
+      PERFORM pg_notify('svc_mcp_resource_changed',
+        json_build_object('store_id', NEW.store_id, 'type', NEW.type, 'id', (NEW.body::jsonb)->'data'->>'id')::text);
+    END IF;
+  ELSIF EXISTS (SELECT 1 FROM mcp_resource_subscriptions WHERE store_id = NEW.store_id AND uri = 'svc://tool-executions/' || NEW.id) THEN
+    -- A held call's every move (tool executions have no event for most of them).
+    PERFORM pg_notify('svc_mcp_resource_changed', json_build_object('store_id', NEW.store_id, 'type', 'tool_execution.changed', 'id', NEW.id)::text);
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS events_mcp_resource ON events;
+CREATE TRIGGER events_mcp_resource AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION svc_notify_mcp_resource();
+DROP TRIGGER IF EXISTS tool_executions_mcp_resource ON tool_executions;
+CREATE TRIGGER tool_executions_mcp_resource AFTER UPDATE OF status ON tool_executions
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION svc_notify_mcp_resource();

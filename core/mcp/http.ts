@@ -14,6 +14,8 @@ import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
 import { subscribersOf, watchResources } from './resources';
+import { confirmationFor } from './confirm';
+import { storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -35,6 +37,11 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
+/**
+ * Calls of this process waiting for the client's answer to an elicitation, by session: the answer
+ * (a JSON-RPC response POSTed to the session) goes to the waiting call's server.
+ */
+const awaitingClient = new Map<string, (message: any) => void>();
 
 // One watch per process and database: changes committed anywhere (this process included) reach
 // the open streams through the database's notifications, once each.
@@ -307,6 +314,9 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     );
     if (typeof opts === 'string') return rpcError(400, -32602, opts);
     const requested = (parsedBody as any).params?.protocolVersion;
+    // Kept only when declared, so other sessions' options stay as they were. `{}` means form mode.
+    const caps = (parsedBody as any).params?.capabilities?.elicitation;
+    if (caps && typeof caps === 'object') opts.elicitation = { form: !!caps.form || !caps.url, url: !!caps.url };
     session = await svc.mcpSessions.create({
       apiKeyId: credentialId(principal),
       storeId: store.id,
@@ -327,10 +337,24 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
 
   const current = session!;
+  // The client's answer to an elicitation a call of this process is waiting for.
+  const message = parsedBody as any;
+  if (sid && message && message.method === undefined && message.id !== undefined && ('result' in message || 'error' in message)) {
+    const deliver = awaitingClient.get(sid);
+    if (deliver) {
+      deliver(message);
+      return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
+    }
+  }
+  // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
+  const confirming =
+    request.method === 'POST' && message?.method === 'tools/call'
+      ? !!confirmationFor(svc.registry, await storeToolConfig(svc.db, store.id), message)
+      : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
-  if (svc.mcpFastPath && !initializing && request.method === 'POST') {
+  if (svc.mcpFastPath && !initializing && request.method === 'POST' && !confirming) {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
@@ -338,10 +362,17 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
+    awaiting: (waiting) => {
+      if (!waiting) awaitingClient.delete(current.id);
+      else if (transport.onmessage) awaitingClient.set(current.id, transport.onmessage.bind(transport));
+    },
   });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !current.options.logLevel });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !current.options.logLevel && !confirming,
+  });
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody });
 

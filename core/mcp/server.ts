@@ -6,6 +6,8 @@ import {
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
   ListTasksRequestSchema,
+  ElicitResultSchema,
+  type ElicitResult,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
@@ -29,6 +31,8 @@ import { errorResult, textResult } from './results';
 import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
 import { getPrompt, listPrompts } from './prompts';
+import { auditDeclined, confirmationFor, elicitation } from './confirm';
+import { storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
@@ -43,6 +47,8 @@ const validator = new AjvJsonSchemaValidator();
 const LEVELS = LoggingLevelSchema.options;
 
 export interface SessionHooks {
+  /** While a call waits for the client's answer to a request (elicitation): where that answer must go. */
+  awaiting?: (waiting: boolean) => void;
   /** The session's id: where a task's status notifications go. */
   sessionId?: string;
   /** The level set by logging/setLevel, kept in the session. */
@@ -80,7 +86,18 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     request.params.task
       ? taskCall(registry, caller, opts, request.params, hooks?.sessionId)
-      : callHandler(request.params, (n) => extra.sendNotification(n)),
+      : callHandler(
+          request.params,
+          (n) => extra.sendNotification(n),
+          async (req) => {
+            hooks?.awaiting?.(true);
+            try {
+              return await extra.sendRequest(req, ElicitResultSchema);
+            } finally {
+              hooks?.awaiting?.(false);
+            }
+          },
+        ),
   );
   server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(caller, caller, request.params.taskId));
   server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => taskResult(caller, caller, request.params.taskId, extra.signal));
@@ -131,7 +148,11 @@ export function toolCallHandler(
   opts: ToolOptions,
   logs: (level: LoggingLevel) => boolean = () => false,
 ) {
-  return async (params: { name: string; arguments?: Record<string, unknown> }, notify?: Notify): Promise<CallToolResult> => {
+  return async (
+    params: { name: string; arguments?: Record<string, unknown> },
+    notify?: Notify,
+    ask?: (request: ReturnType<typeof elicitation>) => Promise<ElicitResult>,
+  ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
@@ -142,6 +163,25 @@ export function toolCallHandler(
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const config = await storeToolConfig(caller.db, caller.store.id);
+    const confirm = config.confirms ? confirmationFor(registry, config, { params }) : undefined;
+    if (confirm) {
+      const what = `${confirm.tool}.${confirm.action}`;
+      if (!opts.elicitation?.form || !ask)
+        return errorResult({
+          type: 'permission_error',
+          code: 'confirmation_required',
+          message: `${what} needs the user's confirmation, asked by elicitation (form mode); this client did not declare the elicitation capability, so the call was not run.`,
+          param: null,
+        });
+      const answer = await ask(elicitation(confirm));
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+        const how = answer.action === 'accept' ? 'not confirmed' : answer.action === 'decline' ? 'declined' : 'cancelled';
+        return errorResult(
+          await auditDeclined(caller, confirm, how, `The user ${how === 'not confirmed' ? 'did not confirm' : how} ${what}; it was not run.`),
+        );
+      }
+    }
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome

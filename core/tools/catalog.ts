@@ -21,6 +21,8 @@ export interface ToolOptions {
   readOnly: boolean;
   /** Set by logging/setLevel: the least severe log notification this connection wants. */
   logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  /** The client's elicitation capability, as declared at initialize (absent: none). */
+  elicitation?: { form: boolean; url: boolean };
 }
 
 export const DISCOVER_TOOLS = 'discover_tools';

@@ -82,3 +82,11 @@ CREATE TRIGGER events_mcp_resource AFTER INSERT ON events FOR EACH ROW EXECUTE F
 DROP TRIGGER IF EXISTS tool_executions_mcp_resource ON tool_executions;
 CREATE TRIGGER tool_executions_mcp_resource AFTER UPDATE OF status ON tool_executions
   FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION svc_notify_mcp_resource();
+
+-- The store-wide tool-config (GET/PATCH STORE/tool-config): tool_overrides in an agent's shape,
+-- plus requires_confirmation, which asks the human behind an MCP call (elicitation).
+CREATE TABLE IF NOT EXISTS store_tool_config (
+  store_id uuid PRIMARY KEY REFERENCES stores(id),
+  tool_overrides jsonb NOT NULL DEFAULT '{}'::jsonb,
+  updated_at timestamptz NOT NULL
+);

@@ -347,9 +347,11 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     }
   }
   // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
+  // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
   const confirming =
     request.method === 'POST' && message?.method === 'tools/call'
-      ? !!confirmationFor(svc.registry, await storeToolConfig(svc.db, store.id), message)
+      ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
+        !!confirmationFor(svc.registry, await storeToolConfig(svc.db, store.id), message)
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);

@@ -32,6 +32,7 @@ import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
 import { getPrompt, listPrompts } from './prompts';
 import { auditDeclined, confirmationFor, elicitation } from './confirm';
+import { waitForOutcome } from '../tools/approvals';
 import { storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 
@@ -74,6 +75,12 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
+  // This per-request server never saw initialize: what the client declared then (kept in the
+  // session) is what the SDK checks before sending notifications/elicitation/complete.
+  if (opts.elicitation)
+    Object.assign(server, {
+      _clientCapabilities: { elicitation: { ...(opts.elicitation.form ? { form: {} } : {}), ...(opts.elicitation.url ? { url: {} } : {}) } },
+    });
   // The level lives in the session, not in this per-request server.
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     await hooks?.setLogLevel(request.params.level);
@@ -97,6 +104,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
               hooks?.awaiting?.(false);
             }
           },
+          extra.signal,
         ),
   );
   server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(caller, caller, request.params.taskId));
@@ -135,6 +143,38 @@ async function taskCall(
   return startTask({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target, names, { ttl: params.task?.ttl, sessionId });
 }
 
+const APPROVER_ROLES = ['owner', 'admin', 'approver'];
+const mayApprove = (p: ToolCaller['principal']) => p.kind === 'user' && APPROVER_ROLES.includes(p.role);
+
+/**
+ * URL-mode elicitation for a held call whose caller may approve it (issue 51): the client opens
+ * the console's approval page (elicitationId: the execution id); the call waits as an agent's
+ * does, the decision being recorded as that user's approval, then notifications/elicitation/complete
+ * and the call answers. A client that declines the page gets the held answer, as without it.
+ */
+async function approveByUrl(
+  caller: Omit<ToolCaller, 'source'>,
+  executionId: string,
+  message: string,
+  ask: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+  signal: AbortSignal,
+  notify: Notify | undefined,
+) {
+  const url = `${caller.origin ?? ''}/console#/approvals/${executionId}`;
+  const answer = await ask({
+    method: 'elicitation/create',
+    params: { mode: 'url', elicitationId: executionId, url, message: `${message} Approve or reject it on the console's approval page.` },
+  }).catch(() => undefined);
+  if (answer?.action !== 'accept') return undefined;
+  const outcome = await waitForOutcome(caller.db, caller.store.id, executionId, { signal });
+  if (outcome)
+    await (notify as unknown as (n: object) => Promise<void>)?.({
+      method: 'notifications/elicitation/complete',
+      params: { elicitationId: executionId },
+    }).catch(() => {});
+  return outcome?.kind === 'result' || outcome?.kind === 'error' ? outcome : undefined;
+}
+
 type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
 
 /**
@@ -151,7 +191,8 @@ export function toolCallHandler(
   return async (
     params: { name: string; arguments?: Record<string, unknown> },
     notify?: Notify,
-    ask?: (request: ReturnType<typeof elicitation>) => Promise<ElicitResult>,
+    ask?: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+    signal?: AbortSignal,
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = params;
     if (name === DISCOVER_TOOLS) {
@@ -186,6 +227,11 @@ export function toolCallHandler(
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome
     // later (tool_executions get_execution) once an approver decided.
+    if (outcome.kind === 'pending' && ask && signal && opts.elicitation?.url && mayApprove(caller.principal)) {
+      const decided = await approveByUrl(caller, outcome.executionId, outcome.message, ask, signal, notify);
+      if (decided?.kind === 'result') return textResult(decided.result);
+      if (decided?.kind === 'error') return errorResult(decided.error);
+    }
     if (outcome.kind === 'pending')
       return textResult({
         status: 'pending_approval',

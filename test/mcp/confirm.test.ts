@@ -6,7 +6,10 @@
 import { beforeAll, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { addUser, browser } from '../kit/users';
+import { authorize, discover, exchange, register } from '../kit/oauth';
+import { runApproved } from '../../core/tools/approvals';
 import { product, setup, type Harness } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
 import { sharedDb } from '../kit/db';
@@ -100,5 +103,56 @@ test("the store's requires_approval gates an MCP client's call", async () => {
   const r: any = await client.callTool({ name: 'products_delete_product', arguments: { id: p.body.id } });
   expect(r.structuredContent).toMatchObject({ status: 'pending_approval' });
   expect((await own.call('GET', `/products/${p.body.id}`)).status).toBe(200);
+  await client.close();
+});
+
+test("URL elicitation for an approver: the console's approval page, the call waits, the user's approval, then elicitation/complete and the result", async () => {
+  const own = await setup();
+  const user = await addUser(own, 'owner');
+  const { as } = await discover(own);
+  const registered = await register(own, as);
+  const { callback, verifier, state } = await authorize(own, as, registered, browser(own), user.email, { scope: 'ai:read ai:write approvals:write' });
+  const tokens = await exchange(own, as, registered, callback!, verifier, state);
+  const tool = await own.call('POST', '/tools', {
+    name: 'order_stock_url',
+    description: 'Order stock.',
+    parameters: { type: 'object', properties: { quantity: { type: 'integer' } }, required: ['quantity'] },
+    execution_type: 'javascript',
+    execution_config: { code: 'return { ordered: params.quantity };' },
+    requires_approval: true,
+  });
+  expect(tool.status).toBe(201);
+
+  const asked: any[] = [];
+  const completed: string[] = [];
+  const transport = new StreamableHTTPClientTransport(new URL('http://svc.test/agent/mcp'), {
+    fetch: ((input: string | URL | Request, init?: RequestInit) => own.app.handle(new Request(input, init))) as typeof fetch,
+    requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } },
+  });
+  const client = new Client({ name: 'approver', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params);
+    return { action: 'accept' };
+  });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void completed.push(n.params.elicitationId));
+  await client.connect(transport);
+  const call = client.callTool({ name: 'order_stock_url', arguments: { quantity: 7 } });
+  while (!asked.length) await Bun.sleep(10);
+  const [req] = asked;
+  expect(req.mode).toBe('url');
+  expect(req.url).toBe(`http://svc.test/console#/approvals/${req.elicitationId}`);
+  // The user approves on that page (the console calls this route with the user's session).
+  const approved = await own.raw(
+    'POST',
+    `${own.base}/tool-executions/${req.elicitationId}/approve`,
+    {},
+    { authorization: `Bearer ${tokens.access_token}`, 'x-api-key': '' },
+  );
+  expect(approved.status).toBe(200);
+  expect(approved.body.approval.decided_by).toBe(user.id);
+  await runApproved({ db: own.db, clock: own.clock, registry: own.registry }, own.store.id, req.elicitationId);
+  const r: any = await call;
+  expect(r.structuredContent).toEqual({ ordered: 7 });
+  expect(completed).toEqual([req.elicitationId]);
   await client.close();
 });

@@ -183,7 +183,7 @@ async function apply(deps: TaskDeps, row: TaskRow, move: Move): Promise<TaskRow>
   const same = move.status === row.status && move.message === row.status_message && (move.kind ?? row.kind) === row.kind;
   if (same) return row;
   const [moved] = await deps.db.query<TaskRow>(
-    `UPDATE mcp_tasks SET status = $3, status_message = $4, result = coalesce($5::text::jsonb, result), kind = $6, job_id = coalesce($7, job_id), updated_at = $8
+    `UPDATE mcp_tasks SET status = $3, status_message = $4, result = coalesce($5::text::jsonb, result), kind = coalesce($6, kind), job_id = coalesce($7, job_id), updated_at = $8
      WHERE store_id = $1 AND id = $2 AND status IN ('working', 'input_required') RETURNING *`,
     [
       row.store_id,
@@ -191,7 +191,7 @@ async function apply(deps: TaskDeps, row: TaskRow, move: Move): Promise<TaskRow>
       move.status,
       move.message,
       move.result ? JSON.stringify(move.result) : null,
-      move.kind ?? row.kind,
+      move.kind ?? null,
       move.jobId ?? null,
       deps.clock.now(),
     ],
@@ -307,8 +307,9 @@ export async function listTasks(deps: TaskDeps, caller: Caller, cursor?: string)
 export async function cancelTask(deps: TaskDeps & { registry: Registry }, caller: Caller, id: string) {
   let row = await ownTask(deps, caller, id);
   // A run that may be about to answer a job: its job is what a cancel must reach.
-  if (row.kind === 'run' && inFlight.has(id)) {
-    await Promise.race([inFlight.get(id), Bun.sleep(2000)]);
+  if (row.kind === 'run') {
+    if (inFlight.has(id)) await Promise.race([inFlight.get(id), Bun.sleep(2000)]);
+    // Read again: the run may have answered a job (or ended) since.
     row = await ownTask(deps, caller, id);
   }
   const refuse = (why: string) => {

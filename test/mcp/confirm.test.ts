@@ -3,7 +3,7 @@
  * client: accepted, declined, cancelled, not confirmed, and refused for a client without the
  * elicitation capability; the store's requires_approval gating MCP calls.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, setDefaultTimeout, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +13,9 @@ import { runApproved } from '../../core/tools/approvals';
 import { product, setup, type Harness } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
 import { sharedDb } from '../kit/db';
+
+// The first test of a file pays for a store's set-up, slow on a loaded machine.
+setDefaultTimeout(30_000);
 
 let h: Harness;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
  * Titles, icons and annotations on every tool and action, and scope step-up for OAuth clients
  * (issue 51), through the SDK's own client (its OAuth client for the step-up).
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, setDefaultTimeout, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -12,6 +12,9 @@ import { mcpClient } from '../kit/mcp';
 import { sharedDb } from '../kit/db';
 import { addUser, browser } from '../kit/users';
 import { answerAuthorization, MCP_URL, REDIRECT } from '../kit/oauth';
+
+// The first test of a file pays for a store's set-up, slow on a loaded machine.
+setDefaultTimeout(30_000);
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,13 +3,16 @@
  * REST GET's rights, a subscription hearing a change made through REST on another api process,
  * and the three prompts.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, setDefaultTimeout, expect, test } from 'bun:test';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
 import { NO_LIMITS, product, setup, type Harness } from '../kit/setup';
 import { mcpClient } from '../kit/mcp';
 import { sharedDb } from '../kit/db';
+
+// The first test of a file pays for a store's set-up, slow on a loaded machine.
+setDefaultTimeout(30_000);
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * rejected, timed out, cancelled), tasks scoped per credential, read from another api process and
  * after a restart, a bulk call as a task; and a client that does not ask for a task sees no change.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, setDefaultTimeout, describe, expect, test } from 'bun:test';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createApp } from '../../core/http/app';
@@ -15,6 +15,9 @@ import { sharedDb } from '../kit/db';
 import { runJob, takeQueued } from '../kit/jobs';
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, job, JobStarted } from '../../core/sdk';
+
+// The first test of a file pays for a store's set-up, slow on a loaded machine.
+setDefaultTimeout(30_000);
 
 /** Long work a client follows: an action that starts a job (as index_catalog, bulk_enrich, batch_remove do). */
 const counter = definePlugin({

@@ -15,7 +15,7 @@ import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
 import { subscribersOf, watchResources } from './resources';
 import { confirmationFor } from './confirm';
-import { storeToolConfig } from '../tools/store-config';
+import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -37,10 +37,7 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
-/**
- * Calls of this process waiting for the client's answer to an elicitation, by session: the answer
- * (a JSON-RPC response POSTed to the session) goes to the waiting call's server.
- */
+/** Calls of this process waiting for the client's answer to an elicitation, by session (the answer is POSTed). */
 const awaitingClient = new Map<string, (message: any) => void>();
 
 // One watch per process and database: changes committed anywhere (this process included) reach
@@ -351,7 +348,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   const confirming =
     request.method === 'POST' && message?.method === 'tools/call'
       ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
-        !!confirmationFor(svc.registry, await storeToolConfig(svc.db, store.id), message)
+        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message)
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);

@@ -33,7 +33,7 @@ import { readResource, resourceTemplates, subscribe, unsubscribe } from './resou
 import { getPrompt, listPrompts } from './prompts';
 import { auditDeclined, confirmationFor, elicitation } from './confirm';
 import { waitForOutcome } from '../tools/approvals';
-import { storeToolConfig } from '../tools/store-config';
+import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
@@ -204,7 +204,7 @@ export function toolCallHandler(
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const config = await storeToolConfig(caller.db, caller.store.id);
+    const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
     const confirm = config.confirms ? confirmationFor(registry, config, { params }) : undefined;
     if (confirm) {
       const what = `${confirm.tool}.${confirm.action}`;

@@ -11,7 +11,7 @@ import { toolAnswer } from './raw-answers';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput } from './custom';
 import { gateFor } from './gate';
-import { storeToolConfig } from './store-config';
+import { freshStoreToolConfig, storeToolConfig } from './store-config';
 import type { RunResult, ToolCaller, ToolOutcome, ToolTarget } from './types';
 import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
@@ -132,7 +132,9 @@ export async function callTool(
     authorize(caller, target);
     const custom = target.kind === 'custom' ? target.tool : undefined;
     // An agent's own override wins for its tool; else the store's (STORE/tool-config) gates every caller.
-    const override = caller.agent?.toolOverrides[tool] ?? (await storeToolConfig(caller.db, caller.store.id)).overrides[tool];
+    const override =
+      caller.agent?.toolOverrides[tool] ??
+      (freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id))).overrides[tool];
     // Only an override or a custom tool can gate a call: the common call skips the await.
     const gate = override || custom ? await gateFor(tool, action, target.input, override, custom) : null;
     if (gate) {

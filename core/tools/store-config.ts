@@ -15,9 +15,15 @@ export interface StoreToolConfig {
   confirms: boolean;
 }
 
-export async function storeToolConfig(db: Db, storeId: string): Promise<StoreToolConfig> {
+/** The cached config while fresh, without an await (every tool call asks: the hot path). */
+export function freshStoreToolConfig(storeId: string): StoreToolConfig | undefined {
   const hit = cache.get(storeId);
-  if (hit && performance.now() - hit.at < TTL_MS) return hit;
+  return hit && performance.now() - hit.at < TTL_MS ? hit : undefined;
+}
+
+export async function storeToolConfig(db: Db, storeId: string): Promise<StoreToolConfig> {
+  const hit = freshStoreToolConfig(storeId);
+  if (hit) return hit;
   const [row] = await db.query<{ tool_overrides: ToolOverrides }>('SELECT tool_overrides FROM store_tool_config WHERE store_id = $1', [storeId]);
   const overrides = row?.tool_overrides ?? {};
   const entry = { overrides, confirms: Object.values(overrides).some((o) => o.requires_confirmation), at: performance.now() };

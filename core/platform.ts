@@ -36,6 +36,7 @@ export type { CustomTool, ToolCaller, ToolOutcome, ToolOverrides, ToolTarget } f
 export { approveExecution, recordedOutcome, rejectExecution, waitForOutcome } from './tools/approvals';
 export { EXECUTION_STATUSES, executionRow, principalFrom, principalOf, queryExecutions, toExecution } from './tools/executions';
 export { checkCondition } from './tools/gate';
+export { saveStoreToolConfig, storeToolConfig } from './tools/store-config';
 export { adminToolView, publishTool, toolById, unpublishTool } from './tools/publish';
 export {
   builtinNames,

@@ -17,6 +17,8 @@ export const RETENTION = {
   jobs: { column: 'finished_at', ms: 30 * 86_400_000 },
   /** A reaction's record only has to outlive its job's retries (hours at most). */
   event_reactions: { column: 'created_at', ms: 30 * 86_400_000 },
+  /** MCP tasks end at their own expires_at (the client's ttl, core/mcp/tasks.ts). */
+  mcp_tasks: { column: 'expires_at', ms: 0 },
 } as const;
 
 /** Deletes every expired record of the tables above. */

@@ -74,7 +74,8 @@ async function withStoreSubscriptions(
   reactions: ReadonlyMap<string, readonly string[]>,
 ): Promise<ReadonlyMap<string, readonly string[]>> {
   const subs = await tx.query<{ type: string; plugin: string }>(
-    'SELECT type, plugin FROM event_subscriptions WHERE store_id = $1 AND type = ANY($2::text[])',
+    // MCP resource subscriptions (core/mcp/resources.ts) only keep events; no reaction serves them.
+    "SELECT type, plugin FROM event_subscriptions WHERE store_id = $1 AND type = ANY($2::text[]) AND plugin <> 'mcp'",
     [storeId, [...new Set(events.map((e) => e.type))]],
   );
   if (!subs.length) return reactions;

@@ -11,6 +11,11 @@ import type { McpSession } from './sessions';
 import type { ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
+import { changedTask, watchTasks } from './tasks';
+import { missingScope, startingScopes } from './step-up';
+import { subscribersOf, watchResources } from './resources';
+import { confirmationFor } from './confirm';
+import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
@@ -33,6 +38,8 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
+/** Calls of this process waiting for the client's answer to an elicitation, by session (the answer is POSTed). */
+const awaitingClient = new Map<string, (message: any) => void>();
 
 // One watch per process and database: changes committed anywhere (this process included) reach
 // the open streams through the database's notifications, once each.
@@ -105,11 +112,34 @@ async function sendToolListChanged(storeId: string) {
 }
 
 /**
+ * notifications/tasks/status: a task changed somewhere (announced by the database); its session's
+ * GET stream, when this process holds it, hears the new status.
+ */
+async function notifyTask(svc: Services, storeId: string, id: string) {
+  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
+  const changed = await changedTask(svc, storeId, id, (sessionId) => liveStreams.has(sessionId)).catch(() => undefined);
+  const live = changed && liveStreams.get(changed.sessionId);
+  if (live) await live.server.notification({ method: 'notifications/tasks/status', params: changed.task }).catch(() => {});
+}
+
+/** notifications/resources/updated: a subscribed record changed (any process); its sessions' streams here hear it. */
+async function notifyResource(svc: Services, storeId: string, type: string, id: string) {
+  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
+  const subs = await subscribersOf(svc.db, storeId, type, id).catch(() => undefined);
+  for (const sessionId of subs?.sessions ?? []) {
+    const live = liveStreams.get(sessionId);
+    if (live) await live.server.notification({ method: 'notifications/resources/updated', params: { uri: subs!.uri } }).catch(() => {});
+  }
+}
+
+/**
  * A 401's WWW-Authenticate: an authenticator's own (OAuth's points at the protected-resource
  * metadata, RFC 9728, so a client finds the authorization server alone), else a plain Bearer one.
  */
 function challenge(svc: Services, request: Request, message: string): string {
-  const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
+  let own = svc.authenticators.find((a) => a.challenge)?.challenge!(request);
+  // OAuth: what to ask for first (SEP-835), so a client's first grant is enough to look around.
+  if (own) own += `, scope="${startingScopes(svc.registry)}"`;
   const detail =
     request.headers.get('authorization') || request.headers.get('x-api-key')
       ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
@@ -283,6 +313,9 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     );
     if (typeof opts === 'string') return rpcError(400, -32602, opts);
     const requested = (parsedBody as any).params?.protocolVersion;
+    // Kept only when declared, so other sessions' options stay as they were. `{}` means form mode.
+    const caps = (parsedBody as any).params?.capabilities?.elicitation;
+    if (caps && typeof caps === 'object') opts.elicitation = { form: !!caps.form || !caps.url, url: !!caps.url };
     session = await svc.mcpSessions.create({
       apiKeyId: credentialId(principal),
       storeId: store.id,
@@ -291,21 +324,56 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     });
   }
 
+  // A user's token lacking the scope of the action it calls: step up (403 insufficient_scope), not a
+  // tool error. Not for the local bridges (`?store=`): they hold a sign-in they cannot widen alone.
+  const scope = request.method === 'POST' && principal.kind === 'user' && !wanted ? missingScope(svc.registry, principal, parsedBody) : undefined;
+  if (scope !== undefined) {
+    const own = svc.authenticators.find((a) => a.challenge)?.challenge!(request) ?? 'Bearer realm="svc"';
+    const metadata = /resource_metadata="[^"]*"/.exec(own)?.[0];
+    return rpcError(403, -32001, `insufficient_scope: this call needs one of the scopes it names; re-authorize with scope "${scope}".`, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"${metadata ? `, ${metadata}` : ''}`,
+    });
+  }
+
   const current = session!;
+  // The client's answer to an elicitation a call of this process is waiting for.
+  const message = parsedBody as any;
+  if (sid && message && message.method === undefined && message.id !== undefined && ('result' in message || 'error' in message)) {
+    const deliver = awaitingClient.get(sid);
+    if (deliver) {
+      deliver(message);
+      return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
+    }
+  }
+  // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
+  // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
+  const confirming =
+    request.method === 'POST' && message?.method === 'tools/call'
+      ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
+        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message)
+      : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
-  if (svc.mcpFastPath && !initializing && request.method === 'POST') {
+  if (svc.mcpFastPath && !initializing && request.method === 'POST' && !confirming) {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
   const server = buildMcpServer(svc.registry, caller, current.options, {
+    sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
+    awaiting: (waiting) => {
+      if (!waiting) awaitingClient.delete(current.id);
+      else if (transport.onmessage) awaitingClient.set(current.id, transport.onmessage.bind(transport));
+    },
   });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !current.options.logLevel });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !current.options.logLevel && !confirming,
+  });
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody });
 
@@ -317,6 +385,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     liveStreams.set(current.id, entry);
     // Listening before the stream is handed over, so no change committed after it opened is missed.
     await watchFor(svc.db).start();
+    await watchTasks(svc.db, (storeId, id) => void notifyTask(svc, storeId, id));
+    await watchResources(svc.db, (storeId, type, id) => void notifyResource(svc, storeId, type, id));
     transport.onclose = () => forget(current.id, entry);
     // At shutdown the stream ends (closing the server ends it), so the process need not wait for
     // the client to leave; the client reconnects to whichever process serves next.

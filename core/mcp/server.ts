@@ -2,6 +2,19 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  ElicitResultSchema,
+  type ElicitResult,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  ListPromptsRequestSchema,
+  GetPromptRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
@@ -14,58 +27,31 @@ import { callTool, resolveTarget } from '../tools/call';
 import type { ToolCaller } from '../tools/types';
 import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
-import { jsonText } from '../json-text';
+import { errorResult, textResult } from './results';
+import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
+import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
+import { getPrompt, listPrompts } from './prompts';
+import { auditDeclined, confirmationFor, elicitation } from './confirm';
+import { waitForOutcome } from '../tools/approvals';
+import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * A tool's answer as an MCP result. structuredContent must be a JSON object, but a custom tool may
- * return any JSON value (42, "text", [..], null, true): those are wrapped as {"result": <value>}.
- * The text mirror, for clients that ignore structuredContent, is the same JSON; compact, since it
- * is sent twice.
- */
-const textResult = (value: unknown, isError = false): CallToolResult => {
-  if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
-  const structured = isRecord(value) ? value : { result: value ?? null };
-  const image = imageOf(structured);
-  if (image) {
-    // An image an action returns (`image: {object: 'image', mime_type, data}`, e.g. a QR code) goes
-    // to the client once, as MCP image content a model can see, not as base64 inside the JSON.
-    const { image: _, ...rest } = structured;
-    return {
-      content: [
-        { type: 'text', text: jsonText(rest) },
-        { type: 'image', data: image.data, mimeType: image.mime_type },
-      ],
-      structuredContent: rest,
-    };
-  }
-  return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
-};
-
-const imageOf = (v: Record<string, unknown>) => {
-  const i = v.image as Record<string, unknown> | undefined;
-  return isRecord(i) && i.object === 'image' && typeof i.data === 'string' && typeof i.mime_type === 'string'
-    ? (i as { data: string; mime_type: string })
-    : undefined;
-};
-
-/**
- * A JSON-RPC error the SDK sends as it is. Not McpError: its message already reads "MCP error
- * -32602: ...", which the SDK would send, and the client's McpError would prefix once more.
- */
-export const protocolError = (code: number, message: string, data?: unknown) => Object.assign(new Error(message), { code, data });
+export { protocolError } from './results';
+import { protocolError } from './results';
 
 // One validator for every per-request server: building an Ajv instance per request is costly.
 const validator = new AjvJsonSchemaValidator();
 const LEVELS = LoggingLevelSchema.options;
 
 export interface SessionHooks {
+  /** While a call waits for the client's answer to a request (elicitation): where that answer must go. */
+  awaiting?: (waiting: boolean) => void;
+  /** The session's id: where a task's status notifications go. */
+  sessionId?: string;
   /** The level set by logging/setLevel, kept in the session. */
   logLevel?: LoggingLevel;
   setLogLevel: (level: LoggingLevel) => Promise<void>;
@@ -77,10 +63,24 @@ export interface SessionHooks {
  */
 export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    // Tasks (2025-11-25): any tools/call may run as one; a client that does not ask sees no change.
+    capabilities: {
+      tools: { listChanged: true },
+      logging: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
+      resources: { subscribe: true },
+      prompts: {},
+    },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
+  // This per-request server never saw initialize: what the client declared then (kept in the
+  // session) is what the SDK checks before sending notifications/elicitation/complete.
+  if (opts.elicitation)
+    Object.assign(server, {
+      _clientCapabilities: { elicitation: { ...(opts.elicitation.form ? { form: {} } : {}), ...(opts.elicitation.url ? { url: {} } : {}) } },
+    });
   // The level lives in the session, not in this per-request server.
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     await hooks?.setLogLevel(request.params.level);
@@ -90,8 +90,89 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   const custom = () => usableCustomTools(caller.db, caller.store.id);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
   const callHandler = toolCallHandler(registry, caller, opts, logs);
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callHandler(request.params, (n) => extra.sendNotification(n)));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    request.params.task
+      ? taskCall(registry, caller, opts, request.params, hooks?.sessionId)
+      : callHandler(
+          request.params,
+          (n) => extra.sendNotification(n),
+          async (req) => {
+            hooks?.awaiting?.(true);
+            try {
+              return await extra.sendRequest(req, ElicitResultSchema);
+            } finally {
+              hooks?.awaiting?.(false);
+            }
+          },
+          extra.signal,
+        ),
+  );
+  server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(caller, caller, request.params.taskId));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => taskResult(caller, caller, request.params.taskId, extra.signal));
+  server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
+  server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: resourceTemplates(registry, caller) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(caller, request.params.uri));
+  const sessionOnly = () => {
+    if (!hooks?.sessionId) throw protocolError(ErrorCode.InvalidRequest, 'Subscriptions need an MCP session.');
+    return hooks.sessionId;
+  };
+  server.setRequestHandler(SubscribeRequestSchema, (request) => subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => unsubscribe(caller.db, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(caller, opts.mode, request.params.name, request.params.arguments));
   return server;
+}
+
+/** tools/call with params.task: the same checks as a plain call, answered with the task (core/mcp/tasks.ts). */
+async function taskCall(
+  registry: Registry,
+  caller: Omit<ToolCaller, 'source'>,
+  opts: ToolOptions,
+  params: { name: string; arguments?: Record<string, unknown>; task?: { ttl?: number } },
+  sessionId: string | undefined,
+) {
+  const { name, arguments: args = {} } = params;
+  if (name === DISCOVER_TOOLS)
+    throw protocolError(ErrorCode.MethodNotFound, `${DISCOVER_TOOLS} does not run as a task (its execution.taskSupport is "forbidden").`);
+  const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
+  const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
+  if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const names = target.kind === 'builtin' ? { tool: target.plugin.name, action: target.actionName ?? '' } : { tool: target.tool.name, action: 'run' };
+  return startTask({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target, names, { ttl: params.task?.ttl, sessionId });
+}
+
+const APPROVER_ROLES = ['owner', 'admin', 'approver'];
+const mayApprove = (p: ToolCaller['principal']) => p.kind === 'user' && APPROVER_ROLES.includes(p.role);
+
+/**
+ * URL-mode elicitation for a held call whose caller may approve it (issue 51): the client opens
+ * the console's approval page (elicitationId: the execution id); the call waits as an agent's
+ * does, the decision being recorded as that user's approval, then notifications/elicitation/complete
+ * and the call answers. A client that declines the page gets the held answer, as without it.
+ */
+async function approveByUrl(
+  caller: Omit<ToolCaller, 'source'>,
+  executionId: string,
+  message: string,
+  ask: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+  signal: AbortSignal,
+  notify: Notify | undefined,
+) {
+  const url = `${caller.origin ?? ''}/console#/approvals/${executionId}`;
+  const answer = await ask({
+    method: 'elicitation/create',
+    params: { mode: 'url', elicitationId: executionId, url, message: `${message} Approve or reject it on the console's approval page.` },
+  }).catch(() => undefined);
+  if (answer?.action !== 'accept') return undefined;
+  const outcome = await waitForOutcome(caller.db, caller.store.id, executionId, { signal });
+  if (outcome)
+    await (notify as unknown as (n: object) => Promise<void>)?.({
+      method: 'notifications/elicitation/complete',
+      params: { elicitationId: executionId },
+    }).catch(() => {});
+  return outcome?.kind === 'result' || outcome?.kind === 'error' ? outcome : undefined;
 }
 
 type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
@@ -107,7 +188,12 @@ export function toolCallHandler(
   opts: ToolOptions,
   logs: (level: LoggingLevel) => boolean = () => false,
 ) {
-  return async (params: { name: string; arguments?: Record<string, unknown> }, notify?: Notify): Promise<CallToolResult> => {
+  return async (
+    params: { name: string; arguments?: Record<string, unknown> },
+    notify?: Notify,
+    ask?: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = params;
     if (name === DISCOVER_TOOLS) {
       const toolName = typeof args.tool_name === 'string' ? args.tool_name : undefined;
@@ -118,10 +204,34 @@ export function toolCallHandler(
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
+    const confirm = config.confirms ? confirmationFor(registry, config, { params }) : undefined;
+    if (confirm) {
+      const what = `${confirm.tool}.${confirm.action}`;
+      if (!opts.elicitation?.form || !ask)
+        return errorResult({
+          type: 'permission_error',
+          code: 'confirmation_required',
+          message: `${what} needs the user's confirmation, asked by elicitation (form mode); this client did not declare the elicitation capability, so the call was not run.`,
+          param: null,
+        });
+      const answer = await ask(elicitation(confirm));
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+        const how = answer.action === 'accept' ? 'not confirmed' : answer.action === 'decline' ? 'declined' : 'cancelled';
+        return errorResult(
+          await auditDeclined(caller, confirm, how, `The user ${how === 'not confirmed' ? 'did not confirm' : how} ${what}; it was not run.`),
+        );
+      }
+    }
     const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome
     // later (tool_executions get_execution) once an approver decided.
+    if (outcome.kind === 'pending' && ask && signal && opts.elicitation?.url && mayApprove(caller.principal)) {
+      const decided = await approveByUrl(caller, outcome.executionId, outcome.message, ask, signal, notify);
+      if (decided?.kind === 'result') return textResult(decided.result);
+      if (decided?.kind === 'error') return errorResult(decided.error);
+    }
     if (outcome.kind === 'pending')
       return textResult({
         status: 'pending_approval',
@@ -134,6 +244,6 @@ export function toolCallHandler(
         method: 'notifications/message',
         params: { level: 'warning', logger: 'svc', data: { tool: name, code: e.code, message: e.message } },
       }).catch(() => {});
-    return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+    return errorResult(e);
   };
 }

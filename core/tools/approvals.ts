@@ -95,6 +95,23 @@ export async function rejectExecution(deps: ApprovalDeps, storeId: string, id: s
 }
 
 /**
+ * The caller withdrew a held call (MCP tasks/cancel): it leaves pending_approval as rejected with
+ * decision `cancelled`, so a later approve is 409. Undefined when it was no longer pending.
+ */
+export async function cancelExecution(deps: ApprovalDeps, storeId: string, id: string, by: { keyId: string }) {
+  const output = {
+    error: {
+      type: 'permission_error',
+      code: 'approval_rejected',
+      message: 'The caller cancelled this call before an approver decided.',
+      param: null,
+    },
+  };
+  const row = await decide(deps, storeId, id, { status: 'rejected', approval: { decision: 'cancelled', decided_by: by.keyId }, output }, 'open');
+  return row ? toExecution(row) : undefined;
+}
+
+/**
  * The approval timeout job (SPEC 3.1): reject (default) tells the agent it timed out; approve runs
  * it; escalate hands it to the escalation group for a second window, then rejects. A job for an
  * execution decided meanwhile, or not yet due, does nothing.

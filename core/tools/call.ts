@@ -11,6 +11,7 @@ import { toolAnswer } from './raw-answers';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
 import { CUSTOM_ACTION, checkPlan, findCustomTool, runCustomTool, validateCustomInput } from './custom';
 import { gateFor } from './gate';
+import { freshStoreToolConfig, storeToolConfig } from './store-config';
 import type { RunResult, ToolCaller, ToolOutcome, ToolTarget } from './types';
 import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
@@ -106,7 +107,12 @@ export async function runTarget(
  * scope (and input) check, approval gate, run, audit record (SPEC 2.6, duration end to end).
  * Errors come back as values so every transport can show them to the model as a tool error.
  */
-export function callTool(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string } = {}): Promise<ToolOutcome> {
+export function callTool(
+  caller: ToolCaller,
+  target: ToolTarget,
+  // onRun: the call passed its checks and its gate and starts running now (an MCP task answers at this point).
+  opts: CallOptions = {},
+): Promise<ToolOutcome> {
   // A span per tool call when a tracer is installed (core/plugins/telemetry.ts); the call's own errors are values, read by toolSpanOutcome.
   const tracer = tracing.tracer;
   if (!tracer) return runToolCall(caller, target, opts);
@@ -129,7 +135,9 @@ const toolSpanOutcome = (o: ToolOutcome): TracedOutcome =>
       }
     : {};
 
-async function runToolCall(caller: ToolCaller, target: ToolTarget, opts: { executionId?: string }): Promise<ToolOutcome> {
+type CallOptions = { executionId?: string; onRun?: () => void };
+
+async function runToolCall(caller: ToolCaller, target: ToolTarget, opts: CallOptions): Promise<ToolOutcome> {
   const started = performance.now();
   const tool = toolName(target);
   const action = actionOf(target);
@@ -149,13 +157,17 @@ async function runToolCall(caller: ToolCaller, target: ToolTarget, opts: { execu
     if (deep) throw tooDeepError(deep, 'tool input');
     authorize(caller, target);
     const custom = target.kind === 'custom' ? target.tool : undefined;
-    const override = caller.agent?.toolOverrides[tool];
-    // Only an agent's override or a custom tool can gate a call: the common call skips the await.
+    // An agent's own override wins for its tool; else the store's (STORE/tool-config) gates every caller.
+    const override =
+      caller.agent?.toolOverrides[tool] ??
+      (freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id))).overrides[tool];
+    // Only an override or a custom tool can gate a call: the common call skips the await.
     const gate = override || custom ? await gateFor(tool, action, target.input, override, custom) : null;
     if (gate) {
       const heldId = await holdForApproval(record, gate, opts.executionId);
       return { kind: 'pending', executionId: heldId, message: gate.message };
     }
+    opts.onRun?.();
     const change = target.kind === 'builtin' && builtinAction(target.plugin, target.actionName).kind !== 'read';
     if (change) {
       // A built-in change: its record is written in the change's transaction, so a committed

@@ -1,9 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { acceptedScopes, isTool, type ActionDef, type Principal } from '../plugins/contract';
+import { acceptedScopes, isTool, type Principal } from '../plugins/contract';
 import { toolOutputOf } from './raw-answers';
 import { hasScope } from '../plugins/invoke';
 import type { CustomTool } from './types';
 import { flatName, type Registry } from '../plugins/registry';
+import { actionAnnotations, groupAnnotations, iconsOf, titleOf } from './presentation';
 
 /** Custom tools are listed under this toolset (the plugin that manages them). */
 export const CUSTOM_TOOLSET = 'custom_tools';
@@ -20,9 +21,13 @@ export interface ToolOptions {
   readOnly: boolean;
   /** Set by logging/setLevel: the least severe log notification this connection wants. */
   logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  /** The client's elicitation capability, as declared at initialize (absent: none). */
+  elicitation?: { form: boolean; url: boolean };
 }
 
 export const DISCOVER_TOOLS = 'discover_tools';
+/** MCP tasks (2025-11-25): every tool may be called as a task (core/mcp/tasks.ts), discover_tools not. */
+const TASKS_OPTIONAL = { taskSupport: 'optional' } as const;
 const MAX_NAME = 64;
 
 /** Strips TypeBox's symbol keys: MCP clients get plain JSON Schema. */
@@ -44,16 +49,6 @@ export function visibleActions(registry: Registry, principal: Principal, opts: T
     .filter((g) => g.actions.length > 0);
 }
 
-function annotations(actions: ActionDef[]) {
-  const readOnly = actions.every((a) => a.kind === 'read');
-  return {
-    readOnlyHint: readOnly,
-    destructiveHint: !readOnly && actions.some((a) => a.kind === 'destructive'),
-    idempotentHint: readOnly,
-    openWorldHint: false,
-  };
-}
-
 /**
  * The store's usable custom tools this connection may call (not on read-only connections: they act
  * outside svc). `toolsets` selects them all by the custom_tools category, or one by its own name
@@ -69,9 +64,11 @@ export function visibleCustomTools(custom: CustomTool[], principal: Principal, o
 /** A custom tool as an MCP tool: its own name and input schema, in either listing mode. */
 const customTool = (t: CustomTool): Tool => ({
   name: t.name,
+  title: titleOf(t.name),
   description: t.description,
   inputSchema: { ...t.input_schema, type: 'object' } as Tool['inputSchema'],
   annotations: { title: t.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  execution: TASKS_OPTIONAL,
 });
 
 /** tools/list: grouped or flat, the store's custom tools, and discover_tools; deterministic order. */
@@ -84,10 +81,13 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
         const input = plain(a.input);
         tools.push({
           name: flatName(plugin, name).slice(0, MAX_NAME),
+          title: `${titleOf(plugin.name)}: ${titleOf(name).toLowerCase()}`,
           description: a.description,
           inputSchema: { ...input, type: 'object' },
           outputSchema: { ...plain(toolOutputOf(a)), type: 'object' },
-          annotations: { title: `${plugin.name}: ${name}`, ...annotations([a]) },
+          annotations: { title: `${plugin.name}: ${name}`, ...actionAnnotations(name, a) },
+          icons: iconsOf(plugin),
+          execution: TASKS_OPTIONAL,
         });
       }
       continue;
@@ -95,6 +95,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
     const names = actions.map(([n]) => n);
     tools.push({
       name: plugin.name,
+      title: titleOf(plugin.name),
       description:
         `${plugin.description ?? plugin.name} Actions: ` +
         actions.map(([n, a]) => `${n} (${a.description})`).join('; ') +
@@ -105,12 +106,15 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
         required: ['action'],
         additionalProperties: true,
       },
-      annotations: { title: plugin.name, ...annotations(actions.map(([, a]) => a)) },
+      annotations: { title: plugin.name, ...groupAnnotations(actions) },
+      icons: iconsOf(plugin),
+      execution: TASKS_OPTIONAL,
     });
   }
   tools.push(...visibleCustomTools(custom, principal, opts).map(customTool));
   tools.push({
     name: DISCOVER_TOOLS,
+    title: 'Discover tools',
     description: 'Lists the tools and their actions; with tool_name, returns the full input schema of each action of that tool.',
     inputSchema: {
       type: 'object',
@@ -118,6 +122,7 @@ export function listTools(registry: Registry, principal: Principal, opts: ToolOp
       additionalProperties: false,
     },
     annotations: { title: 'Discover tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    execution: { taskSupport: 'forbidden' },
   });
   return tools;
 }
@@ -129,7 +134,12 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
   if (!toolName)
     return {
       tools: [
-        ...groups.map(({ plugin, actions }) => ({ name: plugin.name, category: plugin.category, actions: actions.map(([n]) => n) })),
+        ...groups.map(({ plugin, actions }) => ({
+          name: plugin.name,
+          title: titleOf(plugin.name),
+          category: plugin.category,
+          actions: actions.map(([n]) => n),
+        })),
         ...customs.map((t) => ({ name: t.name, category: t.category ?? 'custom', actions: ['run'] })),
       ],
     };
@@ -146,6 +156,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
           description: own.description,
           input_schema: own.input_schema,
           required_scopes: CUSTOM_TOOL_SCOPES,
+          annotations: customTool(own).annotations,
         },
       ],
     };
@@ -163,6 +174,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
   if (!group) return undefined;
   return {
     tool: group.plugin.name,
+    title: titleOf(group.plugin.name),
     category: group.plugin.category,
     actions: group.actions
       .filter(([name]) => !only || name === only)
@@ -173,6 +185,7 @@ export function discover(registry: Registry, principal: Principal, opts: ToolOpt
         description: a.description,
         input_schema: plain(a.input),
         required_scopes: acceptedScopes(group.plugin, a.kind),
+        annotations: actionAnnotations(name, a),
         ...(a.errors?.length ? { error_codes: a.errors } : {}),
       })),
   };

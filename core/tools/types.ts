@@ -16,6 +16,8 @@ export type TimeoutAction = 'reject' | 'approve' | 'escalate';
 /** One tool's entry in an agent's tool_overrides (SPEC 4.5), plus the tool-level settings. */
 export interface ToolOverride {
   requires_approval?: boolean | string[];
+  /** Store-wide config only: ask the human behind an MCP call to confirm (elicitation), not an approver. */
+  requires_confirmation?: boolean | string[];
   auto_approve?: string[];
   approval_conditions?: Record<string, { when: string; message?: string }>;
   approval_timeout_minutes?: number;

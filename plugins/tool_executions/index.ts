@@ -1,9 +1,10 @@
-import { action, actionFor, actorOf, definePlugin, type Ctx, type ExampleKit } from '../../core/sdk';
+import { action, actionFor, actorOf, definePlugin, Input, type Ctx, type ExampleKit } from '../../core/sdk';
 import { callTool, resolveTarget } from '../../core/platform';
 import { errors, fail, forbidden } from '../../core/sdk';
 import { approveExecution, rejectExecution } from '../../core/platform';
 import { executionRow, executionStream, queryExecutions, toExecution } from '../../core/platform';
 import { Type } from '@sinclair/typebox';
+import { getStoreToolConfig, patchStoreToolConfig, StoreToolConfig, StoreToolConfigPatch } from './tool-config';
 import { ApproveInput, Execution, ExecutionId, ExecutionList, ExecutionQuery, RejectInput, StreamEvent, StreamQuery } from './schemas';
 
 const ExecutionsConfig = Type.Object({
@@ -90,6 +91,26 @@ export default definePlugin({
       rest: { method: 'GET', path: '/tool-executions/:id' },
       example: heldCall,
       handler: async (ctx, { id }) => toExecution(await executionRow(ctx.db, ctx.store.id, id)) as any,
+    }),
+    get_tool_config: action({
+      kind: 'read',
+      humanOnly: true,
+      description: "The store's tool-config: per tool, requires_approval (every caller) and requires_confirmation (MCP clients' users).",
+      input: Input({}),
+      output: StoreToolConfig,
+      rest: { method: 'GET', path: '/tool-config' },
+      handler: (ctx) => getStoreToolConfig(ctx) as any,
+    }),
+    update_tool_config: action({
+      kind: 'write',
+      humanOnly: true,
+      description:
+        "Change the store's tool-config (merged per tool; null removes one): requires_approval gates the tool for every caller, an agent's own override winning; requires_confirmation asks the human behind an MCP call.",
+      input: StoreToolConfigPatch,
+      output: StoreToolConfig,
+      rest: { method: 'PATCH', path: '/tool-config' },
+      example: { tool_overrides: { products: { requires_confirmation: ['delete_product'] } } },
+      handler: (ctx, input) => patchStoreToolConfig(ctx, input) as any,
     }),
     approve_execution: action({
       kind: 'write',

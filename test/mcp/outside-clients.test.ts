@@ -52,6 +52,29 @@ describe('outside MCP clients', () => {
     expect(JSON.parse(call.stdout).structuredContent.name).toBe('Inspected');
   }, 120_000);
 
+  test('the MCP Inspector CLI lists resource templates, prompts and icons, and reads a record', async () => {
+    const p = await h.call('POST', '/products', product({ name: 'Inspected resource' }));
+    const env = { MCP_CATALOG_PATH: join(mkdtempSync(join(tmpdir(), 'svc-insp-')), 'mcp.json') };
+    const common = ['--cli', url, '--transport', 'http', '--header', `x-api-key: ${h.key}`];
+    const tools = JSON.parse((await run([bin('mcp-inspector'), ...common, '--method', 'tools/list'], env)).stdout).tools;
+    const products = tools.find((t: any) => t.name === 'products');
+    expect(products.title).toBe('Products');
+    expect(products.icons[0]).toMatchObject({ mimeType: 'image/svg+xml', src: expect.stringMatching(/^data:image\/svg\+xml;base64,/) });
+    const templates = await run([bin('mcp-inspector'), ...common, '--method', 'resources/templates/list'], env);
+    expect(templates.code).toBe(0);
+    expect(JSON.parse(templates.stdout).resourceTemplates.map((t: any) => t.uriTemplate)).toContain('svc://products/{id}');
+    const prompts = await run([bin('mcp-inspector'), ...common, '--method', 'prompts/list'], env);
+    expect(prompts.code).toBe(0);
+    expect(JSON.parse(prompts.stdout).prompts.map((x: any) => x.name)).toEqual([
+      'daily_operations_summary',
+      'review_pending_approvals',
+      'low_stock_check',
+    ]);
+    const read = await run([bin('mcp-inspector'), ...common, '--method', 'resources/read', '--uri', `svc://products/${p.body.id}`], env);
+    expect(read.code).toBe(0);
+    expect(JSON.parse(JSON.parse(read.stdout).contents[0].text).name).toBe('Inspected resource');
+  }, 120_000);
+
   test('the official conformance suite passes every 2025-11-25 check but the fixture-only scenarios', async () => {
     // The suite sends no credentials; a loopback proxy adds the key and leaves Host/Origin alone.
     const proxy = keyProxy(`http://127.0.0.1:${server.port}`, h.key);

@@ -28,6 +28,7 @@ export type {
   ExampleKit,
   JobDeps,
   PluginDef,
+  McpApps,
   PersonalDataColumn,
   Principal,
   RestMapping,

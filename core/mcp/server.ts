@@ -3,7 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   LoggingLevelSchema,
   SetLevelRequestSchema,
   type CallToolResult,
@@ -16,6 +18,9 @@ import { usableCustomTools } from '../tools/custom';
 import { CUSTOM_TOOLSET, DISCOVER_TOOLS, discover, listTools, type ToolOptions } from '../tools/catalog';
 import { jsonText } from '../json-text';
 import pkg from '../../package.json';
+import { readUiResource, uiResources, uiToolTarget, withUiTools } from './apps';
+import { callerCtx, invoke } from '../plugins/invoke';
+import { toToolError } from '../errors';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
@@ -77,7 +82,8 @@ export interface SessionHooks {
  */
 export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    // Resources only for MCP Apps clients (core/mcp/apps.ts): their views.
+    capabilities: { tools: { listChanged: true }, logging: {}, ...(opts.ui ? { resources: {} } : {}) },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
@@ -88,7 +94,18 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   });
   const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
   const custom = () => usableCustomTools(caller.db, caller.store.id);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = listTools(registry, caller.principal, opts, await custom());
+    return { tools: opts.ui ? withUiTools(registry, tools, opts.mode, opts.toolsets) : tools };
+  });
+  if (opts.ui) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: uiResources(registry) }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const found = readUiResource(registry, request.params.uri);
+      if (!found) throw protocolError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+      return found;
+    });
+  }
   const callHandler = toolCallHandler(registry, caller, opts, logs);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => callHandler(request.params, (n) => extra.sendNotification(n)));
   return server;
@@ -114,6 +131,19 @@ export function toolCallHandler(
       const found = discover(registry, caller.principal, opts, toolName, await usableCustomTools(caller.db, caller.store.id));
       if (!found) return textResult({ error: `No tool named '${toolName}' is available to this connection.` }, true);
       return textResult(found);
+    }
+    if (opts.ui) {
+      // An app-only tool (core/mcp/apps.ts): one plugin action, run through invoke with the caller's scopes.
+      const app = uiToolTarget(registry, name, args, opts.mode);
+      if (app && !app.actionName) return textResult({ error: { type: 'invalid_request_error', code: 'validation_failed', message: app.error, param: 'action' } }, true);
+      if (app?.action) {
+        try {
+          return textResult(await invoke(app.plugin, app.action, callerCtx(caller, caller.principal, caller.store, { origin: caller.origin }), app.input));
+        } catch (err) {
+          const e = toToolError(err);
+          return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+        }
+      }
     }
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;

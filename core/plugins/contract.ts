@@ -331,6 +331,12 @@ export interface PluginDef {
    */
   personalData?: PersonalDataColumn[];
   /**
+   * MCP Apps (`io.modelcontextprotocol/ui`): views this plugin serves to MCP clients that declare
+   * the extension, the tools whose results they render, and tools only such clients get. Other
+   * clients see none of it.
+   */
+  mcpApps?: McpApps;
+  /**
    * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
    * Services.authenticators, after the admin token and before API keys, so every surface (REST,
    * MCP, agent chat) accepts them without the core knowing the plugin.
@@ -540,4 +546,17 @@ export interface PersonalDataColumn {
   column: string;
   /** The row's primary key column (default `id`). The table has `store_id`. */
   key?: string;
+}
+
+/** A plugin's MCP Apps (core/mcp/apps.ts serves them to clients that declare the extension). */
+export interface McpApps {
+  /** `ui://` resources: one self-contained HTML document each (text/html;profile=mcp-app). */
+  views: { uri: string; name: string; description: string; html: string }[];
+  /** Tools whose results a view renders: a category `tool` (grouped) and, in flat mode, `<tool>_<action>` for these actions. */
+  links: { tool: string; actions: string[]; view: string }[];
+  /**
+   * Tools only these clients get: `name` as a category with an `action` argument (grouped) or
+   * `<name>_<action>` (flat), each action running one of this plugin's actions through invoke.
+   */
+  tools?: { name: string; description: string; view?: string; actions: Record<string, string> }[];
 }

@@ -20,6 +20,8 @@ export interface ToolOptions {
   readOnly: boolean;
   /** Set by logging/setLevel: the least severe log notification this connection wants. */
   logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  /** The client declared MCP Apps (io.modelcontextprotocol/ui) at initialize: views and app tools (core/mcp/apps.ts). */
+  ui?: boolean;
 }
 
 export const DISCOVER_TOOLS = 'discover_tools';

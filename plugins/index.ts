@@ -45,6 +45,7 @@ import local_agent from './local_agent';
 import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
+import checkout from './checkout';
 import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
@@ -78,6 +79,7 @@ export const pluginList: PluginDef[] = [
   affiliates,
   discovery,
   supply_chain,
+  checkout,
   webhooks_mgmt,
   agents,
   custom_tools,

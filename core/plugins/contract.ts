@@ -273,6 +273,11 @@ export interface PluginDef {
   catalog?: boolean;
   /** A tool for agents and MCP clients at all (false: REST only, like the operator API). Default true. */
   tool?: boolean;
+  /**
+   * Its bare scopes are a key's scopes although it is not a tool (`checkout`: the scope an
+   * agent's key holds to reach the agentic endpoints and nothing else). Default false.
+   */
+  keyScopes?: boolean;
   /** Accepted scopes (SPEC 5.4): one of `read` for read actions, one of `write` for the others. */
   scopes: { read: string[]; write: string[] };
   /** Event types this plugin emits, with their payload schema (webhooks, OpenAPI). */

@@ -1,5 +1,6 @@
 import { action, conflict, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit } from '../../core/sdk';
 import migration001 from './migrations/001_fulfillments.sql' with { type: 'text' };
+import migration002 from './migrations/002_shipping_zones.sql' with { type: 'text' };
 import { Fulfillment, FulfillmentCreate, Status, StatusQuery, TrackingUpdate } from './schemas';
 import { createFulfillment, getFulfillment, getStatus, updateTracking } from './store';
 
@@ -18,14 +19,17 @@ const fulfillment = definePlugin({
   catalog: true,
   // SPEC 5.4: orders, orders:write; reads take orders:read too (issue 46).
   scopes: { read: ['orders', 'orders:read', 'orders:write'], write: ['orders', 'orders:write'] },
-  tables: ['fulfillments'],
+  tables: ['fulfillments', 'shipping_zones'],
   // orders requires this plugin (its orders show fulfilments), so orders is reached by ctx.call, as fulfillment.
   calls: ['orders'],
   events: { 'fulfillment.created': Fulfillment, 'fulfillment.updated': Fulfillment },
   errors: {
     fulfillment_exceeds_quantity: conflict('A fulfilment names more units of a line than are left to fulfil (not yet shipped nor refunded).'),
   },
-  migrations: [{ id: 'fulfillment/001_fulfillments', sql: migration001 }],
+  migrations: [
+    { id: 'fulfillment/001_fulfillments', sql: migration001 },
+    { id: 'fulfillment/002_shipping_zones', sql: migration002 },
+  ],
   actions: {
     create_fulfillment: action({
       kind: 'write',

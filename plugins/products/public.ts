@@ -197,3 +197,25 @@ export async function offerableProducts(db: Db, storeId: string, opts: { ids?: r
   for (const r of rows) found.set(r.id, toProduct(r));
   return found;
 }
+
+/**
+ * Rows of live products and live variants by id, for a checkout's lines (titles, SKUs, option
+ * values, `weight_grams`); two queries at most, nothing locked.
+ */
+export async function itemRows(db: Db, storeId: string, productIds: readonly string[], variantIds: readonly string[]) {
+  const products = new Map<string, Row>();
+  const variants = new Map<string, Row>();
+  if (productIds.length)
+    for (const r of await db.query('SELECT * FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [
+      storeId,
+      [...new Set(productIds)],
+    ]))
+      products.set(r.id, r);
+  if (variantIds.length)
+    for (const r of await db.query('SELECT * FROM product_variants WHERE store_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL', [
+      storeId,
+      [...new Set(variantIds)],
+    ]))
+      variants.set(r.id, r);
+  return { products, variants };
+}

@@ -1,5 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import { action, actionFor, conflict, definePlugin, invalid, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
+import { appActions, checkoutApps } from './apps';
+import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpTables } from './ucp';
 import { completeSession } from './complete';
 import { restAgent, toRest } from './rest';
 import { Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
@@ -20,8 +23,8 @@ const checkout = definePlugin({
   tool: false,
   keyScopes: true,
   scopes: { read: ['checkout'], write: ['checkout'] },
-  tables: ['checkout_sessions', 'checkout_settings'],
-  config: CheckoutConfig,
+  tables: ['checkout_sessions', 'checkout_settings', ...ucpTables],
+  config: Type.Object({ ...CheckoutConfig.properties, ...UcpConfigFields }),
   requires: ['orders', 'products', 'inventory', 'customers', 'store', 'coupons', 'tax', 'fulfillment'],
   errors: {
     checkout_session_completed: conflict('The checkout session is already completed: it takes no change.'),
@@ -30,8 +33,12 @@ const checkout = definePlugin({
     payment_handler_unsupported: invalid('The payment names a handler the store does not take.'),
     continue_url_missing: conflict('The store escalates checkouts to its own page but set no payments.continue_url.'),
   },
-  migrations: [{ id: 'checkout/001_checkout', sql: migration001 }],
+  migrations: [{ id: 'checkout/001_checkout', sql: migration001 }, ...ucpMigrations],
+  jobs: { ...ucpJobs },
+  mcpApps: checkoutApps,
   actions: {
+    ...ucpAllActions,
+    ...appActions,
     create_checkout_session: act({
       kind: 'write',
       description: 'Open a checkout session (the REST channel): lines, buyer, addresses, shipping option, discount codes; priced at once.',

@@ -10,10 +10,11 @@ import { action, noExample, type Ctx } from '../../../core/sdk';
 import { identifyAgent } from './agent';
 import { allowInsecure } from './config';
 import { ucpFail, UcpError } from './errors';
-import { idempotencyKey, idempotent, requestHash } from './idempotency';
+import { idempotencyKey } from './idempotency';
 import { storeKeys } from './keys';
 import { runOp, WRITES, type Op, type Outcome } from './ops';
 import { businessProfile } from './profile';
+import type { AgentProfile } from './profiles';
 import { agenticScope, type Scope } from './scope';
 import { signMessage } from './signatures';
 
@@ -38,17 +39,12 @@ export function parseBody(body: Uint8Array): unknown {
 }
 
 /**
- * Runs an identified operation in the scope's store: writes in one transaction with their
- * idempotency record (keyed by the agent's profile), reads outside one.
+ * Runs an identified operation in the scope's store (ctx.callInStore): writes in one transaction
+ * with their idempotency record (keyed by the agent's profile), reads outside one.
  */
-export async function perform(scope: Scope, agent: Awaited<ReturnType<typeof identifyAgent>>, op: Op, id: string | undefined, payload: unknown, key?: string): Promise<Outcome & { replayed?: boolean }> {
-  const call = { settings: scope.settings, origin: scope.origin, agent };
-  if (!WRITES.has(op)) return scope.read((ctx) => runOp({ ...call, ctx }, op, id, payload));
-  return scope.write((ctx) =>
-    idempotent(ctx.db, ctx.clock, key ? { storeId: ctx.store.id, agent: agent.url, key, hash: requestHash([op, id ?? null, payload ?? null]) } : undefined, () =>
-      runOp({ ...call, ctx }, op, id, payload),
-    ),
-  );
+export async function perform(ctx: Ctx, scope: Scope, agent: AgentProfile, op: Op, id: string | undefined, payload: unknown, key?: string): Promise<Outcome & { replayed?: boolean }> {
+  const input = { op, ...(id !== undefined ? { id } : {}), ...(payload !== undefined ? { payload } : {}), ...(key ? { key } : {}), agent, origin: scope.origin };
+  return ctx.callInStore(scope.store, WRITES.has(op) ? 'ucp_write' : 'ucp_read', input);
 }
 
 /** One REST call: scope, agent, idempotency, operation, and the complete response signed with the store's key. */
@@ -60,7 +56,7 @@ async function serve(ctx: Ctx, input: { body?: Uint8Array; id?: string }, op: Op
     const agent = await identifyAgent({ request, body, settings: scope.settings, allowInsecure: allowInsecure(ctx.config), now: ctx.clock.now().getTime() });
     const payload = parseBody(body);
     const key = WRITES.has(op) ? idempotencyKey(request.headers.get('idempotency-key')) : undefined;
-    const out = await perform(scope, agent, op, input.id, payload, key);
+    const out = await perform(ctx, scope, agent, op, input.id, payload, key);
     const text = JSON.stringify(out.body);
     const headers = new Headers({ 'content-type': JSON_TYPE });
     if (key) headers.set('idempotency-key', key);

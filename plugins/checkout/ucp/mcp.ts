@@ -87,7 +87,7 @@ async function toolCall(ctx: Ctx, request: Request, body: Uint8Array, id: unknow
   if (op !== 'create_checkout' && WRITES.has(op) && payload && typeof payload === 'object' && 'id' in payload) {
     throw ucpFail('invalid_request', 'The checkout object must not carry an id: name the session with the top-level id.');
   }
-  const out = await perform(scope, agent, op, typeof args.id === 'string' ? args.id : undefined, payload, key);
+  const out = await perform(ctx, scope, agent, op, typeof args.id === 'string' ? args.id : undefined, payload, key);
   const result = { structuredContent: out.body, content: [{ type: 'text', text: JSON.stringify(out.body) }], ...(out.status >= 400 ? { isError: true } : {}) };
   const answer = rpc(id, { result });
   if (op === 'complete_checkout') {
@@ -106,7 +106,7 @@ async function handle(ctx: Ctx, body: Uint8Array) {
     return rpcError(null, -32700, 'Parse error', undefined, 400);
   }
   if (!msg || typeof msg !== 'object' || Array.isArray(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
-    return rpcError(msg?.id, -32600, 'Invalid Request: one JSON-RPC 2.0 message per POST.', undefined, 400);
+    return rpcError((msg as Json | undefined)?.id, -32600, 'Invalid Request: one JSON-RPC 2.0 message per POST.', undefined, 400);
   }
   // A notification (no id) is acknowledged with 202 and no body (Streamable HTTP).
   if (msg.id === undefined) return { status: 202, text: '', headers: new Headers() };

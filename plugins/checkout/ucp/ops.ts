@@ -3,10 +3,11 @@
  * wire into an operation, an optional resource id and a payload, and render the Outcome. The
  * agent is already identified (profile fetched, signature checked) when an operation runs.
  */
-import { SvcError, type Ctx } from '../../../core/sdk';
-import { cancelSession, completeSession, createSession, getSession, updateSession } from '../engine';
-import type { AgenticSettings } from '../engine';
-import type { AgentRef } from '../engine';
+import { Type } from '@sinclair/typebox';
+import { action, SvcError, type Ctx } from '../../../core/sdk';
+import { agenticSettings, cancelSession, completeSession, createSession, getSession, updateSession } from '../engine';
+import type { AgenticSettings, AgentRef } from '../engine';
+import { idempotent, requestHash } from './idempotency';
 import { getCatalogProduct, lookupCatalog, searchCatalog } from './catalog';
 import { ucpFail, UcpError } from './errors';
 import { toUcpOrder } from './orders';
@@ -109,8 +110,14 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
         const current = await getSession(ctx, me, requireId(id));
         return checkout(await updateSession(ctx, me, current.id, changesOf(payload, current)));
       }
-      case 'complete_checkout':
-        return checkout(await completeSession(ctx, me, requireId(id), paymentOf(payload ?? {})));
+      case 'complete_checkout': {
+        const done = await completeSession(ctx, me, requireId(id), paymentOf(payload ?? {}));
+        // The order's first webhook, queued with the order (the delivery job re-reads it at each attempt).
+        if (done.status === 'completed' && done.order_id && agent.webhook_url) {
+          await ctx.enqueue('ucp_order_webhook', { order_id: done.order_id, profile_url: agent.url, event_id: `order_created_${done.order_id}`, origin });
+        }
+        return checkout(done);
+      }
       case 'cancel_checkout':
         return checkout(await cancelSession(ctx, me, requireId(id)));
       case 'get_order': {
@@ -142,3 +149,48 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
     return engineOutcome(err, op);
   }
 }
+
+/** What the route hands the store-scoped operation (ctx.callInStore): the agent is already identified. */
+export const OpInput = Type.Object({
+  op: Type.Union(OPERATIONS.map((o) => Type.Literal(o))),
+  id: Type.Optional(Type.String({ maxLength: 200 })),
+  payload: Type.Optional(Type.Any()),
+  key: Type.Optional(Type.String({ maxLength: 255 })),
+  agent: Type.Any({ description: 'The AgentProfile identified by the route.' }),
+  origin: Type.String(),
+});
+const OpOutput = Type.Object({ status: Type.Integer(), body: Type.Any(), replayed: Type.Optional(Type.Boolean()) });
+type OpArgs = { op: Op; id?: string; payload?: unknown; key?: string; agent: AgentProfile; origin: string };
+
+async function callOf(ctx: Ctx, i: OpArgs): Promise<UcpCall> {
+  return { ctx, settings: await agenticSettings(ctx.db, ctx.store.id), origin: i.origin, agent: i.agent };
+}
+
+/** The internal actions the UCP routes run in the store their Host names (REST and MCP alike). */
+export const ucpOpActions = {
+  ucp_write: action({
+    kind: 'write',
+    internal: true,
+    description: 'A UCP write (create, update, complete, cancel) of an identified agent, with its idempotency record.',
+    input: OpInput,
+    output: OpOutput,
+    emits: ['checkout.completed'],
+    handler: async (ctx, input) => {
+      const i = input as OpArgs;
+      const call = await callOf(ctx, i);
+      const scope = i.key ? { storeId: ctx.store.id, agent: i.agent.url, key: i.key, hash: requestHash([i.op, i.id ?? null, i.payload ?? null]) } : undefined;
+      return idempotent(ctx.db, ctx.clock, scope, () => runOp(call, i.op, i.id, i.payload));
+    },
+  }),
+  ucp_read: action({
+    kind: 'read',
+    internal: true,
+    description: 'A UCP read (get checkout, get order, catalog) of an identified agent.',
+    input: OpInput,
+    output: OpOutput,
+    handler: async (ctx, input) => {
+      const i = input as OpArgs;
+      return runOp(await callOf(ctx, i), i.op, i.id, i.payload);
+    },
+  }),
+};

@@ -16,7 +16,7 @@ async function signed(key: Jwk, over: Partial<{ url: string; body: string }> = {
   return headers;
 }
 
-const expectCode = async (p: Promise<unknown>, code: string) => {
+const expectCode = async (p: Promise<unknown>, code: UcpError['code']) => {
   const err = await p.then(
     () => null,
     (e) => e,

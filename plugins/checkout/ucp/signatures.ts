@@ -32,7 +32,7 @@ const b64 = (bytes: ArrayBuffer | Uint8Array) => Buffer.from(bytes instanceof Ui
 
 /** `sha-256=:<base64>:` of the raw body bytes (RFC 9530). */
 export async function contentDigest(body: string | Uint8Array): Promise<string> {
-  const bytes = typeof body === 'string' ? enc.encode(body) : body;
+  const bytes = typeof body === 'string' ? enc.encode(body) : new Uint8Array(body);
   return `sha-256=:${b64(await crypto.subtle.digest('SHA-256', bytes))}:`;
 }
 
@@ -82,7 +82,7 @@ export function parseSignatureInput(header: string): SignatureInput[] {
 }
 
 /** The `:<base64>:` byte sequence of one label in `Signature`. */
-export function signatureBytes(header: string, label: string): Uint8Array {
+export function signatureBytes(header: string, label: string): Uint8Array<ArrayBuffer> {
   for (const part of header.split(',')) {
     const [k, ...rest] = part.trim().split('=');
     const v = rest.join('=');

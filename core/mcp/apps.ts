@@ -104,7 +104,11 @@ export function uiToolTarget(registry: Registry, name: string, args: Record<stri
         const { action: a, ...rest } = args;
         action = typeof a === 'string' ? extra.actions[a] : undefined;
         input = rest;
-        if (!action) return { plugin: p, error: `Unknown action '${String(a ?? '')}' for tool ${name}. Valid actions: ${Object.keys(extra.actions).join(', ')}.` };
+        if (!action)
+          return {
+            plugin: p,
+            error: `Unknown action '${String(a ?? '')}' for tool ${name}. Valid actions: ${Object.keys(extra.actions).join(', ')}.`,
+          };
       } else if (mode === 'flat' && name.startsWith(`${extra.name}_`)) action = extra.actions[name.slice(extra.name.length + 1)];
       if (action && p.actions[action]) return { plugin: p, actionName: action, action: p.actions[action], input };
     }

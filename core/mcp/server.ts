@@ -135,10 +135,13 @@ export function toolCallHandler(
     if (opts.ui) {
       // An app-only tool (core/mcp/apps.ts): one plugin action, run through invoke with the caller's scopes.
       const app = uiToolTarget(registry, name, args, opts.mode);
-      if (app && !app.actionName) return textResult({ error: { type: 'invalid_request_error', code: 'validation_failed', message: app.error, param: 'action' } }, true);
+      if (app && !app.actionName)
+        return textResult({ error: { type: 'invalid_request_error', code: 'validation_failed', message: app.error, param: 'action' } }, true);
       if (app?.action) {
         try {
-          return textResult(await invoke(app.plugin, app.action, callerCtx(caller, caller.principal, caller.store, { origin: caller.origin }), app.input));
+          return textResult(
+            await invoke(app.plugin, app.action, callerCtx(caller, caller.principal, caller.store, { origin: caller.origin }), app.input),
+          );
         } catch (err) {
           const e = toToolError(err);
           return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);

@@ -121,7 +121,10 @@ export type ActionsOf<N extends string, P extends { actions: Record<string, Acti
 };
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
-export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'callInStore' | 'enqueue' | 'startJob' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
+export type CallerCtx = Omit<
+  Ctx,
+  'emit' | 'call' | 'callInStore' | 'enqueue' | 'startJob' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'
+> & {
   log?: Logger;
   /** The origin of a request that is not REST's (an MCP connection's, an agent chat's): ctx.origin's second choice. */
   origin?: string;

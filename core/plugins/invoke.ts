@@ -277,7 +277,15 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
       callInStore: (store, name, input) => {
         const action = plugin.actions[name];
         if (!action) throw new Error(`${plugin.name}: callInStore('${name}') names no action of this plugin`);
-        const inStore = { ...caller, db, store, storePath: `/v1/stores/${store.id}`, afterCommitQueue: queue, withChange: undefined, callingPlugin: plugin.name };
+        const inStore = {
+          ...caller,
+          db,
+          store,
+          storePath: `/v1/stores/${store.id}`,
+          afterCommitQueue: queue,
+          withChange: undefined,
+          callingPlugin: plugin.name,
+        };
         return invoke(plugin, action, inStore, input);
       },
       call: async (target, input, opts) => {

@@ -105,7 +105,17 @@ function render(c, root) {
 }`;
 
 export const VIEWS = {
-  product: { uri: 'ui://svc/product-card', name: 'Product card', description: 'A product: name, price, stock, variants.', html: page('Product', PRODUCT) },
+  product: {
+    uri: 'ui://svc/product-card',
+    name: 'Product card',
+    description: 'A product: name, price, stock, variants.',
+    html: page('Product', PRODUCT),
+  },
   order: { uri: 'ui://svc/order', name: 'Order', description: 'An order: number, status, lines, totals, channel.', html: page('Order', ORDER) },
-  cart: { uri: 'ui://svc/cart', name: 'Cart summary', description: 'A priced cart (cart quote): lines, discounts, shipping, tax, total.', html: page('Cart', CART) },
+  cart: {
+    uri: 'ui://svc/cart',
+    name: 'Cart summary',
+    description: 'A priced cart (cart quote): lines, discounts, shipping, tax, total.',
+    html: page('Cart', CART),
+  },
 };

@@ -51,7 +51,8 @@ export async function identifyAgent(i: Identify): Promise<AgentProfile> {
   const agent = await agentProfile(url, opts);
   const signed = i.request.headers.has('signature') || i.request.headers.has('signature-input');
   if (!signed) {
-    if (i.settings.ucp.require_signatures) throw ucpFail('signature_missing', 'This store requires RFC 9421 request signatures (Signature-Input, Signature).');
+    if (i.settings.ucp.require_signatures)
+      throw ucpFail('signature_missing', 'This store requires RFC 9421 request signatures (Signature-Input, Signature).');
     return agent;
   }
   await verifyMessage({

@@ -42,8 +42,23 @@ export function parseBody(body: Uint8Array): unknown {
  * Runs an identified operation in the scope's store (ctx.callInStore): writes in one transaction
  * with their idempotency record (keyed by the agent's profile), reads outside one.
  */
-export async function perform(ctx: Ctx, scope: Scope, agent: AgentProfile, op: Op, id: string | undefined, payload: unknown, key?: string): Promise<Outcome & { replayed?: boolean }> {
-  const input = { op, ...(id !== undefined ? { id } : {}), ...(payload !== undefined ? { payload } : {}), ...(key ? { key } : {}), agent, origin: scope.origin };
+export async function perform(
+  ctx: Ctx,
+  scope: Scope,
+  agent: AgentProfile,
+  op: Op,
+  id: string | undefined,
+  payload: unknown,
+  key?: string,
+): Promise<Outcome & { replayed?: boolean }> {
+  const input = {
+    op,
+    ...(id !== undefined ? { id } : {}),
+    ...(payload !== undefined ? { payload } : {}),
+    ...(key ? { key } : {}),
+    agent,
+    origin: scope.origin,
+  };
   return ctx.callInStore(scope.store, WRITES.has(op) ? 'ucp_write' : 'ucp_read', input);
 }
 
@@ -53,7 +68,13 @@ async function serve(ctx: Ctx, input: { body?: Uint8Array; id?: string }, op: Op
     const scope = await agenticScope(ctx);
     const request = ctx.http!.request;
     const body = input.body ?? new Uint8Array();
-    const agent = await identifyAgent({ request, body, settings: scope.settings, allowInsecure: allowInsecure(ctx.config), now: ctx.clock.now().getTime() });
+    const agent = await identifyAgent({
+      request,
+      body,
+      settings: scope.settings,
+      allowInsecure: allowInsecure(ctx.config),
+      now: ctx.clock.now().getTime(),
+    });
     const payload = parseBody(body);
     const key = WRITES.has(op) ? idempotencyKey(request.headers.get('idempotency-key')) : undefined;
     const out = await perform(ctx, scope, agent, op, input.id, payload, key);
@@ -120,7 +141,13 @@ export const ucpActions = {
   ucp_create_checkout: route('create_checkout', 'write', 'POST', '/ucp/v1/checkout-sessions', 'UCP create_checkout: open a checkout session.'),
   ucp_get_checkout: route('get_checkout', 'read', 'GET', '/ucp/v1/checkout-sessions/:id', 'UCP get_checkout.'),
   ucp_update_checkout: route('update_checkout', 'write', 'PUT', '/ucp/v1/checkout-sessions/:id', 'UCP update_checkout (full replacement).'),
-  ucp_complete_checkout: route('complete_checkout', 'write', 'POST', '/ucp/v1/checkout-sessions/:id/complete', 'UCP complete_checkout: place the order.'),
+  ucp_complete_checkout: route(
+    'complete_checkout',
+    'write',
+    'POST',
+    '/ucp/v1/checkout-sessions/:id/complete',
+    'UCP complete_checkout: place the order.',
+  ),
   ucp_cancel_checkout: route('cancel_checkout', 'write', 'POST', '/ucp/v1/checkout-sessions/:id/cancel', 'UCP cancel_checkout.'),
   ucp_get_order: route('get_order', 'read', 'GET', '/ucp/v1/orders/:id', 'UCP get_order: the current state of an order the agent placed.'),
   ucp_search_catalog: route('search_catalog', 'read', 'POST', '/ucp/v1/catalog/search', 'UCP catalog search.'),

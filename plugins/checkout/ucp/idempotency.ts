@@ -60,7 +60,8 @@ export async function idempotent(db: Db, clock: Clock, scope: IdemScope | undefi
         if (prior.request_hash !== scope.hash) {
           throw ucpFail('idempotency_conflict', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
         }
-        if (!prior.status) throw ucpFail('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', { retry_after: 1 });
+        if (!prior.status)
+          throw ucpFail('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', { retry_after: 1 });
         return { status: prior.status, body: prior.body === null ? null : JSON.parse(prior.body), replayed: true };
       }
       const out = await work(tx);

@@ -47,7 +47,8 @@ const meta = {
 
 function inputSchema(op: Op): Json {
   const withId = op !== 'create_checkout' && !op.endsWith('_catalog') && op !== 'get_product';
-  const payload = op.startsWith('get_') && op !== 'get_product' ? undefined : op.endsWith('_catalog') || op === 'get_product' ? 'catalog' : 'checkout';
+  const payload =
+    op.startsWith('get_') && op !== 'get_product' ? undefined : op.endsWith('_catalog') || op === 'get_product' ? 'catalog' : 'checkout';
   const needsPayload = payload && op !== 'cancel_checkout';
   return {
     type: 'object',
@@ -62,7 +63,8 @@ const rpc = (id: unknown, body: Json, status = 200, headers: Headers = new Heade
   headers.set('content-type', 'application/json');
   return { status, text: JSON.stringify({ jsonrpc: '2.0', id: id ?? null, ...body }), headers };
 };
-const rpcError = (id: unknown, code: number, message: string, data?: Json, status = 200) => rpc(id, { error: { code, message, ...(data ? { data } : {}) } }, status);
+const rpcError = (id: unknown, code: number, message: string, data?: Json, status = 200) =>
+  rpc(id, { error: { code, message, ...(data ? { data } : {}) } }, status);
 
 /** A UcpError as the MCP binding answers it (overview.md "Transport Bindings", MCP). */
 function protocolError(id: unknown, err: UcpError) {
@@ -75,12 +77,20 @@ function protocolError(id: unknown, err: UcpError) {
 
 async function toolCall(ctx: Ctx, request: Request, body: Uint8Array, id: unknown, params: Json) {
   const op = params?.name as Op;
-  if (!OPERATIONS.includes(op)) return rpcError(id, -32602, `Unknown tool: ${String(params?.name)}. This endpoint serves UCP's tools: ${OPERATIONS.join(', ')}.`);
+  if (!OPERATIONS.includes(op))
+    return rpcError(id, -32602, `Unknown tool: ${String(params?.name)}. This endpoint serves UCP's tools: ${OPERATIONS.join(', ')}.`);
   const args: Json = params.arguments && typeof params.arguments === 'object' ? params.arguments : {};
   const profile = args.meta?.['ucp-agent']?.profile;
   if (typeof profile !== 'string') throw ucpFail('invalid_profile_url', 'meta["ucp-agent"].profile is required on every UCP tool call.');
   const scope = await agenticScope(ctx);
-  const agent = await identifyAgent({ request, body, settings: scope.settings, allowInsecure: allowInsecure(ctx.config), now: ctx.clock.now().getTime(), metaProfile: profile });
+  const agent = await identifyAgent({
+    request,
+    body,
+    settings: scope.settings,
+    allowInsecure: allowInsecure(ctx.config),
+    now: ctx.clock.now().getTime(),
+    metaProfile: profile,
+  });
   const key = WRITES.has(op) ? idempotencyKey(args.meta['idempotency-key'] ?? request.headers.get('idempotency-key')) : undefined;
   if (!key && (op === 'complete_checkout' || op === 'cancel_checkout')) throw ucpFail('invalid_request', `${op} needs meta["idempotency-key"].`);
   const payload = op.endsWith('_catalog') || op === 'get_product' ? (args.catalog ?? {}) : args.checkout;
@@ -88,7 +98,11 @@ async function toolCall(ctx: Ctx, request: Request, body: Uint8Array, id: unknow
     throw ucpFail('invalid_request', 'The checkout object must not carry an id: name the session with the top-level id.');
   }
   const out = await perform(ctx, scope, agent, op, typeof args.id === 'string' ? args.id : undefined, payload, key);
-  const result = { structuredContent: out.body, content: [{ type: 'text', text: JSON.stringify(out.body) }], ...(out.status >= 400 ? { isError: true } : {}) };
+  const result = {
+    structuredContent: out.body,
+    content: [{ type: 'text', text: JSON.stringify(out.body) }],
+    ...(out.status >= 400 ? { isError: true } : {}),
+  };
   const answer = rpc(id, { result });
   if (op === 'complete_checkout') {
     const keys = await storeKeys(ctx.db, scope.store.id, ctx.clock);

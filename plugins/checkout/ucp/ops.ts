@@ -98,7 +98,10 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
   const env = envelopeFor(ROOT[op], agent, settings, `${origin}/docs/agentic-checkout`);
   const me = agentRef(agent);
   const checkout = (s: Parameters<typeof toCheckout>[0], status = 200) => ({ status, body: toCheckout(s, env, (o) => orderUrl(origin, o)) });
-  const catalogBody = (b: Json) => ({ status: 200, body: { ucp: { version: UCP_VERSION, status: 'success', capabilities: env.capabilities }, ...b } });
+  const catalogBody = (b: Json) => ({
+    status: 200,
+    body: { ucp: { version: UCP_VERSION, status: 'success', capabilities: env.capabilities }, ...b },
+  });
   if (payload !== undefined && payload !== null) refuseCardData(payload);
   try {
     switch (op) {
@@ -114,7 +117,12 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
         const done = await completeSession(ctx, me, requireId(id), paymentOf(payload ?? {}));
         // The order's first webhook, queued with the order (the delivery job re-reads it at each attempt).
         if (done.status === 'completed' && done.order_id && agent.webhook_url) {
-          await ctx.enqueue('ucp_order_webhook', { order_id: done.order_id, profile_url: agent.url, event_id: `order_created_${done.order_id}`, origin });
+          await ctx.enqueue('ucp_order_webhook', {
+            order_id: done.order_id,
+            profile_url: agent.url,
+            event_id: `order_created_${done.order_id}`,
+            origin,
+          });
         }
         return checkout(done);
       }
@@ -178,7 +186,9 @@ export const ucpOpActions = {
     handler: async (ctx, input) => {
       const i = input as OpArgs;
       const call = await callOf(ctx, i);
-      const scope = i.key ? { storeId: ctx.store.id, agent: i.agent.url, key: i.key, hash: requestHash([i.op, i.id ?? null, i.payload ?? null]) } : undefined;
+      const scope = i.key
+        ? { storeId: ctx.store.id, agent: i.agent.url, key: i.key, hash: requestHash([i.op, i.id ?? null, i.payload ?? null]) }
+        : undefined;
       return idempotent(ctx.db, ctx.clock, scope, () => runOp(call, i.op, i.id, i.payload));
     },
   }),

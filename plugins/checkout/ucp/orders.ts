@@ -85,7 +85,15 @@ export function toUcpOrder(order: Json, permalink: string): Json {
       ...(r.reason ? { description: r.reason } : {}),
     })),
     ...(order.cancelled_at
-      ? [{ id: `cancel_${order.id}`, type: 'cancellation', occurred_at: order.cancelled_at, status: 'completed', ...(order.cancel_reason ? { description: order.cancel_reason } : {}) }]
+      ? [
+          {
+            id: `cancel_${order.id}`,
+            type: 'cancellation',
+            occurred_at: order.cancelled_at,
+            status: 'completed',
+            ...(order.cancel_reason ? { description: order.cancel_reason } : {}),
+          },
+        ]
       : []),
   ];
   return {

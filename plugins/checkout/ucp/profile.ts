@@ -98,7 +98,7 @@ export function intersect(business: Record<string, Capability[]>, platform: Reco
     const mutual = entries.filter((c) => theirs.has(c.version)).sort((a, b) => b.version.localeCompare(a.version));
     if (mutual.length) out.set(name, mutual[0]);
   }
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [name, cap] of out) {
       const parents = parentsOf(cap);

@@ -67,7 +67,7 @@ export async function deliverOrderWebhook(ctx: JobCtx, input: { order_id: string
 
 export const ucpJobs = {
   [WEBHOOK_JOB]: job({
-    description: "Sends a UCP agent the current state of an order it placed (signed, RFC 9421), retried until it answers 2xx.",
+    description: 'Sends a UCP agent the current state of an order it placed (signed, RFC 9421), retried until it answers 2xx.',
     input: WebhookInput,
     retries: 10,
     handler: deliverOrderWebhook,

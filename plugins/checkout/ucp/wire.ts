@@ -96,7 +96,10 @@ export function changesOf(body: unknown, current?: Session): SessionChanges {
     : undefined;
   changes.buyer = buyer && Object.keys(buyer).length ? buyer : current ? null : undefined;
 
-  const method = isObj(c.fulfillment) && Array.isArray(c.fulfillment.methods) ? c.fulfillment.methods.find((m: unknown) => isObj(m) && (m.type ?? 'shipping') === 'shipping') : undefined;
+  const method =
+    isObj(c.fulfillment) && Array.isArray(c.fulfillment.methods)
+      ? c.fulfillment.methods.find((m: unknown) => isObj(m) && (m.type ?? 'shipping') === 'shipping')
+      : undefined;
   if (c.fulfillment !== undefined && !isObj(c.fulfillment)) throw ucpFail('invalid_request', 'fulfillment must be an object.');
   let address: AddressIn | null = null;
   let option: string | null = null;
@@ -116,7 +119,8 @@ export function changesOf(body: unknown, current?: Session): SessionChanges {
   if (c.discounts !== undefined && !(isObj(c.discounts) && (c.discounts.codes === undefined || Array.isArray(c.discounts.codes)))) {
     throw ucpFail('invalid_request', 'discounts must be {codes: [string]}.');
   }
-  const codes = isObj(c.discounts) && Array.isArray(c.discounts.codes) ? c.discounts.codes.filter((x: unknown) => typeof x === 'string' && x) : undefined;
+  const codes =
+    isObj(c.discounts) && Array.isArray(c.discounts.codes) ? c.discounts.codes.filter((x: unknown) => typeof x === 'string' && x) : undefined;
   if (codes || current) changes.discount_codes = codes ?? [];
   return changes;
 }
@@ -162,7 +166,8 @@ const CODES: Record<string, string> = { not_found: 'item_unavailable', payment_d
 export function toMessage(m: Message): Json {
   const path = pathOf(m.path);
   const base = { ...(path ? { path } : {}), content: m.content };
-  if (m.type === 'error') return { type: 'error', code: CODES[m.code] ?? m.code, ...base, severity: m.severity === 'critical' ? 'unrecoverable' : 'recoverable' };
+  if (m.type === 'error')
+    return { type: 'error', code: CODES[m.code] ?? m.code, ...base, severity: m.severity === 'critical' ? 'unrecoverable' : 'recoverable' };
   if (m.type === 'warning') return { type: 'warning', code: CODES[m.code] ?? m.code, ...base };
   return { type: 'info', ...(m.code ? { code: m.code } : {}), ...base };
 }
@@ -220,11 +225,18 @@ export function toCheckout(s: Session, env: Envelope, orderUrl: (orderId: string
   const has = (cap: string) => cap in env.capabilities;
   const messages = s.messages.map(toMessage);
   if (s.status === 'requires_escalation' && !messages.some((m) => m.severity === 'requires_buyer_input' || m.severity === 'requires_buyer_review')) {
-    messages.push({ type: 'error', code: 'payment_required', content: "Finish the payment on the store's checkout page (continue_url).", severity: 'requires_buyer_input' });
+    messages.push({
+      type: 'error',
+      code: 'payment_required',
+      content: "Finish the payment on the store's checkout page (continue_url).",
+      severity: 'requires_buyer_input',
+    });
   }
   const b = s.buyer;
   const buyer = b
-    ? Object.fromEntries(Object.entries({ email: b.email, first_name: b.first_name, last_name: b.last_name, phone_number: b.phone }).filter(([, v]) => v))
+    ? Object.fromEntries(
+        Object.entries({ email: b.email, first_name: b.first_name, last_name: b.last_name, phone_number: b.phone }).filter(([, v]) => v),
+      )
     : undefined;
   const fulfillment = has('dev.ucp.shopping.fulfillment') ? fulfillmentOf(s) : undefined;
   return {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, actionFor, conflict, definePlugin, invalid, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
 import { appActions, checkoutApps } from './apps';
-import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpTables } from './ucp';
+import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpReactions, ucpTables } from './ucp';
 import { completeSession } from './complete';
 import { restAgent, toRest } from './rest';
 import { Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
@@ -35,6 +35,7 @@ const checkout = definePlugin({
   },
   migrations: [{ id: 'checkout/001_checkout', sql: migration001 }, ...ucpMigrations],
   jobs: { ...ucpJobs },
+  on: { ...ucpReactions },
   mcpApps: checkoutApps,
   actions: {
     ...ucpAllActions,

@@ -8,10 +8,10 @@ import migration from './migrations/001_ucp.sql' with { type: 'text' };
 import { ucpActions } from './http';
 import { ucpMcpActions } from './mcp';
 import { ucpOpActions } from './ops';
-import { ucpJobs } from './webhooks';
+import { ucpJobs, ucpReactions } from './webhooks';
 
 export { UcpConfigFields } from './config';
-export { ucpJobs };
+export { ucpJobs, ucpReactions };
 
 export const ucpTables = ['ucp_signing_keys', 'ucp_idempotency'];
 export const ucpMigrations = [{ id: 'checkout/101_ucp', sql: migration }];

@@ -11,7 +11,7 @@
  * guard, https only (unless SVC_UCP_ALLOW_INSECURE_PROFILES), no redirects.
  */
 import { Type } from '@sinclair/typebox';
-import { egressFetch, job, type Ctx, type JobCtx } from '../../../core/sdk';
+import { egressFetch, job, type Ctx, type JobCtx, type ReactionEvent } from '../../../core/sdk';
 import { allowInsecure } from './config';
 import { storeKeys } from './keys';
 import { orderUrl } from './ops';
@@ -80,3 +80,34 @@ export async function queueOrderWebhook(ctx: Ctx, order: Json, eventId: string, 
   if (order.channel !== 'ucp' || typeof profile !== 'string') return;
   await ctx.enqueue(WEBHOOK_JOB, { order_id: order.id, profile_url: profile, event_id: eventId, origin });
 }
+
+/**
+ * Where a store's webhooks say they come from when no request is at hand (a reaction): the
+ * store's first claimed hostname, else this server's configured origin; undefined when neither.
+ */
+async function storeOrigin(ctx: Ctx): Promise<string | undefined> {
+  const [row] = await ctx.db.query<{ host: string | null }>(`SELECT ucp->'hostnames'->>0 AS host FROM checkout_settings WHERE store_id = $1`, [ctx.store.id]);
+  if (row?.host) return `https://${row.host}`;
+  try {
+    return ctx.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An order a UCP agent placed changed (paid, shipped, refunded, cancelled): its webhook is queued. */
+async function orderChanged(ctx: Ctx, event: { id: string; data: Json }) {
+  const order = event.data;
+  if (order.channel !== 'ucp' || typeof order.agent?.profile_url !== 'string') return;
+  const origin = await storeOrigin(ctx);
+  if (!origin) return ctx.log.warn('UCP order webhook not sent: no hostname claimed and no SVC_PUBLIC_URL', { order_id: order.id });
+  await queueOrderWebhook(ctx, order, event.id, origin);
+}
+
+/** Reactions spread into the checkout plugin's `on`: every later state of a UCP order reaches its agent. */
+export const ucpReactions = {
+  'order.updated': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
+  'order.paid': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
+  'order.fulfilled': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
+  'order.cancelled': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
+};

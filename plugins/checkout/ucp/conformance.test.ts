@@ -172,7 +172,10 @@ describe('idempotency', () => {
     const { key } = await replayTwice('POST', `${CO}/${c.id}/complete`, MANUAL);
     const changed = await w.ucp('POST', `${CO}/${c.id}/complete`, { payment: { instruments: [] } }, { idempotencyKey: key });
     expect(changed.status).toBe(409);
-    const orders = await w.h.db.query(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1 AND metadata->>'checkout_session_id' = $2`, [w.h.store.id, c.id]);
+    const orders = await w.h.db.query(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1 AND metadata->>'checkout_session_id' = $2`, [
+      w.h.store.id,
+      c.id,
+    ]);
     expect(orders[0].n).toBe(1);
     const c2 = await session();
     await replayTwice('POST', `${CO}/${c2.id}/cancel`, undefined);
@@ -205,6 +208,10 @@ describe('protocol', () => {
 
   test("a checkout answer's ucp.capabilities are the negotiated ones of checkout (its extensions, not order or catalog)", async () => {
     const c = await session();
-    expect(Object.keys(c.ucp.capabilities).sort()).toEqual(['dev.ucp.shopping.checkout', 'dev.ucp.shopping.discount', 'dev.ucp.shopping.fulfillment']);
+    expect(Object.keys(c.ucp.capabilities).sort()).toEqual([
+      'dev.ucp.shopping.checkout',
+      'dev.ucp.shopping.discount',
+      'dev.ucp.shopping.fulfillment',
+    ]);
   });
 });

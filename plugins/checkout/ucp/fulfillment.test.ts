@@ -17,7 +17,11 @@ beforeAll(async () => {
   w = await ucpWorld();
   p = await item(w.h, { stock_quantity: 100 });
   await usZone(w.h);
-  const ca = await w.h.call('POST', '/shipping/zones', { name: 'Canada', countries: ['CA'], methods: [{ name: 'Canada Post', rate_type: 'flat', amount: 12, min_days: 4, max_days: 8 }] });
+  const ca = await w.h.call('POST', '/shipping/zones', {
+    name: 'Canada',
+    countries: ['CA'],
+    methods: [{ name: 'Canada Post', rate_type: 'flat', amount: 12, min_days: 4, max_days: 8 }],
+  });
   expect(ca.status).toBe(201);
 });
 afterAll(() => w.agent.stop());
@@ -74,7 +78,11 @@ describe('fulfillment', () => {
     const other = await ucpWorld();
     try {
       const q = await item(other.h);
-      await other.h.call('POST', '/shipping/zones', { name: 'US', countries: ['US'], methods: [{ name: 'Ground', rate_type: 'flat', amount: 7, free_over_amount: 100 }] });
+      await other.h.call('POST', '/shipping/zones', {
+        name: 'US',
+        countries: ['US'],
+        methods: [{ name: 'Ground', rate_type: 'flat', amount: 7, free_over_amount: 100 }],
+      });
       const small = (await other.ucp('POST', CO, { ...cart({ id: q, quantity: 2 }), fulfillment: shipTo(ADDRESS) })).body;
       expect(total(expectUcp('checkout', small), 'fulfillment')).toBe(700);
       const big = (await other.ucp('POST', CO, { ...cart({ id: q, quantity: 4 }), fulfillment: shipTo(ADDRESS) })).body;
@@ -112,7 +120,13 @@ describe('validation and invalid input', () => {
   });
 
   test('malformed requests are 400 invalid_request: not JSON, no line_items, a zero quantity, an item without id', async () => {
-    for (const body of ['{not json', {}, { line_items: [{ item: { id: p }, quantity: 0 }] }, { line_items: [{ quantity: 1 }] }, { line_items: 'all' }]) {
+    for (const body of [
+      '{not json',
+      {},
+      { line_items: [{ item: { id: p }, quantity: 0 }] },
+      { line_items: [{ quantity: 1 }] },
+      { line_items: 'all' },
+    ]) {
       const r = await w.ucp('POST', CO, body);
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'invalid_request' });
@@ -134,7 +148,11 @@ describe('orders and webhooks', () => {
     const id = await placed('Express');
     const o = expectUcp('order', (await w.ucp('GET', `/ucp/v1/orders/${id}`)).body);
     expect(o.fulfillment.expectations).toEqual([
-      expect.objectContaining({ method_type: 'shipping', description: 'Express', destination: expect.objectContaining({ street_address: '123 Main St', address_country: 'US' }) }),
+      expect.objectContaining({
+        method_type: 'shipping',
+        description: 'Express',
+        destination: expect.objectContaining({ street_address: '123 Main St', address_country: 'US' }),
+      }),
     ]);
     expect(o.totals).toContainEqual({ type: 'fulfillment', amount: 1000 });
     expect(o.line_items[0]).toMatchObject({ quantity: { original: 2, total: 2, fulfilled: 0 }, status: 'processing' });

@@ -19,7 +19,12 @@ afterAll(() => w.agent.stop());
 
 /** One JSON-RPC call to the UCP MCP endpoint, as the fake agent (signed unless told). */
 async function rpc(method: string, params: object = {}, o: { sign?: boolean; key?: string | null } = {}) {
-  const r = await w.ucp('POST', '/ucp/mcp', { jsonrpc: '2.0', id: ++seq, method, params }, { sign: o.sign, idempotencyKey: o.key === undefined ? null : o.key });
+  const r = await w.ucp(
+    'POST',
+    '/ucp/mcp',
+    { jsonrpc: '2.0', id: ++seq, method, params },
+    { sign: o.sign, idempotencyKey: o.key === undefined ? null : o.key },
+  );
   return { status: r.status, ...r.body, headers: r.headers, raw: r.raw };
 }
 const meta = (extra: object = {}) => ({ 'ucp-agent': { profile: w.agent.profileUrl }, ...extra });
@@ -29,7 +34,17 @@ test("initialize and tools/list answer UCP's tools only, never svc's own", async
   const init = await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'agent', version: '1' } });
   expect(init.result.serverInfo.name).toBe('svc-ucp');
   const names = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
-  expect(names).toEqual(['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout', 'get_order', 'search_catalog', 'lookup_catalog', 'get_product']);
+  expect(names).toEqual([
+    'create_checkout',
+    'get_checkout',
+    'update_checkout',
+    'complete_checkout',
+    'cancel_checkout',
+    'get_order',
+    'search_catalog',
+    'lookup_catalog',
+    'get_product',
+  ]);
   expect(names).not.toContain('products');
 });
 
@@ -37,7 +52,11 @@ test('create, update, complete through tools/call; structuredContent is the UCP 
   const created = await tool('create_checkout', { meta: meta(), checkout: cart({ id: p, quantity: 2 }) });
   const c = expectUcp('checkout', created.result.structuredContent);
   expect(JSON.parse(created.result.content[0].text)).toEqual(c);
-  const updated = await tool('update_checkout', { meta: meta(), id: c.id, checkout: { ...cart({ id: p, quantity: 2 }), buyer: BUYER, fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] } } });
+  const updated = await tool('update_checkout', {
+    meta: meta(),
+    id: c.id,
+    checkout: { ...cart({ id: p, quantity: 2 }), buyer: BUYER, fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] } },
+  });
   expect(expectUcp('checkout', updated.result.structuredContent).status).toBe('ready_for_complete');
 
   const noKey = await tool('complete_checkout', { meta: meta(), id: c.id, checkout: MANUAL });
@@ -73,14 +92,24 @@ test('protocol errors are JSON-RPC errors with the spec codes and HTTP statuses:
   expect(noMeta.status).toBe(400);
   expect(noMeta.error).toMatchObject({ code: -32001, data: { code: 'invalid_profile_url' } });
   const gone = 'http://127.0.0.1:9/p.json';
-  const call = (profile: string) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_checkout', arguments: { meta: { 'ucp-agent': { profile } }, id: 'x' } } });
+  const call = (profile: string) => ({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'get_checkout', arguments: { meta: { 'ucp-agent': { profile } }, id: 'x' } },
+  });
   const badProfile = await w.ucp('POST', '/ucp/mcp', call(gone), { sign: false, profile: gone });
   expect(badProfile.status).toBe(424);
   expect(badProfile.body.error).toMatchObject({ code: -32001, data: { code: 'profile_unreachable' } });
   // The header names one agent, meta another: refused (identity binding).
   const mixed = await w.ucp('POST', '/ucp/mcp', call(gone), { sign: false });
   expect(mixed.body.error).toMatchObject({ code: -32001, data: { code: 'invalid_profile_url' } });
-  const forged = await w.ucp('POST', '/ucp/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_checkout', arguments: { meta: meta(), id: 'x' } } }, { tamper: (_h, b) => b.replace('"id":1', '"id":2') });
+  const forged = await w.ucp(
+    'POST',
+    '/ucp/mcp',
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_checkout', arguments: { meta: meta(), id: 'x' } } },
+    { tamper: (_h, b) => b.replace('"id":1', '"id":2') },
+  );
   expect(forged.status).toBe(400);
   expect(forged.body.error).toMatchObject({ code: -32600, data: { code: 'digest_mismatch' } });
   const unknown = await tool('get_checkout', { meta: meta(), id: '00000000-0000-4000-8000-000000000000' });

@@ -153,7 +153,11 @@ describe('walls, expiry, card data', () => {
 
   test('raw card data anywhere in a request is refused (400), and nothing is charged or created', async () => {
     const c = expectUcp('checkout', (await w.ucp('POST', CO, ready())).body);
-    const card = { payment: { instruments: [{ id: 'i1', handler_id: 'manual', type: 'card', credential: { type: 'card', number: '4242424242424242', cvc: '123' } }] } };
+    const card = {
+      payment: {
+        instruments: [{ id: 'i1', handler_id: 'manual', type: 'card', credential: { type: 'card', number: '4242424242424242', cvc: '123' } }],
+      },
+    };
     const r = await w.ucp('POST', `${CO}/${c.id}/complete`, card);
     expect(r.status).toBe(400);
     expect(r.body.content).toContain('raw card data');

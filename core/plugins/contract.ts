@@ -152,6 +152,17 @@ export interface RestMapping {
   /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
   scope?: 'store' | 'global';
   /**
+   * A global route acting on the store the request's Host names (core/hosts.ts: a claimed
+   * hostname, or the instance's only store); none is 404, and a store credential of another
+   * store is 404 too (the agentic endpoints, issue 50).
+   */
+  host?: boolean;
+  /**
+   * `own`: the handler keeps its own Idempotency-Key rules (a protocol that fixes other answers
+   * than SPEC 7's, such as ACP), so the core neither reads the header nor replays.
+   */
+  idempotency?: 'own';
+  /**
    * `json` (default): a JSON object merged with path and query parameters. `raw`: the handler gets
    * `input.body` as bytes with `input.content_type`. `multipart`: `input.form` (a FormData).
    * `form`: an URL-encoded form as a plain object (HTML forms, OAuth token requests).

@@ -22,6 +22,7 @@ import core019 from './db/migrations/019_provider_usage.sql' with { type: 'text'
 import core020 from './db/migrations/020_event_subscriptions.sql' with { type: 'text' };
 import core021 from './db/migrations/021_event_origin.sql' with { type: 'text' };
 import core022 from './db/migrations/022_store_instance_tools.sql' with { type: 'text' };
+import core024 from './db/migrations/024_store_hostnames.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -51,6 +52,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/020_event_subscriptions', sql: core020 },
     { id: 'core/021_event_origin', sql: core021 },
     { id: 'core/022_store_instance_tools', sql: core022 },
+    { id: 'core/024_store_hostnames', sql: core024 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

@@ -46,6 +46,7 @@ import svc_status from './svc_status';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
 import checkout from './checkout';
+import agentic from './agentic';
 import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
@@ -80,6 +81,7 @@ export const pluginList: PluginDef[] = [
   discovery,
   supply_chain,
   checkout,
+  agentic,
   webhooks_mgmt,
   agents,
   custom_tools,

@@ -79,12 +79,6 @@ export interface Ctx<C = any> {
   /** Runs `fn` once the change has committed (never if it rolls back): signals, caches. */
   afterCommit(fn: () => void | Promise<void>): void;
   /**
-   * Runs one of this plugin's own actions in `store`, through invoke as this plugin (a write in a
-   * transaction of its own, its events and jobs with it): for a public route that finds its store
-   * itself, as the agentic endpoints do from the Host a request came to.
-   */
-  callInStore(store: Store, action: string, input: unknown): Promise<any>;
-  /**
    * This server's public origin (`https://svc.example.com`, no trailing slash), for links, issuers
    * and audiences: SVC_PUBLIC_URL, else the address the REST or MCP request came to. Outside any
    * request (a job, stdio) without SVC_PUBLIC_URL, reading it throws `provider_not_configured`
@@ -121,10 +115,7 @@ export type ActionsOf<N extends string, P extends { actions: Record<string, Acti
 };
 
 /** What a caller (REST, MCP, jobs) hands to invoke: invoke adds the plugin-bound parts. */
-export type CallerCtx = Omit<
-  Ctx,
-  'emit' | 'call' | 'callInStore' | 'enqueue' | 'startJob' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'
-> & {
+export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'startJob' | 'afterCommit' | 'config' | 'log' | 'shutdown' | 'origin'> & {
   log?: Logger;
   /** The origin of a request that is not REST's (an MCP connection's, an agent chat's): ctx.origin's second choice. */
   origin?: string;
@@ -160,6 +151,17 @@ export interface RestMapping {
   auth?: AuthKind | AuthKind[];
   /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
   scope?: 'store' | 'global';
+  /**
+   * A global route acting on the store the request's Host names (core/hosts.ts: a claimed
+   * hostname, or the instance's only store); none is 404, and a store credential of another
+   * store is 404 too (the agentic endpoints, issue 50).
+   */
+  host?: boolean;
+  /**
+   * `own`: the handler keeps its own Idempotency-Key rules (a protocol that fixes other answers
+   * than SPEC 7's, such as ACP), so the core neither reads the header nor replays.
+   */
+  idempotency?: 'own';
   /**
    * `json` (default): a JSON object merged with path and query parameters. `raw`: the handler gets
    * `input.body` as bytes with `input.content_type`. `multipart`: `input.form` (a FormData).

@@ -274,20 +274,6 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
       afterCommit: (fn) => void queue.push(fn),
       enqueue: async (job, input, opts) => void (await queueJob(plugin, caller, db, job, input, opts)),
       startJob: (job, input, opts) => queueJob(plugin, caller, db, job, input, opts, true) as Promise<JobObject>,
-      callInStore: (store, name, input) => {
-        const action = plugin.actions[name];
-        if (!action) throw new Error(`${plugin.name}: callInStore('${name}') names no action of this plugin`);
-        const inStore = {
-          ...caller,
-          db,
-          store,
-          storePath: `/v1/stores/${store.id}`,
-          afterCommitQueue: queue,
-          withChange: undefined,
-          callingPlugin: plugin.name,
-        };
-        return invoke(plugin, action, inStore, input);
-      },
       call: async (target, input, opts) => {
         const ref = resolveAction(caller.registry, target);
         const nested = { ...caller, db, afterCommitQueue: queue, withChange: undefined, callingPlugin: plugin.name };

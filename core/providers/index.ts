@@ -132,3 +132,6 @@ export function removeBgProvider(c: ProviderConfig): ImageOpProvider {
   if (!c.removebg_api_key) throw unset('SVC_REMOVEBG_API_KEY', 'background removal uses remove.bg');
   return removeBg({ baseUrl: c.removebg_url || REMOVEBG_DEFAULT_BASE, apiKey: c.removebg_api_key, timeoutMs: timeoutMs(c) });
 }
+
+// Payments (issue 50): the agentic checkout's adapters.
+export { STRIPE_DEFAULT_BASE, stripePayments, type ChargeRequest, type ChargeResult, type PaymentsProvider } from './payments';

@@ -1,12 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { action, actionFor, conflict, definePlugin, invalid, type ActionsOf } from '../../core/sdk';
+import { actionFor, conflict, definePlugin, Input, invalid, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
+import migration002 from './migrations/002_acp.sql' with { type: 'text' };
+import { acpActions } from './acp/routes';
+import { sendAcpOrderEvent } from './acp/webhooks';
+import { downloadFeed, exportFeeds } from './acp/feed';
 import { appActions, checkoutApps } from './apps';
 import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpReactions, ucpTables } from './ucp';
 import { completeSession } from './complete';
 import { restAgent, toRest } from './rest';
 import { Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
 import { cancelSession, CheckoutConfig, createSession, getSession, updateSession } from './sessions';
+import { EngineCall, EngineResult, runEngine } from './engine-action';
 
 const act = actionFor(CheckoutConfig);
 
@@ -23,7 +28,7 @@ const checkout = definePlugin({
   tool: false,
   keyScopes: true,
   scopes: { read: ['checkout'], write: ['checkout'] },
-  tables: ['checkout_sessions', 'checkout_settings', ...ucpTables],
+  tables: ['checkout_sessions', 'checkout_settings', 'checkout_acp_idempotency', 'checkout_feeds', ...ucpTables],
   config: Type.Object({ ...CheckoutConfig.properties, ...UcpConfigFields }),
   requires: ['orders', 'products', 'inventory', 'customers', 'store', 'coupons', 'tax', 'fulfillment'],
   errors: {
@@ -33,13 +38,47 @@ const checkout = definePlugin({
     payment_handler_unsupported: invalid('The payment names a handler the store does not take.'),
     continue_url_missing: conflict('The store escalates checkouts to its own page but set no payments.continue_url.'),
   },
-  migrations: [{ id: 'checkout/001_checkout', sql: migration001 }, ...ucpMigrations],
-  jobs: { ...ucpJobs },
-  on: { ...ucpReactions },
+  jobs: { export_feeds: exportFeeds, ...ucpJobs },
+  // ACP order webhooks: run as jobs once the order's change committed; a failed delivery is retried.
+  // UCP order webhooks: every later change of an order a UCP agent placed (ucp/webhooks.ts).
+  on: {
+    ...ucpReactions,
+    'checkout.completed': (ctx, event) => sendAcpOrderEvent(ctx, 'order_create', event.data),
+    'order.updated': async (ctx, event) => {
+      await sendAcpOrderEvent(ctx, 'order_update', event.data);
+      await ucpReactions['order.updated'](ctx, event);
+    },
+  },
+  migrations: [{ id: 'checkout/001_checkout', sql: migration001 }, { id: 'checkout/002_acp', sql: migration002 }, ...ucpMigrations],
   mcpApps: checkoutApps,
   actions: {
+    ...acpActions(act),
     ...ucpAllActions,
     ...appActions,
+    run_engine: act({
+      kind: 'write',
+      internal: true,
+      description: 'The checkout engine for raw protocol routes (ctx.call only): create, get, update, complete, cancel, quote.',
+      input: EngineCall,
+      output: EngineResult,
+      emits: ['checkout.completed', 'order.created', 'order.paid'],
+      errors: [
+        'checkout_session_completed',
+        'checkout_session_canceled',
+        'checkout_session_expired',
+        'payment_handler_unsupported',
+        'continue_url_missing',
+      ],
+      handler: runEngine,
+    }),
+    export_product_feed: act({
+      kind: 'read',
+      description: "The store's product feed in ACP's feed format (JSON Lines, one Product with its variants per line, prices in minor units).",
+      input: Input({}),
+      output: Type.Object({}, { description: 'JSON Lines (application/jsonl).' }),
+      rest: { method: 'GET', path: '/checkout/feed', response: 'raw', contentType: 'application/jsonl' },
+      handler: downloadFeed,
+    }),
     create_checkout_session: act({
       kind: 'write',
       description: 'Open a checkout session (the REST channel): lines, buyer, addresses, shipping option, discount codes; priced at once.',

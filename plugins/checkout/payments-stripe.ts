@@ -1,12 +1,38 @@
-import { fail, type Ctx } from '../../core/sdk';
+import { stripePayments, type Ctx } from '../../core/sdk';
 import type { Charged } from './payments';
 import type { AgenticSettings } from './settings-store';
 
-/** Filled in with the Stripe adapter (core/providers/stripe.ts). */
+interface StripeConfig {
+  stripe_api_key?: string;
+  stripe_url?: string;
+  provider_timeout_s?: number;
+}
+
+/**
+ * Charges the agent's token through a confirmed PaymentIntent: the store's own key, else the
+ * operator's SVC_STRIPE_API_KEY. The session id is the Idempotency-Key, so a completion retried
+ * after a lost answer finds the same intent and never charges twice. No token: 400 naming it.
+ */
 export async function stripeCharge(
-  _ctx: Ctx,
-  _settings: AgenticSettings,
-  _p: { token?: string; amount: number; currency: string; sessionId: string },
+  ctx: Ctx,
+  settings: AgenticSettings,
+  p: { token?: string; amount: number; currency: string; sessionId: string },
 ): Promise<Charged> {
-  throw fail('provider_not_configured', 'Stripe payments are not available yet.', 'payments.adapter');
+  const config = ctx.config as StripeConfig;
+  const stripe = stripePayments({
+    apiKey: settings.payments.stripe_api_key ?? config.stripe_api_key,
+    baseUrl: config.stripe_url,
+    timeoutMs: (config.provider_timeout_s ?? 60) * 1000,
+  });
+  if (!p.token)
+    return { kind: 'declined', code: 'payment_declined', message: 'No payment token was given: pass a Shared Payment Token or PaymentMethod id.' };
+  const r = await stripe.charge({
+    amount: p.amount,
+    currency: p.currency,
+    token: p.token,
+    idempotencyKey: `svc-checkout-${p.sessionId}`,
+    metadata: { checkout_session_id: p.sessionId, store_id: ctx.store.id },
+  });
+  if (!r.ok) return { kind: 'declined', code: r.code, message: r.message };
+  return { kind: 'ok', status: r.status === 'succeeded' ? 'paid' : 'pending', payment_method: 'stripe', reference: r.id };
 }

@@ -19,7 +19,7 @@ export async function charge(
   p: { handler?: string; token?: string; amount: number; currency: string; sessionId: string },
 ): Promise<Charged> {
   const adapter = p.handler ?? settings.payments.adapter;
-  if (adapter !== settings.payments.adapter && !(adapter === 'manual' && settings.payments.adapter === 'manual'))
+  if (adapter !== settings.payments.adapter)
     throw fail(
       'payment_handler_unsupported',
       `This store takes payments through '${settings.payments.adapter}', not '${adapter}'.`,

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { AddressInput } from '../orders/public';
 import { errors, fail, iso, type Ctx, type Db, type Row } from '../../core/sdk';
 import { priceSession, type Priced, type SessionState } from './price';
 import { agenticSettings } from './settings-store';
@@ -11,6 +13,13 @@ export const CheckoutConfig = Type.Object({
     minimum: 1,
     description: 'A checkout session expires this many seconds after its creation (UCP: 6 h).',
   }),
+  stripe_api_key: Type.Optional(
+    Type.String({ env: 'SVC_STRIPE_API_KEY', description: "Stripe's secret key, for stores that set none of their own." }),
+  ),
+  stripe_url: Type.Optional(
+    Type.String({ env: 'SVC_STRIPE_URL', description: 'Stripe API base (default https://api.stripe.com); a local fake in tests.' }),
+  ),
+  provider_timeout_s: Type.Number({ env: 'SVC_PROVIDER_TIMEOUT_S', exclusiveMinimum: 0, default: 60 }),
 });
 export type CheckoutCtx = Ctx<Static<typeof CheckoutConfig>>;
 
@@ -97,7 +106,19 @@ function applyChanges(state: SessionState, c: SessionChanges): SessionState {
   return next;
 }
 
+const addressCheck = TypeCompiler.Compile(AddressInput);
+
+/** An address as orders will take it (a protocol adapter maps its own shape first): 400 naming the field. */
+function checkAddress(a: unknown, param: string) {
+  if (a == null) return;
+  const first = addressCheck.Errors(a).First();
+  if (first)
+    throw errors.validation(`Invalid ${param}${first.path.replaceAll('/', '.')}: ${first.message}.`, `${param}${first.path.replaceAll('/', '.')}`);
+}
+
 function checkChanges(c: SessionChanges) {
+  checkAddress(c.shipping_address, 'shipping_address');
+  checkAddress(c.billing_address, 'billing_address');
   if (c.line_items && c.line_items.length > 100) throw errors.validation('At most 100 line_items.', 'line_items');
   for (const [n, l] of (c.line_items ?? []).entries())
     if (!Number.isInteger(l.quantity) || l.quantity < 1 || l.quantity > 100000)

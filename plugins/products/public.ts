@@ -5,7 +5,7 @@
  * declares `requires: ['products']`.
  */
 import { errors, existingIds, rowOr404, type Db, type Row } from '../../core/sdk';
-import { PRODUCTS, toProduct } from './store';
+import { PRODUCTS, productsOut, toProduct } from './store';
 import { VARIANTS } from './variants';
 import { productStockSql } from '../inventory/public';
 
@@ -218,4 +218,13 @@ export async function itemRows(db: Db, storeId: string, productIds: readonly str
     ]))
       variants.set(r.id, r);
   return { products, variants };
+}
+
+/**
+ * The store's sellable catalog as the API shows it, with variants: active, live products in
+ * creation order (checkout's product feed export). Two queries.
+ */
+export async function sellableProducts(db: Db, storeId: string) {
+  const rows = await db.query(`SELECT * FROM ${PRODUCTS} WHERE store_id = $1 AND status = 'active' AND archived_at IS NULL ORDER BY seq`, [storeId]);
+  return productsOut(db, storeId, rows);
 }

@@ -1,4 +1,4 @@
-import { action, definePlugin, Input, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, Input, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
 import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
 import { getPlan, getStore, updateSettings } from './store';
@@ -13,6 +13,7 @@ const store = definePlugin({
   catalog: true,
   // SPEC 5.4 lists platform and platform:read; writes also take platform:write, as email's did.
   scopes: { read: ['platform', 'platform:read', 'platform:write'], write: ['platform', 'platform:write'] },
+  errors: { hostname_taken: conflict('Another store of the instance already claims one of the hostnames; the message names it.') },
   tables: ['store_settings'],
   events: { 'store.settings_updated': StoreInfo },
   migrations: [{ id: 'store/001_store_settings', sql: migration001 }],
@@ -33,6 +34,7 @@ const store = definePlugin({
       output: StoreInfo,
       rest: { method: 'PATCH', path: '/settings' },
       emits: ['store.settings_updated'],
+      errors: ['hostname_taken'],
       example: { timezone: 'Europe/Berlin', contact_email: 'shop@example.com' },
       handler: updateSettings,
     }),

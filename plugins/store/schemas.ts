@@ -37,6 +37,9 @@ export const Settings = Type.Object({
   order_number_prefix: Type.String({ description: 'Put before every new order number (e.g. SHOP- gives SHOP-1001); empty by default.' }),
   invoice_prefix: Type.String({ description: 'Put before every invoice number (default INV-).' }),
   prices_include_tax: Type.Boolean({ description: 'Product prices already include tax (amount × p / (100 + p) of each line is tax).' }),
+  hostnames: Type.Array(Type.String(), {
+    description: "Hostnames this store answers on for the agentic endpoints (UCP, ACP): a request's Host picks the store.",
+  }),
 });
 
 export const StoreInfo = Type.Object({
@@ -61,6 +64,20 @@ export const SettingsUpdate = Input({
   order_number_prefix: Type.Optional(Type.String({ maxLength: 20, pattern: '^[A-Za-z0-9#_-]*$', errorMessage: 'letters, digits, #, _ and - only' })),
   invoice_prefix: Type.Optional(Type.String({ maxLength: 20, pattern: '^[A-Za-z0-9#_/-]*$', errorMessage: 'letters, digits, #, _, / and - only' })),
   prices_include_tax: Type.Optional(Type.Boolean()),
+  hostnames: Type.Optional(
+    Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
+        errorMessage: 'must be a hostname such as shop.example.com (no scheme, port or path)',
+      }),
+      {
+        maxItems: 20,
+        description: 'Replaces the hostnames the store claims (unique across the instance: 409 hostname_taken); [] releases them.',
+      },
+    ),
+  ),
 });
 
 const Limit = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description: `${description} (null: unlimited).` });

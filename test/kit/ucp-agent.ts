@@ -35,7 +35,7 @@ export async function fakeAgent(opts: { kid?: string; webhookStatus?: number } =
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: async (req) => {
+    fetch: async (req): Promise<Response> => {
       const url = new URL(req.url);
       if (url.pathname === '/profile.json') {
         profileHits++;
@@ -50,11 +50,11 @@ export async function fakeAgent(opts: { kid?: string; webhookStatus?: number } =
       return new Response('not found', { status: 404 });
     },
   });
-  const base = `http://127.0.0.1:${server.port}`;
+  const base: string = `http://127.0.0.1:${server.port}`;
   const profileUrl = `${base}/profile.json`;
   let version = UCP_VERSION;
 
-  function profile() {
+  function profile(): Record<string, unknown> {
     return {
       ucp: {
         version,

@@ -14,18 +14,12 @@ export interface UcpWorld {
   ucp: (method: string, path: string, body?: unknown, o?: Parameters<FakeAgent['request']>[5]) => ReturnType<FakeAgent['request']>;
 }
 
-/** UCP settings of a store, written as the agentic settings would (hostnames: the interim claim). */
+/** Turns UCP on for a store at `host` (its hostname) through the agentic and store settings APIs. */
 export async function enableUcp(h: Harness, host: string, ucp: Record<string, unknown> = {}, payments: Record<string, unknown> = {}) {
-  await h.db.query(
-    `INSERT INTO checkout_settings (store_id, ucp, payments, updated_at) VALUES ($1, $2::text::jsonb, $3::text::jsonb, $4)
-     ON CONFLICT (store_id) DO UPDATE SET ucp = EXCLUDED.ucp, payments = EXCLUDED.payments`,
-    [
-      h.store.id,
-      JSON.stringify({ enabled: true, allowed_profiles: [], require_signatures: false, hostnames: [host], ...ucp }),
-      JSON.stringify(payments),
-      h.clock.now(),
-    ],
-  );
+  const s = await h.call('PATCH', '/settings', { hostnames: [host] });
+  if (s.status !== 200) throw new Error(`hostnames: ${JSON.stringify(s.body)}`);
+  const a = await h.call('PATCH', '/agentic', { ucp: { enabled: true, allowed_profiles: [], require_signatures: false, ...ucp }, payments });
+  if (a.status !== 200) throw new Error(`agentic: ${JSON.stringify(a.body)}`);
 }
 
 export async function ucpWorld(env: Record<string, string> = {}): Promise<UcpWorld> {

@@ -39,7 +39,7 @@ export function parseBody(body: Uint8Array): unknown {
 }
 
 /**
- * Runs an identified operation in the scope's store (ctx.callInStore): writes in one transaction
+ * Runs an identified operation in the Host's store (the plugin's internal actions): writes in one transaction
  * with their idempotency record (keyed by the agent's profile), reads outside one.
  */
 export async function perform(
@@ -59,7 +59,7 @@ export async function perform(
     agent,
     origin: scope.origin,
   };
-  return ctx.callInStore(scope.store, WRITES.has(op) ? 'ucp_write' : 'ucp_read', input);
+  return ctx.call(WRITES.has(op) ? 'checkout.ucp_write' : 'checkout.ucp_read', input);
 }
 
 /** One REST call: scope, agent, idempotency, operation, and the complete response signed with the store's key. */
@@ -113,7 +113,7 @@ const RawInput = Type.Object(
 );
 const RawOutput = (what: string) => Type.Object({}, { additionalProperties: true, description: what });
 const ucpRoute = (method: 'GET' | 'POST' | 'PUT', path: string) =>
-  ({ method, path, auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: JSON_TYPE }) as const;
+  ({ method, path, auth: 'public', scope: 'global', host: true, idempotency: 'own', body: 'raw', response: 'raw', contentType: JSON_TYPE }) as const;
 const noSweep = noExample('UCP routes answer only on a claimed hostname with UCP enabled, to a signed agent (plugins/checkout/ucp tests).');
 
 const route = (op: Op, kind: 'read' | 'write', method: 'GET' | 'POST' | 'PUT', path: string, description: string) =>
@@ -134,7 +134,7 @@ export const ucpActions = {
     description: "UCP discovery: the store's business profile (services, capabilities, payment handlers, signing keys).",
     input: Type.Object({}, { additionalProperties: true }),
     output: RawOutput('The UCP business profile.'),
-    rest: { method: 'GET', path: '/.well-known/ucp', auth: 'public', scope: 'global', response: 'raw', contentType: JSON_TYPE },
+    rest: { method: 'GET', path: '/.well-known/ucp', auth: 'public', scope: 'global', host: true, response: 'raw', contentType: JSON_TYPE },
     example: noSweep,
     handler: (ctx) => wellKnown(ctx),
   }),

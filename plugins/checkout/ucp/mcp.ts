@@ -158,7 +158,17 @@ export const ucpMcpActions = {
     description: "UCP's MCP binding (Streamable HTTP, stateless JSON): the spec's shopping tools for this store.",
     input: Type.Object({ body: Type.Optional(Type.Any()), content_type: Type.Optional(Type.String()) }, { additionalProperties: true }),
     output: Type.Object({}, { additionalProperties: true, description: 'A JSON-RPC 2.0 response.' }),
-    rest: { method: 'POST', path: '/ucp/mcp', auth: 'public', scope: 'global', body: 'raw', response: 'raw', contentType: 'application/json' },
+    rest: {
+      method: 'POST',
+      path: '/ucp/mcp',
+      auth: 'public',
+      scope: 'global',
+      host: true,
+      idempotency: 'own',
+      body: 'raw',
+      response: 'raw',
+      contentType: 'application/json',
+    },
     example: noExample('UCP routes answer only on a claimed hostname with UCP enabled, to a signed agent (plugins/checkout/ucp tests).'),
     handler: async (ctx, input) => {
       const out = await handle(ctx, (input as { body?: Uint8Array }).body ?? new Uint8Array());

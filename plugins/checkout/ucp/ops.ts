@@ -158,7 +158,7 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
   }
 }
 
-/** What the route hands the store-scoped operation (ctx.callInStore): the agent is already identified. */
+/** What the route hands the store-scoped operation (ctx.call): the agent is already identified. */
 export const OpInput = Type.Object({
   op: Type.Union(OPERATIONS.map((o) => Type.Literal(o))),
   id: Type.Optional(Type.String({ maxLength: 200 })),

@@ -11,7 +11,7 @@
  * guard, https only (unless SVC_UCP_ALLOW_INSECURE_PROFILES), no redirects.
  */
 import { Type } from '@sinclair/typebox';
-import { egressFetch, job, type Ctx, type JobCtx, type ReactionEvent } from '../../../core/sdk';
+import { egressFetch, job, storeHostnames, type Ctx, type JobCtx, type ReactionEvent } from '../../../core/sdk';
 import { allowInsecure } from './config';
 import { storeKeys } from './keys';
 import { orderUrl } from './ops';

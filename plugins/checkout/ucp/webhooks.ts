@@ -86,10 +86,8 @@ export async function queueOrderWebhook(ctx: Ctx, order: Json, eventId: string, 
  * store's first claimed hostname, else this server's configured origin; undefined when neither.
  */
 async function storeOrigin(ctx: Ctx): Promise<string | undefined> {
-  const [row] = await ctx.db.query<{ host: string | null }>(`SELECT ucp->'hostnames'->>0 AS host FROM checkout_settings WHERE store_id = $1`, [
-    ctx.store.id,
-  ]);
-  if (row?.host) return `https://${row.host}`;
+  const [host] = await storeHostnames(ctx.db, ctx.store.id);
+  if (host) return `https://${host}`;
   try {
     return ctx.origin;
   } catch {

@@ -95,7 +95,7 @@ function requireId(id: string | undefined): string {
 /** Runs one operation; business outcomes come back as an Outcome, protocol errors as a thrown UcpError. */
 export async function runOp(call: UcpCall, op: Op, id: string | undefined, payload: unknown): Promise<Outcome> {
   const { ctx, agent, settings, origin } = call;
-  const env = envelopeFor(ROOT[op], agent, settings, `${origin}/docs/agentic-checkout`);
+  const env = envelopeFor(ROOT[op], agent, settings, `${origin}/docs`);
   const me = agentRef(agent);
   const checkout = (s: Parameters<typeof toCheckout>[0], status = 200) => ({ status, body: toCheckout(s, env, (o) => orderUrl(origin, o)) });
   const catalogBody = (b: Json) => ({

@@ -43,7 +43,7 @@ export function paymentHandlers(settings: AgenticSettings, docs: string): Record
         {
           id: 'stripe',
           version: UCP_VERSION,
-          spec: `${docs}#payments`,
+          spec: docs,
           available_instruments: [{ type: 'card' }],
           config: { psp: 'stripe', credential_types: ['shared_payment_token', 'payment_method'] },
         },
@@ -55,7 +55,7 @@ export function paymentHandlers(settings: AgenticSettings, docs: string): Record
       {
         id: 'manual',
         version: UCP_VERSION,
-        spec: `${docs}#payments`,
+        spec: docs,
         available_instruments: [{ type: 'offline' }],
         config: { mode: settings.payments.manual_mode },
       },
@@ -79,7 +79,7 @@ export function businessProfile(origin: string, settings: AgenticSettings, keys:
         'dev.ucp.shopping': [service('rest', `${origin}/ucp/v1`, 'rest.openapi.json'), service('mcp', `${origin}/ucp/mcp`, 'mcp.openrpc.json')],
       },
       capabilities: BUSINESS_CAPABILITIES,
-      payment_handlers: paymentHandlers(settings, `${origin}/docs/agentic-checkout`),
+      payment_handlers: paymentHandlers(settings, `${origin}/docs`),
     },
     signing_keys: keys,
   };

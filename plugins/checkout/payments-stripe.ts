@@ -1,5 +1,5 @@
 import { stripePayments, type Ctx } from '../../core/sdk';
-import type { Charged } from './payments';
+import type { Charged } from './types';
 import type { AgenticSettings } from './settings-store';
 
 interface StripeConfig {

@@ -2,11 +2,8 @@ import { fail, type Ctx } from '../../core/sdk';
 import { stripeCharge } from './payments-stripe';
 import type { AgenticSettings } from './settings-store';
 
-/** What a payment adapter answers at completion. */
-export type Charged =
-  | { kind: 'ok'; status: 'pending' | 'paid'; payment_method: string; reference?: string }
-  | { kind: 'escalate'; continue_url: string }
-  | { kind: 'declined'; code: 'payment_declined' | 'requires_3ds'; message: string };
+export type { Charged } from './types';
+import type { Charged } from './types';
 
 /**
  * Takes the payment through the store's adapter. `manual` (the default) places the order pending,

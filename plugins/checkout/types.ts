@@ -144,3 +144,9 @@ export interface Session {
   created_at: string;
   updated_at: string;
 }
+
+/** What a payment adapter answers at completion. */
+export type Charged =
+  | { kind: 'ok'; status: 'pending' | 'paid'; payment_method: string; reference?: string }
+  | { kind: 'escalate'; continue_url: string }
+  | { kind: 'declined'; code: 'payment_declined' | 'requires_3ds'; message: string };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { mkProduct } from '../../../test/kit/inventory';
 import examples from './spec/examples.agentic_checkout.json';
-import { acpErrors, acpStore } from './acp-kit';
+import { acpErrors, acpStore } from '../../../test/kit/acp';
 
 const fulfillment = {
   name: 'John Doe',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { mkProduct } from '../../../test/kit/inventory';
 import { runCron, runJob, takeQueued } from '../../../test/kit/jobs';
-import { acpErrors, acpStore } from './acp-kit';
+import { acpErrors, acpStore } from '../../../test/kit/acp';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import feedSchema from './spec/schema.feed.json';
@@ -46,15 +46,15 @@ describe('ACP order webhooks and the product feed', () => {
     expect(queued).toHaveLength(1);
     const before = received.length;
     status = 503;
-    const [refused] = await runJob(s.h, 'checkout.on', queued);
+    const [refused] = (await runJob(s.h, 'checkout.on', queued))!;
     expect(refused.status).not.toBe('completed');
     status = 200;
     // pg-boss tries the job again; this time the agent takes it.
-    const [retried] = await runJob(
+    const [retried] = (await runJob(
       s.h,
       'checkout.on',
       queued.map((j) => ({ ...j, retryCount: 1 })),
-    );
+    ))!;
     expect(retried.status).toBe('completed');
     await s.h.call('PATCH', `/orders/${done.body.order.id}`, { status: 'paid' });
     await runJob(s.h, 'checkout.on', await takeQueued({ ...s.h, store: s.h.store }, 'checkout.on'));

@@ -1,8 +1,8 @@
 /** Test kit for the ACP adapter: a store with ACP on at its own hostname, an agent key, schema checks. */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import schema from './spec/schema.agentic_checkout.json';
-import { setup, type Harness } from '../../../test/kit/setup';
+import schema from '../../plugins/checkout/acp/spec/schema.agentic_checkout.json';
+import { setup, type Harness } from './setup';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

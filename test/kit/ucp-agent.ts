@@ -53,6 +53,7 @@ export async function fakeAgent(opts: { kid?: string; webhookStatus?: number } =
   const base: string = `http://127.0.0.1:${server.port}`;
   const profileUrl = `${base}/profile.json`;
   let version = UCP_VERSION;
+  const dropped = new Set<string>();
 
   function profile(): Record<string, unknown> {
     return {
@@ -68,14 +69,16 @@ export async function fakeAgent(opts: { kid?: string; webhookStatus?: number } =
             },
           ],
         },
-        capabilities: {
-          'dev.ucp.shopping.checkout': CAP('checkout'),
-          'dev.ucp.shopping.fulfillment': CAP('fulfillment', { extends: 'dev.ucp.shopping.checkout' }),
-          'dev.ucp.shopping.discount': CAP('discount', { extends: 'dev.ucp.shopping.checkout' }),
-          'dev.ucp.shopping.order': CAP('order', { config: { webhook_url: `${base}/webhooks/orders` } }),
-          'dev.ucp.shopping.catalog.search': CAP('catalog_search'),
-          'dev.ucp.shopping.catalog.lookup': CAP('catalog_lookup'),
-        },
+        capabilities: Object.fromEntries(
+          Object.entries({
+            'dev.ucp.shopping.checkout': CAP('checkout'),
+            'dev.ucp.shopping.fulfillment': CAP('fulfillment', { extends: 'dev.ucp.shopping.checkout' }),
+            'dev.ucp.shopping.discount': CAP('discount', { extends: 'dev.ucp.shopping.checkout' }),
+            'dev.ucp.shopping.order': CAP('order', { config: { webhook_url: `${base}/webhooks/orders` } }),
+            'dev.ucp.shopping.catalog.search': CAP('catalog_search'),
+            'dev.ucp.shopping.catalog.lookup': CAP('catalog_lookup'),
+          }).filter(([name]) => !dropped.has(name)),
+        ),
         payment_handlers: {},
       },
       signing_keys: [publicJwk],
@@ -155,6 +158,10 @@ export async function fakeAgent(opts: { kid?: string; webhookStatus?: number } =
     },
     setVersion(v: string) {
       version = v;
+    },
+    /** Leaves a capability out of the profile (capability negotiation). */
+    dropCapability(name: string) {
+      dropped.add(name);
     },
     setWebhookStatus(s: number) {
       webhookStatus = s;

@@ -6,6 +6,7 @@
  * validated against the vendored schemas.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { runCron } from '../../../test/kit/jobs';
 import { ADDRESS, BUYER, cart, enableUcp, item, MANUAL, ucpWorld, type UcpWorld } from '../../../test/kit/ucp';
 import { fakeAgent } from '../../../test/kit/ucp-agent';
 import { expectUcp } from '../../../test/kit/ucp-schemas';
@@ -182,6 +183,19 @@ describe('idempotency', () => {
   });
 });
 
+test('idempotency records are kept 48 hours: the hourly sweep drops older ones, after which the key is new again', async () => {
+  const key = crypto.randomUUID();
+  const first = await w.ucp('POST', CO, cart({ id: p }), { idempotencyKey: key });
+  w.h.clock.advance(47 * 3600_000);
+  await runCron(w.h, 'checkout.ucp_prune_idempotency');
+  expect((await w.ucp('POST', CO, cart({ id: p }), { idempotencyKey: key })).body.id).toBe(first.body.id);
+  w.h.clock.advance(2 * 3600_000);
+  await runCron(w.h, 'checkout.ucp_prune_idempotency');
+  const again = await w.ucp('POST', CO, cart({ id: p }), { idempotencyKey: key });
+  expect(again.status).toBe(201);
+  expect(again.body.id).not.toBe(first.body.id);
+});
+
 describe('protocol', () => {
   test('discovery names the version, the capabilities and the payment handlers', async () => {
     const doc = expectUcp('business_profile', (await w.ucp('GET', '/.well-known/ucp', undefined, { sign: false })).body);
@@ -204,6 +218,21 @@ describe('protocol', () => {
     }
     const after = await w.h.db.query('SELECT count(*)::int AS n FROM checkout_sessions WHERE store_id = $1', [w.h.store.id]);
     expect(after[0].n).toBe(before[0].n);
+  });
+
+  test('an agent whose profile lacks the checkout capability gets 200 capabilities_incompatible and no session; its extensions are pruned', async () => {
+    const partial = await fakeAgent();
+    try {
+      partial.dropCapability('dev.ucp.shopping.checkout');
+      const r = await partial.request(w.h.app, w.host, 'POST', CO, cart({ id: p }));
+      expect(r.status).toBe(200);
+      expect(expectUcp('error', r.body)).toMatchObject({
+        ucp: { status: 'error' },
+        messages: [{ code: 'capabilities_incompatible', severity: 'unrecoverable' }],
+      });
+    } finally {
+      partial.stop();
+    }
   });
 
   test("a checkout answer's ucp.capabilities are the negotiated ones of checkout (its extensions, not order or catalog)", async () => {

@@ -103,6 +103,25 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
     body: { ucp: { version: UCP_VERSION, status: 'success', capabilities: env.capabilities }, ...b },
   });
   if (payload !== undefined && payload !== null) refuseCardData(payload);
+  // No mutual version of the capability this operation needs: a business outcome, no resource
+  // (overview.md "Error Handling": capabilities_incompatible is 200 with ucp.status error).
+  if (!(ROOT[op] in env.capabilities)) {
+    return {
+      status: 200,
+      body: {
+        ucp: { version: UCP_VERSION, status: 'error', capabilities: {} },
+        messages: [
+          {
+            type: 'error',
+            code: 'capabilities_incompatible',
+            content: `This operation needs ${ROOT[op]} ${UCP_VERSION}, which the agent profile does not declare.`,
+            severity: 'unrecoverable',
+          },
+        ],
+        ...(settings.payments.continue_url ? { continue_url: settings.payments.continue_url } : {}),
+      },
+    };
+  }
   try {
     switch (op) {
       case 'create_checkout':

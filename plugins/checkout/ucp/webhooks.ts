@@ -18,6 +18,7 @@ import { orderUrl } from './ops';
 import { toUcpOrder } from './orders';
 import { agentProfile, UCP_VERSION } from './profiles';
 import { signMessage } from './signatures';
+import { pruneIdempotency } from './idempotency';
 
 export const WEBHOOK_JOB = 'ucp_order_webhook';
 
@@ -66,6 +67,12 @@ export async function deliverOrderWebhook(ctx: JobCtx, input: { order_id: string
 }
 
 export const ucpJobs = {
+  ucp_prune_idempotency: job({
+    description: 'Drops UCP idempotency records older than 48 hours (every store).',
+    input: Type.Object({}),
+    cron: '47 * * * *',
+    handler: async (ctx) => ({ deleted: await pruneIdempotency(ctx.db, ctx.clock.now()) }),
+  }),
   [WEBHOOK_JOB]: job({
     description: 'Sends a UCP agent the current state of an order it placed (signed, RFC 9421), retried until it answers 2xx.',
     input: WebhookInput,

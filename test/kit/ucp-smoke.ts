@@ -26,7 +26,9 @@ try {
   const updated = await agent.request(base, host, 'PUT', `${CO}/${id}`, {
     line_items: [{ item: { id: item }, quantity: 1 }],
     buyer: { email: 'smoke@example.com', first_name: 'Smoke' },
-    fulfillment: { methods: [{ type: 'shipping', destinations: [{ street_address: '1 Main St', address_locality: 'Austin', address_country: 'US' }] }] },
+    fulfillment: {
+      methods: [{ type: 'shipping', destinations: [{ street_address: '1 Main St', address_locality: 'Austin', address_country: 'US' }] }],
+    },
   });
   if (updated.body.status !== 'ready_for_complete') fail('update', updated.body);
   const done = await agent.request(base, host, 'POST', `${CO}/${id}/complete`, {

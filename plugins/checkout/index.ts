@@ -3,7 +3,7 @@ import { actionFor, conflict, definePlugin, Input, invalid, type ActionsOf } fro
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
 import migration002 from './migrations/002_acp.sql' with { type: 'text' };
 import { acpActions } from './acp/routes';
-import { sendAcpOrderEvent } from './acp/webhooks';
+import { acpOrderCreated, sendAcpOrderEvent } from './acp/webhooks';
 import { downloadFeed, exportFeeds } from './acp/feed';
 import { completeSession } from './complete';
 import { restAgent, toRest } from './rest';
@@ -36,10 +36,10 @@ const checkout = definePlugin({
     payment_handler_unsupported: invalid('The payment names a handler the store does not take.'),
     continue_url_missing: conflict('The store escalates checkouts to its own page but set no payments.continue_url.'),
   },
-  jobs: { export_feeds: exportFeeds },
-  // ACP order webhooks: run as jobs once the order's change committed; a failed delivery is retried.
+  jobs: { export_feeds: exportFeeds, acp_order_created: acpOrderCreated },
+  // ACP order webhooks: jobs once the order's change committed, retried when a delivery fails. A new
+  // order's is queued by completion itself (complete.ts), so checkout.completed is stored only when heard.
   on: {
-    'checkout.completed': (ctx, event) => sendAcpOrderEvent(ctx, 'order_create', event.data),
     'order.updated': (ctx, event) => sendAcpOrderEvent(ctx, 'order_update', event.data),
   },
   migrations: [

@@ -38,9 +38,11 @@ const checkout = definePlugin({
   },
   jobs: { export_feeds: exportFeeds, acp_order_created: acpOrderCreated },
   // ACP order webhooks: jobs once the order's change committed, retried when a delivery fails. A new
-  // order's is queued by completion itself (complete.ts), so checkout.completed is stored only when heard.
-  on: {
-    'order.updated': (ctx, event) => sendAcpOrderEvent(ctx, 'order_update', event.data),
+  // order's is queued by completion itself (complete.ts); later changes come from order.updated,
+  // which only stores with an ACP webhook subscribe to (settings-store.ts), so other stores'
+  // order updates store no event for it.
+  onSubscribed: async (ctx, event) => {
+    if (event.type === 'order.updated') await sendAcpOrderEvent(ctx, 'order_update', event.data as never);
   },
   migrations: [
     { id: 'checkout/001_checkout', sql: migration001 },

@@ -1,4 +1,4 @@
-import { secretBox, type Db, type Row } from '../../core/sdk';
+import { secretBox, setEventSubscriptions, type Db, type Row } from '../../core/sdk';
 
 /** A store's agentic settings as the engine and adapters read them (secrets unsealed). */
 export interface AgenticSettings {
@@ -64,6 +64,9 @@ export function settingsView(r: Row | undefined) {
 
 export async function readSettingsView(db: Db, storeId: string) {
   const [r] = await db.query('SELECT * FROM checkout_settings WHERE store_id = $1', [storeId]);
+  // Order updates reach ACP agents only from stores that send ACP webhooks.
+  const acpOn = r.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
+  await setEventSubscriptions(db, storeId, 'checkout', acpOn ? ['order.updated'] : []);
   return settingsView(r);
 }
 
@@ -89,5 +92,8 @@ export async function writeSettings(db: Db, storeId: string, patch: AgenticPatch
       now,
     ],
   );
+  // Order updates reach ACP agents only from stores that send ACP webhooks.
+  const acpOn = r.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
+  await setEventSubscriptions(db, storeId, 'checkout', acpOn ? ['order.updated'] : []);
   return settingsView(r);
 }

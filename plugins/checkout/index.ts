@@ -3,7 +3,7 @@ import { actionFor, conflict, definePlugin, Input, invalid, type ActionsOf } fro
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
 import migration002 from './migrations/002_acp.sql' with { type: 'text' };
 import { acpActions } from './acp/routes';
-import { sendAcpOrderEvent } from './acp/webhooks';
+import { acpOrderCreated, sendAcpOrderEvent } from './acp/webhooks';
 import { downloadFeed, exportFeeds } from './acp/feed';
 import { appActions, checkoutApps } from './apps';
 import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpReactions, ucpTables } from './ucp';
@@ -38,16 +38,16 @@ const checkout = definePlugin({
     payment_handler_unsupported: invalid('The payment names a handler the store does not take.'),
     continue_url_missing: conflict('The store escalates checkouts to its own page but set no payments.continue_url.'),
   },
-  jobs: { export_feeds: exportFeeds, ...ucpJobs },
-  // ACP order webhooks: run as jobs once the order's change committed; a failed delivery is retried.
-  // UCP order webhooks: every later change of an order a UCP agent placed (ucp/webhooks.ts).
-  on: {
-    ...ucpReactions,
-    'checkout.completed': (ctx, event) => sendAcpOrderEvent(ctx, 'order_create', event.data),
-    'order.updated': async (ctx, event) => {
-      await sendAcpOrderEvent(ctx, 'order_update', event.data);
-      await ucpReactions['order.updated'](ctx, event);
-    },
+  jobs: { export_feeds: exportFeeds, acp_order_created: acpOrderCreated, ...ucpJobs },
+  // ACP order webhooks: jobs once the order's change committed, retried when a delivery fails. A new
+  // order's is queued by completion itself (complete.ts); later changes come from order.updated,
+  // which only stores with an ACP webhook subscribe to (settings-store.ts), so other stores'
+  // order updates store no event for it.
+  // UCP's: every later change of an order a UCP agent placed (ucp/webhooks.ts), heard by stores with UCP on.
+  onSubscribed: async (ctx, event) => {
+    if (event.type === 'order.updated') await sendAcpOrderEvent(ctx, 'order_update', event.data as never);
+    const ucp = ucpReactions[event.type as keyof typeof ucpReactions];
+    if (ucp) await ucp(ctx, event);
   },
   migrations: [{ id: 'checkout/001_checkout', sql: migration001 }, { id: 'checkout/002_acp', sql: migration002 }, ...ucpMigrations],
   mcpApps: checkoutApps,

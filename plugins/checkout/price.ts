@@ -1,10 +1,10 @@
 import { SvcError, type Db } from '../../core/sdk';
 import { customerIdByEmail } from '../customers/public';
 import { lockStock, variantStockSql } from '../inventory/public';
-import { itemRows, lockedProduct, pricedLines, variantProducts, type PricedLine } from '../products/public';
+import { lockedProduct, pricedLines, variantProducts, type PricedLine } from '../products/public';
 import { storeSettings } from '../store/public';
 import { quote } from '../tax/public';
-import { shippingQuotes, shippingZoneCount } from '../fulfillment/public';
+import { shippingQuotes } from '../fulfillment/public';
 import type { Message, SessionChanges, SessionLine, ShippingOption, Totals } from './types';
 
 /** What a session asked for, as stored (`state`): the engine's SessionChanges with everything set. */
@@ -41,9 +41,9 @@ const err = (code: string, content: string, path?: string, severity: Message['se
 });
 
 /** Prices one line on its own, so a bad line becomes a message and the others still price. */
-async function priceOne(db: Db, storeId: string, line: { product_id: string; variant_id?: string; quantity: number }) {
+async function priceOne(db: Db, storeId: string, lines: { product_id: string; variant_id?: string; quantity: number }[]) {
   try {
-    return (await pricedLines(db, storeId, [line]))[0];
+    return await pricedLines(db, storeId, lines);
   } catch (e) {
     if (e instanceof SvcError && e.status < 500) return e;
     throw e;
@@ -82,9 +82,11 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
       }
     }
   }
+  // All lines at once (two queries); only when one is refused, line by line to say which.
+  const all = resolved.length ? await priceOne(db, storeId, resolved) : [];
   const priced: (PricedLine | null)[] = [];
   for (const [n, r] of resolved.entries()) {
-    const p = await priceOne(db, storeId, r);
+    const p = Array.isArray(all) ? all[n] : await priceOne(db, storeId, [r]).then((x) => (Array.isArray(x) ? x[0] : x));
     if (p instanceof SvcError) {
       messages.push(
         err(
@@ -104,15 +106,16 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
       priced[n] = null;
     }
   });
-  const info = await itemInfo(db, storeId, priced);
   // Stock: units asked for per stock item (a product, or a variant) across lines.
   const wanted = new Map<string, number>();
   priced.forEach((p) => p && wanted.set(p.variant_id ?? p.product_id, (wanted.get(p.variant_id ?? p.product_id) ?? 0) + p.quantity));
   const onHand = new Map<string, number>();
-  for (const id of wanted.keys()) {
-    const [row] = await db.query<{ n: number }>(`SELECT ${variantStockSql('$1::uuid')} AS n`, [id]);
-    onHand.set(id, Number(row.n));
-  }
+  if (wanted.size)
+    for (const row of await db.query<{ id: string; n: number }>(`SELECT s.id, ${variantStockSql('s.id')} AS n FROM unnest($1::uuid[]) AS s(id)`, [
+      [...wanted.keys()],
+    ]))
+      onHand.set(row.id, Number(row.n));
+  const titleOf = new Map(priced.flatMap((p) => (p ? [[p.variant_id ?? p.product_id, p.title] as const] : [])));
   const short = new Set<string>();
   priced.forEach((p, n) => {
     if (!p) return;
@@ -123,9 +126,7 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
       messages.push(
         err(
           'out_of_stock',
-          have
-            ? `Only ${have} of '${info.get(key)?.title ?? key}' left; ${wanted.get(key)} asked.`
-            : `'${info.get(key)?.title ?? key}' is out of stock.`,
+          have ? `Only ${have} of '${titleOf.get(key) ?? key}' left; ${wanted.get(key)} asked.` : `'${titleOf.get(key) ?? key}' is out of stock.`,
           `$.line_items[${n}]`,
         ),
       );
@@ -172,8 +173,8 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
       item_id: l.item_id,
       product_id: p?.product_id ?? l.item_id,
       variant_id: p?.variant_id ?? null,
-      title: info.get(key)?.title ?? l.item_id,
-      sku: info.get(key)?.sku ?? null,
+      title: p?.title ?? l.item_id,
+      sku: p?.sku ?? null,
       image_url: null,
       quantity: l.quantity,
       available: p ? (onHand.get(key) ?? 0) : 0,
@@ -182,12 +183,12 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
       discount,
       tax,
       total: subtotal - discount + (settings.prices_include_tax ? 0 : tax),
-      weight_grams: info.get(key)?.weight_grams ?? null,
+      weight_grams: p?.weight_grams ?? null,
     };
   });
   const weight = lines.reduce((s, l) => s + (l.weight_grams ?? 0) * l.quantity, 0);
   const itemsTotal = quoted.subtotal - quoted.discountTotal;
-  const options = state.shipping_address
+  const { options, zoned } = state.shipping_address
     ? await shippingQuotes(db, storeId, {
         address: state.shipping_address,
         currency,
@@ -196,7 +197,7 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
         now: o.now,
         timezone: settings.timezone,
       })
-    : [];
+    : { options: [], zoned: false };
   let optionId = state.shipping_option_id;
   if (optionId && !options.some((s) => s.id === optionId)) {
     messages.push(err('invalid', `Shipping option '${optionId}' is not offered for this address.`, '$.shipping_option_id', 'medium'));
@@ -205,7 +206,7 @@ export async function priceSession(db: Db, storeId: string, state: SessionState,
   // One option offered (or none chosen yet): the cheapest is chosen, as a shop preselects it.
   if (!optionId && options.length) optionId = [...options].sort((a, b) => a.amount - b.amount)[0].id;
   const shipping = options.find((s) => s.id === optionId)?.amount ?? 0;
-  if (state.shipping_address && !options.length && (await hasZones(db, storeId)))
+  if (state.shipping_address && !options.length && zoned)
     messages.push(err('region_restricted', `The store does not ship to ${state.shipping_address.country}.`, '$.shipping_address.country'));
   return {
     currency,
@@ -230,32 +231,3 @@ function warningCode(reason: string): string {
   if (reason.includes('customer')) return 'discount_code_user_ineligible';
   return 'discount_code_invalid';
 }
-
-/** Titles ("Tee (M / red)"), SKUs and weights of the priced items, by product or variant id. */
-async function itemInfo(db: Db, storeId: string, priced: (PricedLine | null)[]) {
-  const out = new Map<string, { title: string; sku: string | null; weight_grams: number | null }>();
-  const ids = [...new Set(priced.flatMap((p) => (p ? [p.product_id] : [])))];
-  if (!ids.length) return out;
-  const { products, variants: vrows } = await itemRows(
-    db,
-    storeId,
-    ids,
-    priced.flatMap((p) => (p?.variant_id ? [p.variant_id] : [])),
-  );
-  for (const p of priced) {
-    if (!p) continue;
-    const product = products.get(p.product_id);
-    if (p.variant_id) {
-      const v = vrows.get(p.variant_id);
-      out.set(p.variant_id, {
-        title: v ? `${product?.name} (${Object.values(v.options ?? {}).join(' / ')})` : (product?.name ?? p.product_id),
-        sku: v?.sku ?? null,
-        weight_grams: numOrNull(v?.weight_grams ?? product?.weight_grams),
-      });
-    } else out.set(p.product_id, { title: product?.name ?? p.product_id, sku: product?.sku ?? null, weight_grams: numOrNull(product?.weight_grams) });
-  }
-  return out;
-}
-
-const numOrNull = (v: unknown) => (v == null ? null : Number(v));
-const hasZones = async (db: Db, storeId: string) => (await shippingZoneCount(db, storeId)) > 0;

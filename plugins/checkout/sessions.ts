@@ -3,7 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AddressInput } from '../orders/public';
 import { errors, fail, iso, type Ctx, type Db, type Row } from '../../core/sdk';
 import { priceSession, type Priced, type SessionState } from './price';
-import { agenticSettings } from './settings-store';
+import { agenticSettings, type AgenticSettings } from './settings-store';
 import type { AgentRef, Message, Session, SessionChanges, SessionStatus } from './types';
 
 export const CheckoutConfig = Type.Object({
@@ -41,7 +41,7 @@ function statusOf(state: SessionState, p: Priced): { status: SessionStatus; mess
 
 /** The session as the engine answers it, from its row (an expired one reads as canceled). */
 export function toSession(r: Row, now: Date): Session {
-  const view = r.view;
+  const { _order, ...view } = r.view;
   const expired = r.status !== 'completed' && r.status !== 'canceled' && new Date(r.expires_at).getTime() <= now.getTime();
   return {
     ...view,
@@ -62,8 +62,8 @@ export function toSession(r: Row, now: Date): Session {
 }
 
 /** The priced view stored with the session (everything but the row's own columns). */
-export async function viewOf(ctx: Ctx, state: SessionState, p: Priced, extra: Partial<Session> = {}) {
-  const pay = (await agenticSettings(ctx.db, ctx.store.id)).payments;
+export async function viewOf(ctx: Ctx, state: SessionState, p: Priced, settings?: AgenticSettings) {
+  const pay = (settings ?? (await agenticSettings(ctx.db, ctx.store.id))).payments;
   const { status, messages } = statusOf(state, p);
   return {
     status,
@@ -84,7 +84,8 @@ export async function viewOf(ctx: Ctx, state: SessionState, p: Priced, extra: Pa
       payment_handler: pay.adapter,
       continue_url: null,
       order_number: null,
-      ...extra,
+      // What completion orders (not shown): the priced lines and the buyer's customer.
+      _order: { lines: p.orderable, customer_id: p.customer_id },
     },
   };
 }

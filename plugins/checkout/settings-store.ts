@@ -1,4 +1,5 @@
-import { secretBox, type Db, type Row } from '../../core/sdk';
+import { secretBox, setEventSubscriptions, type Db, type Row } from '../../core/sdk';
+import { UCP_ORDER_EVENTS } from './ucp/events';
 
 /** A store's agentic settings as the engine and adapters read them (secrets unsealed). */
 export interface AgenticSettings {
@@ -62,8 +63,21 @@ export function settingsView(r: Row | undefined) {
   };
 }
 
+/**
+ * The order events this store's agentic settings hear: order updates reach ACP agents only from
+ * stores that send ACP webhooks, and every change of a UCP agent's order only from stores with UCP on
+ * (ucp/webhooks.ts).
+ */
+function subscribedTypes(r: Row): string[] {
+  const acpOn = r.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
+  const types = new Set<string>(acpOn ? ['order.updated'] : []);
+  if (r.ucp?.enabled) for (const t of UCP_ORDER_EVENTS) types.add(t);
+  return [...types];
+}
+
 export async function readSettingsView(db: Db, storeId: string) {
   const [r] = await db.query('SELECT * FROM checkout_settings WHERE store_id = $1', [storeId]);
+  await setEventSubscriptions(db, storeId, 'checkout', subscribedTypes(r));
   return settingsView(r);
 }
 
@@ -89,5 +103,6 @@ export async function writeSettings(db: Db, storeId: string, patch: AgenticPatch
       now,
     ],
   );
+  await setEventSubscriptions(db, storeId, 'checkout', subscribedTypes(r));
   return settingsView(r);
 }

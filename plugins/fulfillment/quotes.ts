@@ -55,7 +55,8 @@ export function addBusinessDays(now: Date, days: number, timeZone: string): Date
 }
 
 /**
- * The options for an address: the methods of the first zone (oldest first) naming its country
+ * The options for an address (`zoned`: the store has zones at all, so an address none covers is
+ * not shipped to): the methods of the first zone (oldest first) naming its country
  * (regions and postal prefixes narrowing), else of the rest-of-the-world zone; by-weight methods
  * take the first band holding the weight (none: not offered); free over an amount of the items.
  */
@@ -70,10 +71,10 @@ export async function shippingQuotes(
     now: Date;
     timezone: string;
   },
-): Promise<ShippingQuote[]> {
+): Promise<{ options: ShippingQuote[]; zoned: boolean }> {
   const zones = await db.query('SELECT * FROM shipping_zones WHERE store_id = $1 ORDER BY seq', [storeId]);
   const zone = zones.find((z) => !z.rest_of_world && covers(z, o.address)) ?? zones.find((z) => z.rest_of_world);
-  if (!zone || zone.currency !== o.currency) return [];
+  if (!zone || zone.currency !== o.currency) return { options: [], zoned: zones.length > 0 };
   const out: ShippingQuote[] = [];
   for (const m of zone.methods as Method[]) {
     let amount = m.rate_type === 'flat' ? Number(m.amount_minor ?? 0) : undefined;
@@ -94,5 +95,5 @@ export async function shippingQuotes(
       latest_delivery_time: m.max_days == null ? null : addBusinessDays(o.now, m.max_days, o.timezone).toISOString(),
     });
   }
-  return out;
+  return { options: out, zoned: true };
 }

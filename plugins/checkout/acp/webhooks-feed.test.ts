@@ -42,17 +42,17 @@ describe('ACP order webhooks and the product feed', () => {
       payment_data: { handler_id: 'manual', instrument: { type: 'card', credential: { type: 'spt', token: 'spt_1' } } },
     });
     expect(done.body.status).toBe('completed');
-    const queued = await takeQueued({ ...s.h, store: s.h.store }, 'checkout.on');
+    const queued = await takeQueued({ ...s.h, store: s.h.store }, 'checkout.acp_order_created');
     expect(queued).toHaveLength(1);
     const before = received.length;
     status = 503;
-    const [refused] = (await runJob(s.h, 'checkout.on', queued))!;
+    const [refused] = (await runJob(s.h, 'checkout.acp_order_created', queued))!;
     expect(refused.status).not.toBe('completed');
     status = 200;
     // pg-boss tries the job again; this time the agent takes it.
     const [retried] = (await runJob(
       s.h,
-      'checkout.on',
+      'checkout.acp_order_created',
       queued.map((j) => ({ ...j, retryCount: 1 })),
     ))!;
     expect(retried.status).toBe('completed');

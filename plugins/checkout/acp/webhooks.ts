@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { egressFetch, fail, storeHostnames, toMinor, type Ctx } from '../../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { egressFetch, fail, job, storeHostnames, toMinor, type Ctx } from '../../../core/sdk';
 import { agenticSettings } from '../settings-store';
 
 /** What an order webhook carries of an order (ACP's Order, `type: "order"`). */
@@ -76,3 +77,11 @@ export async function sendAcpOrderEvent(ctx: Ctx, type: 'order_create' | 'order_
   });
   if (res.status < 200 || res.status >= 300) throw fail('provider_error', `The ACP webhook answered ${res.status}; it will be tried again.`);
 }
+
+/** The order_create event of an ACP order (queued by completion when the store has a webhook URL). */
+export const acpOrderCreated = job({
+  input: Type.Object({ order_id: Type.String() }),
+  // ctx.call untyped here: this job is part of the declaration CallableActions is derived from.
+  handler: async (ctx, { order_id }) =>
+    sendAcpOrderEvent(ctx, 'order_create', await (ctx.call as (a: string, i: object) => Promise<OrderLike>)('orders.get_order', { id: order_id })),
+});

@@ -68,10 +68,10 @@ export function settingsView(r: Row | undefined) {
  * stores that send ACP webhooks, and every change of a UCP agent's order only from stores with UCP on
  * (ucp/webhooks.ts).
  */
-function subscribedTypes(r: Row): string[] {
-  const acpOn = r.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
+function subscribedTypes(r: Row | undefined): string[] {
+  const acpOn = r?.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
   const types = new Set<string>(acpOn ? ['order.updated'] : []);
-  if (r.ucp?.enabled) for (const t of UCP_ORDER_EVENTS) types.add(t);
+  if (r?.ucp?.enabled) for (const t of UCP_ORDER_EVENTS) types.add(t);
   return [...types];
 }
 

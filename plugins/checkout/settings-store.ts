@@ -64,9 +64,6 @@ export function settingsView(r: Row | undefined) {
 
 export async function readSettingsView(db: Db, storeId: string) {
   const [r] = await db.query('SELECT * FROM checkout_settings WHERE store_id = $1', [storeId]);
-  // Order updates reach ACP agents only from stores that send ACP webhooks.
-  const acpOn = r.acp?.enabled && r.acp?.webhook_url && r.acp_webhook_secret_sealed;
-  await setEventSubscriptions(db, storeId, 'checkout', acpOn ? ['order.updated'] : []);
   return settingsView(r);
 }
 

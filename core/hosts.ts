@@ -4,7 +4,8 @@ import type { Store } from './plugins/contract';
 /**
  * Stores by hostname (issue 50): a store claims hostnames in its settings; the agentic endpoints
  * (route `rest.host`) and their well-known documents act on the store the request's Host names.
- * An instance with one store answers on any host; with several, an unclaimed host is 404.
+ * An instance with one store answers on any host; with several, an unclaimed host is 404 (but
+ * for a store credential, which names its own store).
  */
 
 /** A hostname as stored and compared: lower case, no port, no trailing dot. */
@@ -18,13 +19,17 @@ export function hostKey(host: string): string {
 /** The Host a request came to (its header, else its URL). */
 export const hostOf = (request: Request) => hostKey(request.headers.get('host') ?? new URL(request.url).host);
 
-/** The store that claimed `host`, or the instance's only store; undefined when neither. */
-export async function storeForHost(db: Db, host: string): Promise<Store | undefined> {
+/**
+ * The store that claimed `host`; for an unclaimed host, the store of the request's credential
+ * (`fallback`: an ACP agent's key names its store), else the instance's only store; else none.
+ */
+export async function storeForHost(db: Db, host: string, fallback?: Store): Promise<Store | undefined> {
   const [claimed] = await db.query<Store>(
     'SELECT s.id, s.name, s.plan FROM store_hostnames h JOIN stores s ON s.id = h.store_id WHERE h.hostname = $1',
     [hostKey(host)],
   );
   if (claimed) return claimed;
+  if (fallback) return fallback;
   const only = await db.query<Store>('SELECT id, name, plan FROM stores LIMIT 2');
   return only.length === 1 ? only[0] : undefined;
 }

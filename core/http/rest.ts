@@ -165,8 +165,9 @@ async function storeOf(
   request: Request,
 ): Promise<Store> {
   if (route.scope === 'global' && route.action.rest!.host) {
-    // Another store's credential on this host reads as an unknown host: stores are walls.
-    const store = await storeForHost(svc.db, hostOf(request));
+    // A claimed host names its store; another store's credential there reads as an unknown host
+    // (stores are walls). An unclaimed host: the credential's own store, else the only store.
+    const store = await storeForHost(svc.db, hostOf(request), authStore);
     if (!store || (authStore && authStore.id !== store.id)) throw errors.notFound(`store for host: '${hostOf(request)}'`, 'host');
     return store;
   }

@@ -8,7 +8,7 @@ import { downloadFeed, exportFeeds } from './acp/feed';
 import { appActions, checkoutApps } from './apps';
 import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpReactions, ucpTables } from './ucp';
 import { completeSession } from './complete';
-import { restAgent, toRest } from './rest';
+import { refuseUnknownItems, restAgent, toRest } from './rest';
 import { Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
 import { cancelSession, CheckoutConfig, createSession, getSession, updateSession } from './sessions';
 import { EngineCall, EngineResult, runEngine } from './engine-action';
@@ -86,7 +86,7 @@ const checkout = definePlugin({
       output: Session,
       rest: { method: 'POST', path: '/checkout/sessions', status: 201 },
       example: async ({ make }) => ({ line_items: [{ item_id: (await make('products.create_product')).id, quantity: 1 }] }),
-      handler: async (ctx, input) => toRest(await createSession(ctx, restAgent(ctx), input)),
+      handler: async (ctx, input) => toRest(refuseUnknownItems(await createSession(ctx, restAgent(ctx), input))),
     }),
     get_checkout_session: act({
       kind: 'read',
@@ -103,7 +103,7 @@ const checkout = definePlugin({
       output: Session,
       rest: { method: 'PATCH', path: '/checkout/sessions/:id' },
       errors: ['checkout_session_completed', 'checkout_session_canceled', 'checkout_session_expired'],
-      handler: async (ctx, { id, ...changes }) => toRest(await updateSession(ctx, restAgent(ctx), id, changes)),
+      handler: async (ctx, { id, ...changes }) => toRest(refuseUnknownItems(await updateSession(ctx, restAgent(ctx), id, changes))),
     }),
     complete_checkout_session: act({
       kind: 'write',

@@ -1,4 +1,4 @@
-import { fromMinor } from '../../core/sdk';
+import { errors, fromMinor } from '../../core/sdk';
 import type { AgentRef, Session } from './types';
 import type { CheckoutCtx } from './sessions';
 
@@ -32,4 +32,17 @@ export function toRest(s: Session) {
       total: m(s.totals.total),
     },
   };
+}
+
+/**
+ * svc's REST convention for ids a body names (SPEC 7, the BOLA sweep): an unknown item, or another
+ * store's, is 404 naming `line_items.<n>.item_id`; the protocols keep it as a session message.
+ */
+export function refuseUnknownItems(s: Session): Session {
+  const unknown = s.messages.find((m) => m.code === 'not_found' && /^\$\.line_items\[\d+\]$/.test(m.path ?? ''));
+  if (unknown) {
+    const n = /\[(\d+)\]/.exec(unknown.path!)![1];
+    throw errors.notFound(`item: '${s.line_items[Number(n)]?.item_id}'`, `line_items.${n}.item_id`);
+  }
+  return s;
 }

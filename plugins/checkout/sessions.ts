@@ -23,8 +23,11 @@ export const CheckoutConfig = Type.Object({
 });
 export type CheckoutCtx = Ctx<Static<typeof CheckoutConfig>>;
 
-/** Who may see a session: a UCP agent by its profile URL, any other by its API key. */
-export const agentKey = (a: AgentRef) => (a.protocol === 'ucp' ? `ucp:${a.profile_url ?? ''}` : `key:${a.api_key_id ?? ''}`);
+/** Who may see a session: a UCP agent by its profile URL, an ACP agent by its API key. */
+// svc's own REST channel is the store's (any of its credentials holding `checkout`), as its other
+// resources are; a protocol's agent sees only its own sessions.
+export const agentKey = (a: AgentRef) =>
+  a.protocol === 'ucp' ? `ucp:${a.profile_url ?? ''}` : a.protocol === 'acp' ? `key:${a.api_key_id ?? ''}` : 'api';
 
 const ttlOf = (ctx: Ctx) => Number((ctx.config as { session_ttl_seconds?: number }).session_ttl_seconds ?? 21600);
 
@@ -141,7 +144,8 @@ export async function quoteCart(ctx: Ctx, changes: SessionChanges) {
   checkChanges(changes);
   const state = applyChanges(EMPTY, changes);
   const p = await priceSession(ctx.db, ctx.store.id, state, { now: ctx.clock.now() });
-  return (await viewOf(ctx, state, p)).view;
+  const { _order, ...view } = (await viewOf(ctx, state, p)).view;
+  return view;
 }
 
 export async function createSession(ctx: Ctx, agent: AgentRef, changes: SessionChanges): Promise<Session> {

@@ -77,7 +77,6 @@ function subscribedTypes(r: Row | undefined): string[] {
 
 export async function readSettingsView(db: Db, storeId: string) {
   const [r] = await db.query('SELECT * FROM checkout_settings WHERE store_id = $1', [storeId]);
-  await setEventSubscriptions(db, storeId, 'checkout', subscribedTypes(r));
   return settingsView(r);
 }
 

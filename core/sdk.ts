@@ -28,6 +28,7 @@ export type {
   ExampleKit,
   JobDeps,
   PluginDef,
+  McpApps,
   PersonalDataColumn,
   Principal,
   RestMapping,
@@ -120,3 +121,9 @@ export type {
 
 // Inbound routes signed with SVC_INBOUND_SECRET (mail relays, carriers): one scheme.
 export { inboundSignature, inboundSignatureValid } from './inbound-signature';
+
+// Stores by hostname (issue 50): the store plugin's `hostnames` setting, the agentic endpoints' Host.
+export { hostKey, hostOf, setStoreHostnames, storeForHost, storeHostnames } from './hosts';
+
+// Payment adapters (issue 50): the agentic checkout charges a PSP token, never card numbers.
+export { STRIPE_DEFAULT_BASE, stripePayments, type ChargeRequest, type ChargeResult, type PaymentsProvider } from './providers';

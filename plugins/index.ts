@@ -48,6 +48,8 @@ import svc_status from './svc_status';
 import telemetry from './telemetry';
 import launch_cluster from './launch_cluster';
 import wallet from './wallet';
+import checkout from './checkout';
+import agentic from './agentic';
 import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
@@ -84,6 +86,8 @@ export const pluginList: PluginDef[] = [
   affiliates,
   discovery,
   supply_chain,
+  checkout,
+  agentic,
   webhooks_mgmt,
   agents,
   custom_tools,

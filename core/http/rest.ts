@@ -6,6 +6,7 @@ import { acceptedScopes } from '../plugins/contract';
 import type { CallerCtx } from '../plugins/contract';
 import { errors, SvcError } from '../errors';
 import { getStore } from '../keys';
+import { hostOf, storeForHost } from '../hosts';
 import { authenticate, type AuthKind } from './auth';
 import { readBody } from './body';
 import { claimInFlight, idempotencyKeyOf, keyOwner, withIdempotency, type StoredResponse } from './idempotency';
@@ -162,7 +163,15 @@ async function storeOf(
   storeId: string | undefined,
   authStore: Store | undefined,
   principalKind: string,
+  request: Request,
 ): Promise<Store> {
+  if (route.scope === 'global' && route.action.rest!.host) {
+    // A claimed host names its store; another store's credential there reads as an unknown host
+    // (stores are walls). An unclaimed host: the credential's own store, else the only store.
+    const store = await storeForHost(svc.db, hostOf(request), authStore);
+    if (!store || (authStore && authStore.id !== store.id)) throw errors.notFound(`store for host: '${hostOf(request)}'`, 'host');
+    return store;
+  }
   if (route.scope === 'global') return authStore ?? NO_STORE;
   if (principalKind === 'admin' || principalKind === 'public') {
     const store = /^[0-9a-f-]{36}$/i.test(storeId ?? '') ? await getStore(svc.db, storeId!) : undefined;
@@ -225,7 +234,7 @@ export async function handleRest(
       throw errors.auth('The admin API is disabled: set SVC_ADMIN_TOKEN on the server.');
     const { principal, store: authStore } = await authenticate(svc.authenticators, request, route.auth);
     const pathParams = pathParamsOf(params);
-    const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind);
+    const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind, request);
     // The request's span belongs to this store from here (a refused credential's never does).
     if (store !== NO_STORE) tracing.tracer?.annotate({ store_id: store.id });
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
@@ -252,7 +261,8 @@ export async function handleRest(
     // The one key rule (length) wherever the header is read: every POST and PATCH.
     // Keys are namespaced per credential; the public has none, so the header is ignored there (as on a GET).
     const owner = keyOwner(principal);
-    const idemKey = owner && (route.method === 'POST' || route.method === 'PATCH') ? idempotencyKeyOf(request) : null;
+    const idemKey =
+      owner && (route.method === 'POST' || route.method === 'PATCH') && route.action.rest!.idempotency !== 'own' ? idempotencyKeyOf(request) : null;
     const scope =
       idemKey && owner ? { apiKeyId: owner, key: idemKey, method: route.method, path: new URL(request.url).pathname, rawBody: body.raw } : undefined;
 

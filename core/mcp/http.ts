@@ -22,6 +22,7 @@ import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
 import { tracing } from '../plugins/telemetry';
+import { declaresUi } from './apps';
 
 export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
@@ -320,7 +321,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
       apiKeyId: credentialId(principal),
       storeId: store.id,
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
-      options: opts,
+      // A client declaring MCP Apps gets its views and app tools for the session (core/mcp/apps.ts).
+      options: declaresUi((parsedBody as any).params) ? { ...opts, ui: true } : opts,
     });
   }
 

@@ -35,6 +35,9 @@ import { auditDeclined, confirmationFor, elicitation } from './confirm';
 import { waitForOutcome } from '../tools/approvals';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
+import { readUiResource, uiResources, uiToolTarget, withUiTools } from './apps';
+import { callerCtx, invoke } from '../plugins/invoke';
+import { toToolError } from '../errors';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
@@ -88,7 +91,10 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   });
   const logs = (level: LoggingLevel) => LEVELS.indexOf(level) >= LEVELS.indexOf(hooks?.logLevel ?? 'info');
   const custom = () => usableCustomTools(caller.db, caller.store.id);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(registry, caller.principal, opts, await custom()) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = listTools(registry, caller.principal, opts, await custom());
+    return { tools: opts.ui ? withUiTools(registry, tools, opts.mode, opts.toolsets) : tools };
+  });
   const callHandler = toolCallHandler(registry, caller, opts, logs);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     request.params.task
@@ -111,9 +117,17 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => taskResult(caller, caller, request.params.taskId, extra.signal));
   server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  // Records are resource templates (svc://...); MCP Apps clients also list their ui:// views (core/mcp/apps.ts).
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: opts.ui ? uiResources(registry) : [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: resourceTemplates(registry, caller) }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(caller, request.params.uri));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (opts.ui && request.params.uri.startsWith('ui://')) {
+      const found = readUiResource(registry, request.params.uri);
+      if (!found) throw protocolError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+      return found;
+    }
+    return readResource(caller, request.params.uri);
+  });
   const sessionOnly = () => {
     if (!hooks?.sessionId) throw protocolError(ErrorCode.InvalidRequest, 'Subscriptions need an MCP session.');
     return hooks.sessionId;
@@ -200,6 +214,22 @@ export function toolCallHandler(
       const found = discover(registry, caller.principal, opts, toolName, await usableCustomTools(caller.db, caller.store.id));
       if (!found) return textResult({ error: `No tool named '${toolName}' is available to this connection.` }, true);
       return textResult(found);
+    }
+    if (opts.ui) {
+      // An app-only tool (core/mcp/apps.ts): one plugin action, run through invoke with the caller's scopes.
+      const app = uiToolTarget(registry, name, args, opts.mode);
+      if (app && !app.actionName)
+        return textResult({ error: { type: 'invalid_request_error', code: 'validation_failed', message: app.error, param: 'action' } }, true);
+      if (app?.action) {
+        try {
+          return textResult(
+            await invoke(app.plugin, app.action, callerCtx(caller, caller.principal, caller.store, { origin: caller.origin }), app.input),
+          );
+        } catch (err) {
+          const e = toToolError(err);
+          return textResult({ error: { type: e.type, code: e.code, message: e.message, param: e.param } }, true);
+        }
+      }
     }
     const target = await resolveTarget(caller.db, registry, caller.store.id, name, args);
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;

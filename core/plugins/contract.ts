@@ -152,6 +152,17 @@ export interface RestMapping {
   /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
   scope?: 'store' | 'global';
   /**
+   * A global route acting on the store the request's Host names (core/hosts.ts: a claimed
+   * hostname, or the instance's only store); none is 404, and a store credential of another
+   * store is 404 too (the agentic endpoints, issue 50).
+   */
+  host?: boolean;
+  /**
+   * `own`: the handler keeps its own Idempotency-Key rules (a protocol that fixes other answers
+   * than SPEC 7's, such as ACP), so the core neither reads the header nor replays.
+   */
+  idempotency?: 'own';
+  /**
    * `json` (default): a JSON object merged with path and query parameters. `raw`: the handler gets
    * `input.body` as bytes with `input.content_type`. `multipart`: `input.form` (a FormData).
    * `form`: an URL-encoded form as a plain object (HTML forms, OAuth token requests).
@@ -273,6 +284,11 @@ export interface PluginDef {
   catalog?: boolean;
   /** A tool for agents and MCP clients at all (false: REST only, like the operator API). Default true. */
   tool?: boolean;
+  /**
+   * Its bare scopes are a key's scopes although it is not a tool (`checkout`: the scope an
+   * agent's key holds to reach the agentic endpoints and nothing else). Default false.
+   */
+  keyScopes?: boolean;
   /** Accepted scopes (SPEC 5.4): one of `read` for read actions, one of `write` for the others. */
   scopes: { read: string[]; write: string[] };
   /** Event types this plugin emits, with their payload schema (webhooks, OpenAPI). */
@@ -330,6 +346,12 @@ export interface PluginDef {
    * like the core's own copies. Each table has `store_id`; `key` is its primary key (default `id`).
    */
   personalData?: PersonalDataColumn[];
+  /**
+   * MCP Apps (`io.modelcontextprotocol/ui`): views this plugin serves to MCP clients that declare
+   * the extension, the tools whose results they render, and tools only such clients get. Other
+   * clients see none of it.
+   */
+  mcpApps?: McpApps;
   /**
    * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
    * Services.authenticators, after the admin token and before API keys, so every surface (REST,
@@ -540,4 +562,17 @@ export interface PersonalDataColumn {
   column: string;
   /** The row's primary key column (default `id`). The table has `store_id`. */
   key?: string;
+}
+
+/** A plugin's MCP Apps (core/mcp/apps.ts serves them to clients that declare the extension). */
+export interface McpApps {
+  /** `ui://` resources: one self-contained HTML document each (text/html;profile=mcp-app). */
+  views: { uri: string; name: string; description: string; html: string }[];
+  /** Tools whose results a view renders: a category `tool` (grouped) and, in flat mode, `<tool>_<action>` for these actions. */
+  links: { tool: string; actions: string[]; view: string }[];
+  /**
+   * Tools only these clients get: `name` as a category with an `action` argument (grouped) or
+   * `<name>_<action>` (flat), each action running one of this plugin's actions through invoke.
+   */
+  tools?: { name: string; description: string; view?: string; actions: Record<string, string> }[];
 }

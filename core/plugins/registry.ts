@@ -97,7 +97,7 @@ export function createRegistry(declared: PluginDef[], opts: { env?: Record<strin
     byName.set(p.name, p);
     for (const s of [...p.scopes.read, ...p.scopes.write]) {
       check(SCOPE.test(s), `${p.name}: malformed scope '${s}' (expected resource or resource:action)`);
-      if (s.includes(':')) scopes.add(s);
+      if (s.includes(':') || p.keyScopes) scopes.add(s);
       // The operator's plugin is not a tool: its scope is never a key's.
       else if (p.tool !== false) bare.add(s);
     }

@@ -140,3 +140,5 @@ export function videosProvider(c: ProviderConfig): VideosProvider {
   if (!c.openai_base_url) throw unset('OPENAI_BASE_URL', 'video generation needs an OpenAI-compatible server');
   return openaiVideos({ baseUrl: c.openai_base_url, apiKey: c.openai_api_key || undefined, timeoutMs: timeoutMs(c) });
 }
+// Payments (issue 50): the agentic checkout's adapters.
+export { STRIPE_DEFAULT_BASE, stripePayments, type ChargeRequest, type ChargeResult, type PaymentsProvider } from './payments';

@@ -1,5 +1,8 @@
-import { action, conflict, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { action, conflict, Deleted, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { ShippingZone, ZoneCreate, ZoneId, ZoneList, ZoneQuery, ZoneUpdate } from './zone-schemas';
+import { createZone, deleteZone, getZone, listZones, updateZone } from './zones';
 import migration001 from './migrations/001_fulfillments.sql' with { type: 'text' };
+import migration002 from './migrations/002_shipping_zones.sql' with { type: 'text' };
 import { Fulfillment, FulfillmentCreate, Status, StatusQuery, TrackingUpdate } from './schemas';
 import { createFulfillment, getFulfillment, getStatus, updateTracking } from './store';
 
@@ -18,14 +21,20 @@ const fulfillment = definePlugin({
   catalog: true,
   // SPEC 5.4: orders, orders:write; reads take orders:read too (issue 46).
   scopes: { read: ['orders', 'orders:read', 'orders:write'], write: ['orders', 'orders:write'] },
-  tables: ['fulfillments'],
+  tables: ['fulfillments', 'shipping_zones'],
   // orders requires this plugin (its orders show fulfilments), so orders is reached by ctx.call, as fulfillment.
   calls: ['orders'],
+  // store: the currency shipping zones are priced in.
+  requires: ['store'],
   events: { 'fulfillment.created': Fulfillment, 'fulfillment.updated': Fulfillment },
   errors: {
+    rest_of_world_zone_exists: conflict('The store already has a rest_of_world shipping zone; the message names it.'),
     fulfillment_exceeds_quantity: conflict('A fulfilment names more units of a line than are left to fulfil (not yet shipped nor refunded).'),
   },
-  migrations: [{ id: 'fulfillment/001_fulfillments', sql: migration001 }],
+  migrations: [
+    { id: 'fulfillment/001_fulfillments', sql: migration001 },
+    { id: 'fulfillment/002_shipping_zones', sql: migration002 },
+  ],
   actions: {
     create_fulfillment: action({
       kind: 'write',
@@ -58,6 +67,51 @@ const fulfillment = definePlugin({
       rest: { method: 'GET', path: '/fulfillments/status' },
       example: async ({ make }) => ({ order_id: (await make('orders.create_order')).id }),
       handler: (ctx, { order_id }) => getStatus(ctx, order_id),
+    }),
+    create_shipping_zone: action({
+      kind: 'write',
+      description:
+        'Where the store ships and at what price: countries (optionally regions, postal_code_prefixes) or rest_of_world, with methods (flat amount or by_weight bands, free_over_amount, min/max business days).',
+      input: ZoneCreate,
+      output: ShippingZone,
+      rest: { method: 'POST', path: '/shipping/zones', status: 201 },
+      errors: ['rest_of_world_zone_exists'],
+      example: { name: 'Domestic', countries: ['US'], methods: [{ name: 'Standard', rate_type: 'flat', amount: 5, min_days: 2, max_days: 5 }] },
+      handler: createZone,
+    }),
+    list_shipping_zones: action({
+      kind: 'read',
+      description: "The store's shipping zones, newest first.",
+      input: ZoneQuery,
+      output: ZoneList,
+      rest: { method: 'GET', path: '/shipping/zones' },
+      handler: listZones,
+    }),
+    get_shipping_zone: action({
+      kind: 'read',
+      description: 'Fetch one shipping zone.',
+      input: ZoneId,
+      output: ShippingZone,
+      rest: { method: 'GET', path: '/shipping/zones/:id' },
+      handler: (ctx, { id }) => getZone(ctx, id),
+    }),
+    update_shipping_zone: action({
+      kind: 'write',
+      description: 'Change a shipping zone: a field left out keeps its value; methods replaces the list (a method keeps its id by name).',
+      input: ZoneUpdate,
+      output: ShippingZone,
+      rest: { method: 'PATCH', path: '/shipping/zones/:id' },
+      errors: ['rest_of_world_zone_exists'],
+      example: { name: 'Domestic (48 states)' },
+      handler: updateZone,
+    }),
+    delete_shipping_zone: action({
+      kind: 'destructive',
+      description: 'Delete a shipping zone: checkouts stop offering its methods.',
+      input: ZoneId,
+      output: Deleted,
+      rest: { method: 'DELETE', path: '/shipping/zones/:id' },
+      handler: (ctx, { id }) => deleteZone(ctx, id),
     }),
     get_fulfillment: action({
       kind: 'read',

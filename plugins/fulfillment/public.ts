@@ -98,3 +98,6 @@ export async function fulfillRemaining(db: Db, storeId: string, orderId: string,
 
 // The shapes orders shows on every order (`fulfillments`, `fulfillment_status`).
 export { Fulfillment, FulfillmentStatus as FulfillmentStatusSchema } from './schemas';
+
+/** Shipping zones (issue 50): the options a checkout offers for an address. */
+export { shippingQuotes, shippingZoneCount, type ShippingQuote } from './quotes';

@@ -10,6 +10,7 @@ import migration005 from './migrations/005_attribution.sql' with { type: 'text' 
 import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text' };
 import migration007 from './migrations/007_report_indexes.sql' with { type: 'text' };
 import migration008 from './migrations/008_wallet_amount.sql' with { type: 'text' };
+import migration009 from './migrations/009_channel_agent_shipping.sql' with { type: 'text' };
 import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
 
 const orders = definePlugin({
@@ -25,7 +26,7 @@ const orders = definePlugin({
     'order.paid': Order,
     'order.fulfilled': Order,
     'order.cancelled': Order,
-    // SPEC 6.1 names it; nothing emits it until checkout exists.
+    // SPEC 6.1: the checkout plugin emits it when a session completes into an order.
     'checkout.completed': Order,
     // Additive (SPEC 9.5): one event per refund, besides the order.updated it causes.
     'refund.created': Refund,
@@ -48,6 +49,7 @@ const orders = definePlugin({
     { id: 'orders/006_discounts_tax', sql: migration006 },
     { id: 'orders/007_report_indexes', sql: migration007 },
     { id: 'orders/008_wallet_amount', sql: migration008 },
+    { id: 'orders/009_channel_agent_shipping', sql: migration009 },
   ],
   // store: the number prefix and prices_include_tax; coupons: discount codes, redeemed in the order's transaction.
   // tax: the order's tax (and discounts, through coupons) and the ledger its report reads.

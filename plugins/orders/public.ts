@@ -93,3 +93,4 @@ export async function unitsByAge(db: Db, storeId: string, now: Date, days: numbe
   );
   return rows.map((r) => ({ product_id: r.product_id, age: Number(r.age), units: Number(r.units) }));
 }
+export { AddressInput } from './addresses';

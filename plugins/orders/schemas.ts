@@ -7,6 +7,24 @@ import { Fulfillment, FulfillmentStatusSchema } from '../fulfillment/public';
 export const ORDER_STATUSES = ['pending', 'paid', 'fulfilled', 'completed', 'cancelled'] as const;
 const Status = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));
 
+export const CHANNELS = ['api', 'ucp', 'acp'] as const;
+const Channel = Type.Union(
+  CHANNELS.map((c) => Type.Literal(c)),
+  { description: "Where the order came from: 'api' (REST, MCP, the console), or the agentic protocol its checkout spoke (ucp, acp)." },
+);
+export const Agent = Type.Object({
+  protocol: Type.String({ description: 'ucp, acp, or api (a checkout session opened through REST).' }),
+  profile_url: Type.Optional(Type.String({ description: "A UCP agent's profile URL." })),
+  api_key_id: Type.Optional(Type.String({ description: 'The API key an ACP agent (or a REST checkout) authenticated with.' })),
+  name: Type.Optional(Type.String()),
+});
+const AgentInput = Input({
+  protocol: Type.Union([Type.Literal('api'), Type.Literal('ucp'), Type.Literal('acp')]),
+  profile_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  api_key_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
 export const LineItem = Type.Object({
   object: Type.Literal('line_item'),
   id: Uuid(),
@@ -36,7 +54,7 @@ export const Order = Type.Object({
   order_number: Type.String(),
   status: Type.String(),
   currency: Type.String(),
-  total: Type.Number({ description: 'subtotal - discount_total + tax_total (tax not added again when prices include it).' }),
+  total: Type.Number({ description: 'subtotal - discount_total + tax_total + shipping_total (tax not added again when prices include it).' }),
   subtotal: Type.Number({ description: 'The lines at their unit prices, before discounts.' }),
   discounts: Type.Array(Discount, { description: 'Each discount code applied, in the order given, and what it took.' }),
   discount_total: Type.Number(),
@@ -64,6 +82,10 @@ export const Order = Type.Object({
   }),
   wallet_amount: Type.Number({ description: "Paid from the customer's store credit (wallet)." }),
   amount_due: Type.Number({ description: 'total - wallet_amount: what is left to pay by other means.' }),
+  channel: Channel,
+  agent: Type.Union([Agent, Type.Null()], { description: 'The shopping agent that placed the order through a checkout; null otherwise.' }),
+  shipping_method: Type.Union([Type.String(), Type.Null()], { description: 'The shipping method sold with the order (a checkout), or null.' }),
+  shipping_total: Type.Number({ description: 'What the shipping cost, part of total (untaxed).' }),
 });
 
 const Note = (description: string) => Type.String({ minLength: 1, maxLength: 5000, description });
@@ -115,6 +137,17 @@ export const OrderCreate = Input({
   // Optional and additive (SPEC 9.5): orders placed without it are unchanged.
   attribution: Type.Optional(
     Input({ qr_scan_id: Uuid("The svc_scan value a QR code's redirect appended to the shop URL: the order counts as that scan's conversion.") }),
+  ),
+  channel: Type.Optional(Channel),
+  agent: Type.Optional(AgentInput),
+  shipping: Type.Optional(
+    Type.Object(
+      {
+        method: Type.String({ minLength: 1, maxLength: 200, description: 'The shipping method, e.g. Standard.' }),
+        amount: Type.Number({ minimum: 0, maximum: 1e12, description: 'Its price, added to the total (untaxed).' }),
+      },
+      { additionalProperties: false, description: 'Shipping sold with the order (the checkout engine sets it from the chosen option).' },
+    ),
   ),
   wallet_amount: Type.Optional(
     Type.Number({

@@ -10,6 +10,7 @@ import {
   metadataFilter,
   rowOr404,
   setClause,
+  toMinor,
   type Ctx,
   type Db,
   type Row,
@@ -92,6 +93,10 @@ function toOrder(
     attribution: r.attribution ?? null,
     wallet_amount: fromMinor(r.wallet_amount_minor ?? 0, r.currency),
     amount_due: fromMinor(Number(r.total_minor) - Number(r.wallet_amount_minor ?? 0), r.currency),
+    channel: r.channel ?? 'api',
+    agent: r.agent ?? null,
+    shipping_method: r.shipping_method ?? null,
+    shipping_total: fromMinor(r.shipping_total_minor ?? 0, r.currency),
   };
 }
 
@@ -226,7 +231,10 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       address: details.shipping_address ?? details.billing_address ?? null,
       pricesIncludeTax: settings.prices_include_tax,
     });
-    const wallet = walletPart(input, customerId, currency, priced.total);
+    // Shipping (a checkout's chosen option) is added after tax, untaxed.
+    const shippingMinor = input.shipping ? toMinor(input.shipping.amount, currency, 'shipping.amount') : 0;
+    const totalMinor = priced.total + shippingMinor;
+    const wallet = walletPart(input, customerId, currency, totalMinor);
     const [{ n }] = await tx.query<{ n: number }>(
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
@@ -234,14 +242,15 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const [order] = await tx.query(
       `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
          shipping_address, billing_address, customer_note, merchant_note, metadata, attribution,
-         subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines, wallet_amount_minor)
+         subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines, wallet_amount_minor,
+         channel, agent, shipping_method, shipping_total_minor)
        VALUES (gen_random_uuid(), $1, $2, $20, $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
-         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb, $21) RETURNING *`,
+         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb, $21, $22, $23::text::jsonb, $24, $25) RETURNING *`,
       [
         ctx.store.id,
         `${settings.order_number_prefix}${n}`,
         currency,
-        priced.total,
+        totalMinor,
         customerId,
         input.payment_method ?? null,
         now,
@@ -259,6 +268,10 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
         JSON.stringify(priced.taxLines),
         wallet.status ?? input.status ?? 'pending',
         wallet.minor,
+        input.channel ?? 'api',
+        jsonParam(input.agent ?? null),
+        input.shipping?.method ?? null,
+        shippingMinor,
       ],
     );
     await wallet.pay(tx, ctx.store.id, order.id, now);

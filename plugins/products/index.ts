@@ -7,6 +7,7 @@ import migration004 from './migrations/004_sku_space.sql' with { type: 'text' };
 import migration005 from './migrations/005_search_pending_list.sql' with { type: 'text' };
 import migration006 from './migrations/006_stock_in_inventory.sql' with { type: 'text' };
 import migration007 from './migrations/007_tax_class.sql' with { type: 'text' };
+import migration008 from './migrations/008_weight.sql' with { type: 'text' };
 import { BulkInput, BulkResult, MAX_BULK_ITEMS, bulkProducts } from './bulk';
 import {
   Product,
@@ -49,6 +50,7 @@ const products = definePlugin({
     { id: 'products/005_search_pending_list', sql: migration005 },
     { id: 'products/006_stock_in_inventory', sql: migration006 },
     { id: 'products/007_tax_class', sql: migration007 },
+    { id: 'products/008_weight', sql: migration008 },
   ],
   requires: ['inventory', 'store'],
   // list_products' collection_id filter asks collections for the members (it requires products).

@@ -5,7 +5,7 @@
  * declares `requires: ['products']`.
  */
 import { errors, existingIds, rowOr404, type Db, type Row } from '../../core/sdk';
-import { PRODUCTS, toProduct } from './store';
+import { PRODUCTS, productsOut, toProduct } from './store';
 import { VARIANTS } from './variants';
 import { productStockSql } from '../inventory/public';
 
@@ -84,6 +84,10 @@ export interface PricedLine {
   amount_minor: number;
   currency: string;
   tax_class: string;
+  /** For a checkout's lines: "Tee (M / red)" for a variant, its SKU and weight (a variant's, else its product's). */
+  title: string;
+  sku: string | null;
+  weight_grams: number | null;
 }
 
 /**
@@ -114,6 +118,9 @@ export async function pricedLines(db: Db, storeId: string, lines: readonly LineR
     if (p.status !== 'active') throw errors.validation(`Product '${p.id}' is not active and cannot be ordered.`, `${param}.${n}.product_id`);
     let unit = Number(p.price_minor);
     let variantId: string | null = null;
+    let title = p.name as string;
+    let sku: string | null = p.sku;
+    let weight: number | null = p.weight_grams ?? null;
     const vParam = `${param}.${n}.variant_id`;
     if (p.type === 'variable') {
       if (!l.variant_id) throw errors.validation(`Missing ${vParam}: product '${p.id}' has variants; say which one.`, vParam);
@@ -122,6 +129,9 @@ export async function pricedLines(db: Db, storeId: string, lines: readonly LineR
       if (v.status !== 'active') throw errors.validation(`Variant '${v.id}' is not active and cannot be ordered.`, vParam);
       unit = Number(v.price_minor);
       variantId = v.id;
+      title = `${p.name} (${Object.values(v.options ?? {}).join(' / ')})`;
+      sku = v.sku;
+      weight = v.weight_grams ?? weight;
     } else if (l.variant_id !== undefined) throw errors.validation(`Invalid ${vParam}: product '${p.id}' has no variants.`, vParam);
     return {
       product_id: p.id,
@@ -131,6 +141,9 @@ export async function pricedLines(db: Db, storeId: string, lines: readonly LineR
       amount_minor: unit * l.quantity,
       currency: p.currency,
       tax_class: p.tax_class ?? 'standard',
+      title,
+      sku,
+      weight_grams: weight == null ? null : Number(weight),
     };
   });
   if (new Set(priced.map((l) => l.currency)).size > 1) throw errors.validation('All line items must share one currency.', param);
@@ -196,4 +209,13 @@ export async function offerableProducts(db: Db, storeId: string, opts: { ids?: r
   );
   for (const r of rows) found.set(r.id, toProduct(r));
   return found;
+}
+
+/**
+ * The store's sellable catalog as the API shows it, with variants: active, live products in
+ * creation order (checkout's product feed export). Two queries.
+ */
+export async function sellableProducts(db: Db, storeId: string) {
+  const rows = await db.query(`SELECT * FROM ${PRODUCTS} WHERE store_id = $1 AND status = 'active' AND archived_at IS NULL ORDER BY seq`, [storeId]);
+  return productsOut(db, storeId, rows);
 }

@@ -62,6 +62,7 @@ export const Variant = Type.Object({
   stock_quantity: Type.Integer({ description: 'Units across all locations (inventory ledger).' }),
   stock_status: Type.Union([Type.Literal('in_stock'), Type.Literal('out_of_stock')]),
   metadata: Type.Record(Type.String(), Type.String()),
+  weight_grams: Type.Union([Type.Integer(), Type.Null()], { description: "Grams; null: the product's weight applies." }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
@@ -83,6 +84,7 @@ export const Product = Type.Object({
   stock_status: Type.Union([Type.Literal('in_stock'), Type.Literal('out_of_stock')]),
   metadata: Type.Record(Type.String(), Type.String()),
   tax_class: Type.Union([Type.String(), Type.Null()], { description: 'Which tax rates apply; null: standard.' }),
+  weight_grams: Type.Union([Type.Integer(), Type.Null()], { description: 'Grams, for shipping by weight; null: not given.' }),
   options: Type.Array(ProductOption, { description: "A variable product's options; empty for other types." }),
   variants: Type.Array(Variant, {
     description: "A variable product's live variants, oldest first; empty for other types. stock_quantity adds them up.",
@@ -102,6 +104,7 @@ const VariantFields = {
   status: Type.Optional(ProductStatus),
   stock_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Initial units, at the default location.' })),
   metadata: Type.Optional(Metadata()),
+  weight_grams: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Weight in grams (shipping by weight).' })),
 };
 
 export const VariantInput = Input({ options: VariantOptions, ...VariantFields });
@@ -116,6 +119,7 @@ export const ProductCreate = Input({
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(Metadata()),
   tax_class: Type.Optional(TaxClass),
+  weight_grams: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Weight in grams (shipping by weight).' })),
   options: Type.Optional(OptionsInput),
   variants: Type.Optional(
     Type.Array(VariantInput, {
@@ -142,6 +146,9 @@ export const ProductUpdate = Input({
   stock_quantity: Type.Optional(Stock),
   metadata: Type.Optional(MetadataPatch()),
   tax_class: Type.Optional(Type.Union([TaxClass, Type.Null()])),
+  weight_grams: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Weight in grams (shipping by weight).' }), Type.Null()]),
+  ),
 });
 
 export const ProductQuery = Input({
@@ -173,6 +180,9 @@ export const VariantUpdate = Input({
     Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: "New total; the default location's level changes." }),
   ),
   metadata: Type.Optional(MetadataPatch()),
+  weight_grams: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Weight in grams (shipping by weight).' }), Type.Null()]),
+  ),
 });
 export const VariantList = ListOf(Variant);
 export const VariantDeleted = Type.Object({ object: Type.Literal('product_variant'), id: Uuid(), product_id: Uuid(), deleted: Type.Literal(true) });

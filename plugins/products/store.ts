@@ -52,6 +52,7 @@ export function toProduct(r: Row, variants: Row[] = []): Static<typeof Product> 
     stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
     metadata: r.metadata ?? {},
     tax_class: r.tax_class ?? null,
+    weight_grams: r.weight_grams ?? null,
     options: r.options ?? [],
     variants: variants.map((v) => toVariant(v, r.currency)),
     ...stamps(r),
@@ -145,8 +146,8 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
   const [created] = await unique(
     ctx.db.query(
       `WITH p AS (
-       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, metadata, options, created_at, updated_at, tax_class)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $12::text::jsonb, $13::text::jsonb, $11, $11, $14) RETURNING *
+       INSERT INTO products (id, store_id, name, description, sku, type, status, price_minor, compare_at_minor, currency, metadata, options, created_at, updated_at, tax_class, weight_grams)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $12::text::jsonb, $13::text::jsonb, $11, $11, $14, $15) RETURNING *
      ), ${FIRST_STOCK}
      SELECT *, $10::int AS stock_quantity FROM p`,
       [
@@ -164,6 +165,7 @@ async function insertProduct(ctx: Ctx, input: Static<typeof ProductCreate>, meta
         jsonParam(metadata),
         jsonParam(input.options ?? []),
         input.tax_class ?? null,
+        input.weight_grams ?? null,
       ],
     ),
     { products_store_sku: () => duplicateSku(input.sku), product_skus_pkey: () => duplicateSku(input.sku) },
@@ -264,6 +266,7 @@ export async function updateProduct(ctx: Ctx, input: Static<typeof ProductUpdate
         currency: p.currency === undefined ? undefined : currency,
         metadata,
         tax_class: input.tax_class,
+        weight_grams: input.weight_grams,
         updated_at: ctx.clock.now(),
       },
       { json: ['metadata'], after: 2 },

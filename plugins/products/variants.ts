@@ -40,6 +40,7 @@ export function toVariant(r: Row, currency: string): Static<typeof Variant> {
     stock_quantity: Number(r.stock_quantity),
     stock_status: Number(r.stock_quantity) > 0 ? 'in_stock' : 'out_of_stock',
     metadata: r.metadata ?? {},
+    weight_grams: r.weight_grams ?? null,
     ...stamps(r),
   };
 }
@@ -112,8 +113,8 @@ async function insertVariant(tx: Db, ctx: Ctx, product: Row, input: Static<typeo
   const now = ctx.clock.now();
   const [row] = await unique(
     tx.query(
-      `INSERT INTO product_variants (id, store_id, product_id, sku, options, price_minor, status, metadata, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6, $7::text::jsonb, $8, $8) RETURNING *`,
+      `INSERT INTO product_variants (id, store_id, product_id, sku, options, price_minor, status, metadata, created_at, updated_at, weight_grams)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4::text::jsonb, $5, $6, $7::text::jsonb, $8, $8, $9) RETURNING *`,
       [
         ctx.store.id,
         product.id,
@@ -123,6 +124,7 @@ async function insertVariant(tx: Db, ctx: Ctx, product: Row, input: Static<typeo
         input.status ?? 'active',
         jsonParam(metadata),
         now,
+        input.weight_grams ?? null,
       ],
     ),
     {
@@ -192,6 +194,7 @@ export async function changeVariant(tx: Db, ctx: Ctx, product: Row, input: Stati
       price_minor: input.price === undefined ? undefined : toMinor(input.price, product.currency, 'price'),
       status: input.status,
       metadata,
+      weight_grams: input.weight_grams,
       updated_at: now,
     },
     { json: ['metadata'], after: 2 },

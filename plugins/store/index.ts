@@ -1,4 +1,4 @@
-import { action, definePlugin, Input, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, Input, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
 import migration002 from './migrations/002_phone_number.sql' with { type: 'text' };
 import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
@@ -14,6 +14,7 @@ const store = definePlugin({
   catalog: true,
   // SPEC 5.4 lists platform and platform:read; writes also take platform:write, as email's did.
   scopes: { read: ['platform', 'platform:read', 'platform:write'], write: ['platform', 'platform:write'] },
+  errors: { hostname_taken: conflict('Another store of the instance already claims one of the hostnames; the message names it.') },
   tables: ['store_settings'],
   events: { 'store.settings_updated': StoreInfo },
   migrations: [
@@ -37,6 +38,7 @@ const store = definePlugin({
       output: StoreInfo,
       rest: { method: 'PATCH', path: '/settings' },
       emits: ['store.settings_updated'],
+      errors: ['hostname_taken'],
       example: { timezone: 'Europe/Berlin', contact_email: 'shop@example.com' },
       handler: updateSettings,
     }),

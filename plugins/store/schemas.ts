@@ -42,6 +42,9 @@ export const Settings = Type.Object({
       description: "The store's own number of the Twilio account: calls and SMS replies come from it (null: the instance's TWILIO_PHONE_NUMBER).",
     }),
   ),
+  hostnames: Type.Array(Type.String(), {
+    description: "Hostnames this store answers on for the agentic endpoints (UCP, ACP): a request's Host picks the store.",
+  }),
 });
 
 export const StoreInfo = Type.Object({
@@ -73,6 +76,20 @@ export const SettingsUpdate = Input({
         errorMessage: 'must be a phone number in E.164 form (+15551234567)',
         description: "A number of the store's Twilio account (E.164) calls and SMS replies come from; null: the instance's TWILIO_PHONE_NUMBER.",
       }),
+    ),
+  ),
+  hostnames: Type.Optional(
+    Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
+        errorMessage: 'must be a hostname such as shop.example.com (no scheme, port or path)',
+      }),
+      {
+        maxItems: 20,
+        description: 'Replaces the hostnames the store claims (unique across the instance: 409 hostname_taken); [] releases them.',
+      },
     ),
   ),
 });

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { checkCurrency, errors, iso, jsonParam, PLAN_LIMITS, type Ctx, type Plan } from '../../core/sdk';
+import { checkCurrency, errors, fail, iso, jsonParam, PLAN_LIMITS, setStoreHostnames, storeHostnames, type Ctx, type Plan } from '../../core/sdk';
 import { settingsFromRow } from './public';
 import type { SettingsUpdate } from './schemas';
 
@@ -24,7 +24,7 @@ async function storeView(ctx: Ctx) {
     id: r.id,
     name: r.name,
     plan: r.plan,
-    settings: settingsFromRow(r.has_settings ? r : undefined),
+    settings: { ...settingsFromRow(r.has_settings ? r : undefined), hostnames: await storeHostnames(ctx.db, ctx.store.id) },
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at ?? r.created_at),
   };
@@ -68,6 +68,10 @@ export async function updateSettings(ctx: Ctx, input: Static<typeof SettingsUpda
       input.phone_number !== undefined,
     ],
   );
+  if (input.hostnames !== undefined) {
+    const set = await setStoreHostnames(ctx.db, ctx.store.id, input.hostnames, now);
+    if (set.taken) throw fail('hostname_taken', `Another store of this instance already claims '${set.taken}'.`, 'hostnames');
+  }
   const store = await storeView(ctx);
   ctx.emit('store.settings_updated', store);
   return store;

@@ -43,6 +43,8 @@ const EXCEPTIONS: Record<string, string> = {
     "a condition's value must suit its field and operator (a number for orders_count, a date for last_order_at, a list for in): the rules' grammar, which rules.ts checks naming the part",
   'pipeline.create_deal':
     "value has at most the store currency's decimals (2 for USD, 0 for JPY): the store's settings decide, so no fixed multipleOf can say it",
+  'fulfillment.create_shipping_zone':
+    "amount, weight_rates[].amount and free_over_amount have at most the store currency's decimals (a setting, as pipeline.create_deal)",
   'wallet.add_funds':
     "customer_id must name a customer of this store (a reference, not a shape), and amount has the decimals of the store's currency (a setting)",
   'affiliates.create_affiliate':

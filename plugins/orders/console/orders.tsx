@@ -90,6 +90,25 @@ function Detail({ id }: { id: string }) {
             <dd>{money(o, o.amount_refunded)}</dd>
             <dt>Payment</dt>
             <dd>{o.payment_method ?? '—'}</dd>
+            <dt>Channel</dt>
+            <dd>{o.channel}</dd>
+            {o.agent && (
+              <>
+                <dt>Agent</dt>
+                <dd>
+                  {o.agent.name ?? o.agent.protocol.toUpperCase()}
+                  <div class="sub">{o.agent.profile_url ?? (o.agent.api_key_id ? `API key ${o.agent.api_key_id.slice(0, 8)}` : '')}</div>
+                </dd>
+              </>
+            )}
+            {o.shipping_method && (
+              <>
+                <dt>Shipping</dt>
+                <dd>
+                  {o.shipping_method} ({money(o, o.shipping_total)})
+                </dd>
+              </>
+            )}
             <dt>Customer</dt>
             <dd>{o.customer_id ? <a href={`#/customers/${o.customer_id}`}>{o.customer_id.slice(0, 8)}</a> : '—'}</dd>
             <dt>Placed</dt>

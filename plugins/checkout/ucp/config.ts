@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+
+/** The UCP adapter's settings, part of the checkout plugin's config (spread into CheckoutConfig). */
+export const UcpConfigFields = {
+  ucp_allow_insecure_profiles: Type.Boolean({
+    env: 'SVC_UCP_ALLOW_INSECURE_PROFILES',
+    default: false,
+    description:
+      'Development only: accept http:// agent profiles and webhook URLs (UCP requires https). A loopback address still needs SVC_EGRESS_ALLOW.',
+  }),
+};
+
+/** Whether this process lets http:// profiles through (read from the plugin's config). */
+export const allowInsecure = (config: unknown) => Boolean((config as { ucp_allow_insecure_profiles?: boolean })?.ucp_allow_insecure_profiles);

@@ -17,6 +17,7 @@ describe('store', () => {
       invoice_prefix: 'INV-',
       prices_include_tax: false,
       phone_number: null,
+      hostnames: [],
     });
     const address = { line1: '1 Main St', city: 'Berlin', postal_code: '10115', country: 'DE' };
     const r = await h.call('PATCH', '/settings', { name: 'Acme', currency: 'EUR', timezone: 'Europe/Berlin', address, contact_email: 'a@acme.test' });

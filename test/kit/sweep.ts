@@ -24,11 +24,13 @@ export interface SweepRoute extends RestRoute {
 /**
  * The routes the sweeps can call. Left to their plugin's tests (plugins/users): routes for a
  * signed-in user only (a user's token comes from the OAuth flow, not from a store's key), and the
- * public pages and OAuth endpoints, which answer HTML or RFC 6749 errors rather than the envelope.
+ * public pages and OAuth endpoints, which answer HTML or RFC 6749 errors rather than the envelope,
+ * and the agentic protocols' endpoints (`rest.host`: ACP, UCP), which answer their protocol's own
+ * errors and are swept by their own tests (plugins/checkout) against the protocols' schemas.
  */
 export const sweepRoutes = (registry: Registry): SweepRoute[] =>
   restRoutes(registry)
-    .filter((r) => !(r.auth.length === 1 && r.auth[0] === 'user') && !(r.auth.includes('public') && r.response === 'raw'))
+    .filter((r) => !(r.auth.length === 1 && r.auth[0] === 'user') && !(r.auth.includes('public') && r.response === 'raw') && !r.action.rest?.host)
     .map((r) => ({
       ...r,
       name: `${r.plugin.name}.${r.actionName}`,

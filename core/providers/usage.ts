@@ -23,11 +23,13 @@ export interface Meter {
 }
 
 /**
- * The day a call counts on. UTC for now; the store's timezone once stores have one (the store
- * plugin): then this and `monthStart` take it.
+ * The store's calendar: a call counts on the day it was made in the store's time zone
+ * (`stores.timezone`, kept by the store plugin's settings), and "this month" is that calendar's.
+ * Both are worked out in SQL, where the time zone database is.
  */
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
-const monthStart = (at: Date) => `${at.toISOString().slice(0, 7)}-01`;
+const LOCAL_NOW = `($2::timestamptz AT TIME ZONE coalesce((SELECT timezone FROM stores WHERE id = $1), 'UTC'))`;
+const LOCAL_DAY = `(${LOCAL_NOW})::date`;
+const LOCAL_MONTH = `date_trunc('month', ${LOCAL_NOW})::date`;
 
 const usd = (n: number) => n.toFixed(2);
 
@@ -39,9 +41,9 @@ const usd = (n: number) => n.toFixed(2);
 export async function checkSpendCap(m: Meter): Promise<void> {
   const [row] = await m.db.query(
     `SELECT s.monthly_spend_cap AS cap,
-            (SELECT coalesce(sum(cost), 0) FROM provider_usage u WHERE u.store_id = s.id AND u.day >= $2::date) AS spent
+            (SELECT coalesce(sum(cost), 0) FROM provider_usage u WHERE u.store_id = s.id AND u.day >= ${LOCAL_MONTH}) AS spent
        FROM stores s WHERE s.id = $1`,
-    [m.storeId, monthStart(m.clock.now())],
+    [m.storeId, m.clock.now()],
   );
   if (!row || row.cap === null || row.cap === undefined) return;
   const cap = Number(row.cap);
@@ -66,12 +68,12 @@ export async function recordUsage(m: Meter, provider: string, model: string, cou
   const cost = costOf(priceTable(m.prices)[`${provider}/${model}`], u);
   await m.db.query(
     `INSERT INTO provider_usage AS p (store_id, day, provider, model, requests, input_tokens, output_tokens, images, video_seconds, pages, cost)
-     VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     VALUES ($1, ${LOCAL_DAY}, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (store_id, day, provider, model) DO UPDATE SET
        requests = p.requests + EXCLUDED.requests, input_tokens = p.input_tokens + EXCLUDED.input_tokens,
        output_tokens = p.output_tokens + EXCLUDED.output_tokens, images = p.images + EXCLUDED.images,
        video_seconds = p.video_seconds + EXCLUDED.video_seconds, pages = p.pages + EXCLUDED.pages, cost = p.cost + EXCLUDED.cost`,
-    [m.storeId, dayOf(m.clock.now()), provider, model, u.requests, u.input_tokens, u.output_tokens, u.images, u.video_seconds, u.pages, cost],
+    [m.storeId, m.clock.now(), provider, model, u.requests, u.input_tokens, u.output_tokens, u.images, u.video_seconds, u.pages, cost],
   );
 }
 
@@ -115,9 +117,9 @@ export async function usageReport(m: Meter, from: string, to: string) {
   );
   const [store] = await m.db.query(
     `SELECT s.monthly_spend_cap AS cap,
-            (SELECT coalesce(sum(cost), 0) FROM provider_usage u WHERE u.store_id = s.id AND u.day >= $2::date) AS spent
+            (SELECT coalesce(sum(cost), 0) FROM provider_usage u WHERE u.store_id = s.id AND u.day >= ${LOCAL_MONTH}) AS spent
        FROM stores s WHERE s.id = $1`,
-    [m.storeId, monthStart(m.clock.now())],
+    [m.storeId, m.clock.now()],
   );
   // bigint and numeric: strings from the PostgreSQL driver, numbers from PGlite.
   const days = rows.map((r) => ({
@@ -144,5 +146,11 @@ export async function usageReport(m: Meter, from: string, to: string) {
   };
 }
 
-/** The default range of a usage report: this month to today. */
-export const thisMonth = (clock: Clock) => ({ from: monthStart(clock.now()), to: dayOf(clock.now()) });
+/** The default range of a usage report: this month to today, on the store's calendar. */
+export async function thisMonth(db: Db, clock: Clock, storeId: string): Promise<{ from: string; to: string }> {
+  const [row] = await db.query<{ from: string; to: string }>(
+    `SELECT to_char(${LOCAL_MONTH}, 'YYYY-MM-DD') AS "from", to_char(${LOCAL_DAY}, 'YYYY-MM-DD') AS "to"`,
+    [storeId, clock.now()],
+  );
+  return row;
+}

@@ -271,6 +271,27 @@ describe('the monthly spend cap', () => {
     expect((await h.call('GET', '/usage?from=2026-04-02&to=2026-04-01')).status).toBe(400);
     expect((await h.call('GET', '/usage?from=2026-02-30')).status).toBe(400);
   });
+
+  test("usage counts each call on the store's own calendar: its time zone decides the day and the month", async () => {
+    // 20:00 UTC on April 30 is already May 1 in Kiritimati (UTC+14), still April 30 in Los Angeles.
+    const fake = fakeServer([whole.openai('a'), whole.openai('b'), whole.openai('c')]);
+    stops.push(fake.stop);
+    const env = { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', SVC_LLM_MODEL: 'openai/gpt-4o-mini' };
+    const h = await setup({ env, now: '2026-04-30T20:00:00Z' });
+    await h.call('POST', '/llm/generate', { prompt: 'in UTC' });
+    expect((await h.call('PATCH', '/settings', { timezone: 'Pacific/Kiritimati' })).status).toBe(200);
+    await h.call('POST', '/llm/generate', { prompt: 'in Kiritimati' });
+    const u = await usageOf(h);
+    // This month is May there: the default range, and the month-to-date cost, start on May 1.
+    expect(u).toMatchObject({ from: '2026-05-01', to: '2026-05-01' });
+    expect(u.days.map((d: any) => [d.date, d.requests])).toEqual([['2026-05-01', 1]]);
+    expect(u.month_to_date_cost).toBeCloseTo(u.days[0].cost, 9);
+    const april = await h.call('GET', '/usage?from=2026-04-01&to=2026-04-30');
+    expect(april.body.days.map((d: any) => [d.date, d.requests])).toEqual([['2026-04-30', 1]]);
+    expect((await h.call('PATCH', '/settings', { timezone: 'America/Los_Angeles' })).status).toBe(200);
+    await h.call('POST', '/llm/generate', { prompt: 'in Los Angeles' });
+    expect((await usageOf(h)).days.map((d: any) => [d.date, d.requests])).toEqual([['2026-04-30', 2]]);
+  });
 });
 
 test('llm over MCP and agent chat', async () => {

@@ -1,6 +1,7 @@
 import { action, conflict, definePlugin, Input, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
 import migration002 from './migrations/002_phone_number.sql' with { type: 'text' };
+import migration003 from './migrations/003_store_timezone.sql' with { type: 'text' };
 import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
 import { getPlan, getStore, updateSettings } from './store';
 
@@ -20,6 +21,7 @@ const store = definePlugin({
   migrations: [
     { id: 'store/001_store_settings', sql: migration001 },
     { id: 'store/002_phone_number', sql: migration002 },
+    { id: 'store/003_store_timezone', sql: migration003 },
   ],
   actions: {
     get_store: action({

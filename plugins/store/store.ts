@@ -37,7 +37,13 @@ export async function updateSettings(ctx: Ctx, input: Static<typeof SettingsUpda
   if (input.currency !== undefined) checkCurrency(input.currency, 'currency');
   if (input.timezone !== undefined) checkTimezone(input.timezone, 'timezone');
   const now = ctx.clock.now();
-  if (input.name !== undefined) await ctx.db.query('UPDATE stores SET name = $2 WHERE id = $1', [ctx.store.id, input.name]);
+  // The name, and the time zone the core reads beside the store (provider usage days: core/025).
+  if (input.name !== undefined || input.timezone !== undefined)
+    await ctx.db.query('UPDATE stores SET name = coalesce($2, name), timezone = coalesce($3, timezone) WHERE id = $1', [
+      ctx.store.id,
+      input.name ?? null,
+      input.timezone ?? null,
+    ]);
   // One upsert: the row is made on the first update with the defaults for whatever was not sent.
   await ctx.db.query(
     `INSERT INTO store_settings AS t (store_id, currency, timezone, address, contact_email, website_url, order_number_prefix, invoice_prefix, prices_include_tax, updated_at, phone_number)

@@ -59,7 +59,7 @@ export default definePlugin({
       output: Usage,
       rest: { method: 'GET', path: '/usage' },
       handler: async (ctx, input) => {
-        const month = thisMonth(ctx.clock);
+        const month = await thisMonth(ctx.db, ctx.clock, ctx.store.id);
         const from = input.from ?? month.from;
         const to = input.to ?? (input.from && input.from > month.to ? input.from : month.to);
         for (const [param, day] of [

@@ -50,12 +50,9 @@ import affiliates from './affiliates';
 import discovery from './discovery';
 import security_scan from './security_scan';
 import supply_chain from './supply_chain';
-<<<<<<< HEAD
 import campaigns from './campaigns';
-=======
 import browser from './browser';
 import documents from './documents';
->>>>>>> docbrowser
 
 /**
  * Every plugin of svc, one line each: the compiled binary needs static imports. Only the

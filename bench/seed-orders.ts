@@ -21,6 +21,7 @@ import { allMigrations } from '../core/migrations';
 import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
 import { createThrowawayDatabase } from '../test/kit/db';
+import { runJob } from '../test/kit/jobs';
 import { HIGH_LIMITS } from './child';
 
 const arg = (name: string, fallback: number) => {
@@ -279,6 +280,14 @@ async function main() {
     const S = store.id;
     if (!reused) await seed(db, url, S);
     if (process.argv.includes('--seed-only')) return;
+    // COPY bypasses the reactions: build the daily rollups as a store's first order event would
+    // (analytics' backfill job, through the core's job runner), unless an earlier run built them.
+    const [built] = await db.query(`SELECT 1 FROM analytics_rollup_state WHERE store_id = $1`, [S]);
+    if (!built) {
+      const tb = performance.now();
+      await runJob({ db, clock: systemClock, registry }, 'analytics.backfill', [{ data: { store_id: S, input: {} } }]);
+      console.log(`analytics backfill: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
+    }
 
     const svc = makeServices({ db, clock: systemClock, registry, limits: HIGH_LIMITS });
     const app = createApp(svc);

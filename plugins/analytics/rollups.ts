@@ -45,7 +45,7 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
     await db.query(
       `INSERT INTO analytics_daily_products (store_id, day, product_id, name, units, net)
        SELECT $1, $2, p.product_id, p.name, p.units, p.net
-       FROM jsonb_to_recordset($3::jsonb) AS p(product_id uuid, name text, units bigint, net bigint)`,
+       FROM jsonb_to_recordset($3::text::jsonb) AS p(product_id uuid, name text, units bigint, net bigint)`,
       [storeId, day, JSON.stringify(products)],
     );
 }

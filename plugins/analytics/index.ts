@@ -15,7 +15,14 @@ const analytics = definePlugin({
   catalog: true,
   // SPEC 5.4: analytics, analytics:read (reports only read).
   scopes: { read: ['analytics', 'analytics:read'], write: ['analytics'] },
-  tables: ['analytics_rollup_state', 'analytics_daily_sales', 'analytics_daily_products'],
+  tables: [
+    'analytics_rollup_state',
+    'analytics_daily_sales',
+    'analytics_daily_products',
+    'analytics_monthly_products',
+    'analytics_daily_customers',
+    'analytics_monthly_customers',
+  ],
   requires: ['store', 'products', 'orders'],
   migrations: [{ id: 'analytics/001_rollups', sql: migration001 }],
   // The daily rollups (rollups.ts): each event recomputes the days it touches, so a replay changes nothing.

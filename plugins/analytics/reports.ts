@@ -1,10 +1,10 @@
 import { fromMinor, type Ctx } from '../../core/sdk';
-import { cohorts, customerFigures, topCustomers, type Range, type SalesBucket } from '../orders/public';
+import type { Range, SalesBucket } from '../orders/public';
 import { stockAndPrices } from '../products/public';
 import { storeSettings } from '../store/public';
 import { dayAfter, periodOf, previousOf, type Period } from './period';
 import type { CustomerInput, InventoryInput, SalesInput } from './schemas';
-import { products as productSales, sales, sourceOf } from './sources';
+import { customerData, products as productSales, sales, sourceOf } from './sources';
 
 const DAY = 86_400_000;
 
@@ -123,10 +123,9 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
 export const customerReport = (ctx: Ctx, input: CustomerInput) =>
   withCompare(ctx, input, async (p, tz, currency) => {
     const r = await rangeOf(ctx, p, tz, currency);
-    const f = await customerFigures(ctx.db, ctx.store.id, r);
-    const top = await topCustomers(ctx.db, ctx.store.id, r, 10);
+    const { figures: f, top, cohorts } = await customerData(ctx, p, r);
     const byCohort = new Map<string, { cohort: string; customers: number; retained: number[] }>();
-    for (const c of await cohorts(ctx.db, ctx.store.id, r)) {
+    for (const c of cohorts) {
       const entry = byCohort.get(c.cohort) ?? { cohort: c.cohort, customers: 0, retained: [] };
       if (c.k === 0) entry.customers = c.n;
       else entry.retained[c.k - 1] = c.n;

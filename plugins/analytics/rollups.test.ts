@@ -39,6 +39,9 @@ const PATHS = [
   '/analytics/inventory?from=2026-03-01&to=2026-03-31&compare=true',
   '/analytics/inventory',
   '/analytics/customers?from=2026-03-01&to=2026-03-31&compare=true',
+  '/analytics/customers?from=2026-03-03&to=2026-03-12',
+  '/analytics/customers?from=2026-01-15&to=2026-04-10&compare=true',
+  '/analytics/customers',
 ];
 
 /** Every report read through the rollups and from the orders alone. */
@@ -63,7 +66,9 @@ describe('analytics rollups', () => {
     expect((await h.call('PATCH', '/settings', { timezone: 'America/New_York' })).status).toBe(200);
     const a = await mkProduct(h, 10, 'Apple');
     const b = await mkProduct(h, 25, 'Banana');
-    const ada = (await h.call('POST', '/customers', { email: 'ada@example.com' })).body.id;
+    const [ada, bo, cy] = await Promise.all(
+      ['ada', 'bo', 'cy'].map(async (n) => (await h.call('POST', '/customers', { email: `${n}@example.com` })).body.id as string),
+    );
     await order(h, '2026-02-20T12:00:00Z', [[a, 1]], ['paid'], ada);
     // The first reactions find no rollups: they queue the backfill, which builds every day.
     expect(await react(h)).toBeGreaterThan(0);
@@ -71,11 +76,20 @@ describe('analytics rollups', () => {
 
     const o1 = await order(h, '2026-03-02T09:00:00Z', [[a, 2]], ['paid'], ada);
     // 03:30 UTC on the 4th is still the 3rd in New York.
-    const o2 = await order(h, '2026-03-04T03:30:00Z', [
-      [b, 1],
-      [a, 1],
-    ]);
-    await order(h, '2026-03-10T10:00:00Z', [[a, 3]], ['paid', 'fulfilled']);
+    const o2 = await order(
+      h,
+      '2026-03-04T03:30:00Z',
+      [
+        [b, 1],
+        [a, 1],
+      ],
+      ['paid'],
+      bo,
+    );
+    await order(h, '2026-03-10T10:00:00Z', [[a, 3]], ['paid', 'fulfilled'], bo);
+    await order(h, '2026-03-11T10:00:00Z', [[b, 1]], ['paid'], cy);
+    await order(h, '2026-04-05T10:00:00Z', [[b, 2]], ['paid'], cy);
+    await order(h, '2026-04-06T10:00:00Z', [[a, 1]], ['paid'], ada);
     await order(h, '2026-03-10T11:00:00Z', [[a, 5]], []);
     await order(h, '2026-03-10T12:00:00Z', [[b, 4]], ['cancelled']);
     h.clock.set('2026-03-12T08:00:00Z');
@@ -92,17 +106,20 @@ describe('analytics rollups', () => {
     await react(h, true);
     const { rolled, raw } = await both(h);
     expect(rolled).toEqual(raw);
-    expect(rolled[0]).toMatchObject({ gross_sales: 50, refunds: 5, orders: 2 });
+    expect(rolled[0]).toMatchObject({ gross_sales: 75, refunds: 5, orders: 3 });
+    expect(rolled[6]).toMatchObject({ customers: 3, new_customers: 2, returning_customers: 1 });
     // An order of today is read from the orders (the rollups answer whole days before today).
     await order(h, '2026-04-10T13:00:00Z', [[b, 2]]);
-    expect((await h.call('GET', '/analytics/sales?from=2026-04-01&to=2026-04-10')).body.gross_sales).toBe(50);
+    expect((await h.call('GET', '/analytics/sales?from=2026-04-01&to=2026-04-10')).body.gross_sales).toBe(50 + 50 + 10);
+    const today = await both(h);
+    expect(today.rolled).toEqual(today.raw);
 
     // The reports do read the rollups: a tampered day shows.
     await h.db.query(`UPDATE analytics_daily_sales SET gross = gross + 100000 WHERE store_id = $1 AND day = '2026-03-02'`, [h.store.id]);
-    expect((await h.call('GET', '/analytics/sales?from=2026-03-01&to=2026-03-31')).body.gross_sales).toBe(1050);
+    expect((await h.call('GET', '/analytics/sales?from=2026-03-01&to=2026-03-31')).body.gross_sales).toBe(1075);
     // A backfill rebuilds them from the orders.
     await runJob(h, 'analytics.backfill', [{ data: { store_id: h.store.id, input: {} } }]);
-    expect((await h.call('GET', '/analytics/sales?from=2026-03-01&to=2026-03-31')).body.gross_sales).toBe(50);
+    expect((await h.call('GET', '/analytics/sales?from=2026-03-01&to=2026-03-31')).body.gross_sales).toBe(75);
   }, 120_000);
 
   test('a time zone change falls back to the orders until the backfill rebuilds the days', async () => {

@@ -1,5 +1,5 @@
 import type { Ctx, Db } from '../../core/sdk';
-import { productSales, salesByBucket, type Range } from '../orders/public';
+import { customerSales, productSales, salesByBucket, type Range } from '../orders/public';
 import { storeSettings } from '../store/public';
 import { dayAfter, todayIn } from './period';
 
@@ -23,14 +23,25 @@ async function dayRange(db: Db, from: string, to: string, tz: string, currency: 
   return { start: new Date(r.s), end: new Date(r.e), tz, currency };
 }
 
-/** Recomputes one day of the store's rollups from its orders, in `db`'s transaction. */
-export async function recomputeDay(db: Db, storeId: string, day: string, tz: string, currency: string) {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:${day}`]);
+const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
+/** JSON text of a list, for `jsonb_to_recordset($n::text::jsonb)` / `jsonb_array_elements_text` (one parameter, any length). */
+const json = (v: unknown) => JSON.stringify(v);
+
+/**
+ * Recomputes one day of the store's rollups from its orders, in `db`'s transaction, and the month
+ * rows of the products and customers that day had or has (`months: false`: the backfill sums the
+ * months once at the end). The lock is the month's: month rows sum the days of their month.
+ */
+export async function recomputeDay(db: Db, storeId: string, day: string, tz: string, currency: string, months = true) {
+  const month = monthOf(day);
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:${month}`]);
   const r = await dayRange(db, day, day, tz, currency);
   const [b] = await salesByBucket(db, storeId, r, 'day');
   const products = await productSales(db, storeId, r);
+  const customers = await customerSales(db, storeId, r);
   await db.query(`DELETE FROM analytics_daily_sales WHERE store_id = $1 AND day = $2`, [storeId, day]);
-  await db.query(`DELETE FROM analytics_daily_products WHERE store_id = $1 AND day = $2`, [storeId, day]);
+  const hadProducts = await db.query(`DELETE FROM analytics_daily_products WHERE store_id = $1 AND day = $2 RETURNING product_id`, [storeId, day]);
+  const hadCustomers = await db.query(`DELETE FROM analytics_daily_customers WHERE store_id = $1 AND day = $2 RETURNING customer_id`, [storeId, day]);
   if (b && (b.orders || b.refunds))
     await db.query(`INSERT INTO analytics_daily_sales (store_id, day, orders, gross, discounts, tax, refunds) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
       storeId,
@@ -46,9 +57,50 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
       `INSERT INTO analytics_daily_products (store_id, day, product_id, name, units, net)
        SELECT $1, $2, p.product_id, p.name, p.units, p.net
        FROM jsonb_to_recordset($3::text::jsonb) AS p(product_id uuid, name text, units bigint, net bigint)`,
-      [storeId, day, JSON.stringify(products)],
+      [storeId, day, json(products)],
     );
+  if (customers.length)
+    await db.query(
+      `INSERT INTO analytics_daily_customers (store_id, day, customer_id, orders, ltv)
+       SELECT $1, $2, c.customer_id, c.orders, c.ltv FROM jsonb_to_recordset($3::text::jsonb) AS c(customer_id text, orders bigint, ltv bigint)`,
+      [storeId, day, json(customers)],
+    );
+  if (!months) return;
+  const productIds = [...new Set([...hadProducts.map((x) => x.product_id as string), ...products.map((x) => x.product_id)])];
+  const customerIds = [...new Set([...hadCustomers.map((x) => x.customer_id as string), ...customers.map((x) => x.customer_id)])];
+  if (productIds.length) await sumMonth(db, storeId, month, 'products', productIds);
+  if (customerIds.length) await sumMonth(db, storeId, month, 'customers', customerIds);
 }
+
+/** Month rows from the month's day rows: for these products or customers, or (ids null) all. */
+async function sumMonth(db: Db, storeId: string, month: string, of: 'products' | 'customers', ids: string[] | null) {
+  const key = of === 'products' ? 'product_id' : 'customer_id';
+  const only = ids ? `AND ${key}::text IN (SELECT jsonb_array_elements_text($3::text::jsonb))` : '';
+  const params = ids ? [storeId, month, json(ids)] : [storeId, month];
+  await db.query(
+    of === 'products'
+      ? `DELETE FROM analytics_monthly_products WHERE store_id = $1 AND month = $2 ${only}`
+      : `DELETE FROM analytics_monthly_customers WHERE store_id = $1 AND month = $2 ${only}`,
+    params,
+  );
+  const days = `store_id = $1 AND day >= $2::date AND day < ($2::date + interval '1 month') ${only}`;
+  await db.query(
+    of === 'products'
+      ? `INSERT INTO analytics_monthly_products (store_id, month, product_id, name, units, net)
+         SELECT $1, $2, product_id, max(name), sum(units), sum(net) FROM analytics_daily_products WHERE ${days} GROUP BY product_id`
+      : `INSERT INTO analytics_monthly_customers (store_id, month, customer_id, first_day, last_day, orders, ltv)
+         SELECT $1, $2, customer_id, min(day), max(day), sum(orders), sum(ltv) FROM analytics_daily_customers WHERE ${days} GROUP BY customer_id`,
+    params,
+  );
+}
+
+/** Rebuilds one month's rows from its days, under the month's lock. */
+const rebuildMonth = (db: Db, storeId: string, month: string) =>
+  db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:${month}`]);
+    await sumMonth(tx, storeId, month, 'products', null);
+    await sumMonth(tx, storeId, month, 'customers', null);
+  });
 
 /** The store's dates (in `tz`) of these instants. */
 async function datesOf(db: Db, instants: string[], tz: string): Promise<string[]> {
@@ -86,12 +138,16 @@ export async function backfill(ctx: Ctx) {
   const first = months.find((m) => m.orders || m.refunds)?.bucket;
   await ctx.db.transaction(async (tx) => {
     await tx.query(`DELETE FROM analytics_rollup_state WHERE store_id = $1`, [ctx.store.id]);
-    await tx.query(`DELETE FROM analytics_daily_sales WHERE store_id = $1 AND (day < $2 OR day > $3)`, [ctx.store.id, first ?? today, today]);
-    await tx.query(`DELETE FROM analytics_daily_products WHERE store_id = $1 AND (day < $2 OR day > $3)`, [ctx.store.id, first ?? today, today]);
+    for (const t of ['analytics_daily_sales', 'analytics_daily_products', 'analytics_daily_customers'])
+      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (day < $2 OR day > $3)`, [ctx.store.id, first ?? today, today]);
+    for (const t of ['analytics_monthly_products', 'analytics_monthly_customers'])
+      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (month < $2 OR month > $3)`, [ctx.store.id, first ?? today, today]);
   });
   let days = 0;
-  for (let day = first; day && day <= today; day = dayAfter(day), days++)
-    await ctx.db.transaction((tx) => recomputeDay(tx, ctx.store.id, day!, s.timezone, s.currency));
+  for (let day = first; day && day <= today; day = dayAfter(day), days++) {
+    await ctx.db.transaction((tx) => recomputeDay(tx, ctx.store.id, day!, s.timezone, s.currency, false));
+    if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(ctx.db, ctx.store.id, monthOf(day));
+  }
   await ctx.db.query(
     `INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (store_id) DO UPDATE SET tz = excluded.tz, currency = excluded.currency, built_at = excluded.built_at`,

@@ -1,5 +1,15 @@
 import type { Ctx } from '../../core/sdk';
-import { productSales, salesByBucket, type Bucket, type Range, type SalesBucket } from '../orders/public';
+import {
+  cohorts,
+  customerFigures,
+  customerSales,
+  productSales,
+  salesByBucket,
+  topCustomers,
+  type Bucket,
+  type Range,
+  type SalesBucket,
+} from '../orders/public';
 import type { Period } from './period';
 import { dayAfter, todayIn } from './period';
 import { rollupsReady } from './rollups';
@@ -18,6 +28,13 @@ export interface Source {
 }
 
 const DAY = 86_400_000;
+const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
+const shiftMonth = (day: string, n: number) => {
+  const d = new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1 + n, 1));
+  return d.toISOString().slice(0, 10);
+};
+const nextMonth = (day: string) => shiftMonth(day, 1);
+const prevMonth = (day: string) => shiftMonth(day, -1);
 const dayBefore = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) - DAY).toISOString().slice(0, 10);
 
 export async function sourceOf(ctx: Ctx, p: Period, r: Range): Promise<Source> {
@@ -80,11 +97,27 @@ export async function products(s: Source, limit?: number): Promise<ProductSale[]
   const { ctx, r } = s;
   const from = s.p.from;
   if (!s.rolledTo || s.rolledTo < from) return productSales(ctx.db, ctx.store.id, r, limit);
+  // Whole months [m1, m2] from the month rows, the days before m1 and after m2's month from the day rows.
+  const m1 = from.endsWith('-01') ? from : nextMonth(from);
+  const m2 = dayAfter(s.rolledTo).endsWith('-01') ? monthOf(s.rolledTo) : prevMonth(s.rolledTo);
+  const whole = m1 <= m2;
+  const limited = limit && s.rolledTo === s.p.to;
   const rows = await ctx.db.query(
-    `SELECT product_id, max(name) AS name, sum(units)::bigint AS units, sum(net)::bigint AS net
-     FROM analytics_daily_products WHERE store_id = $1 AND day >= $2 AND day <= $3
-     GROUP BY product_id ORDER BY units DESC, net DESC, product_id ${limit && s.rolledTo === s.p.to ? 'LIMIT $4' : ''}`,
-    limit && s.rolledTo === s.p.to ? [ctx.store.id, from, s.rolledTo, limit] : [ctx.store.id, from, s.rolledTo],
+    `SELECT product_id, max(name) AS name, sum(units)::bigint AS units, sum(net)::bigint AS net FROM (
+       SELECT product_id, name, units, net FROM analytics_monthly_products WHERE store_id = $1 AND month >= $4 AND month <= $5
+       UNION ALL
+       SELECT product_id, name, units, net FROM analytics_daily_products
+       WHERE store_id = $1 AND day >= $2 AND day <= $3 AND NOT (day >= $4 AND day < $6)
+     ) x GROUP BY product_id ORDER BY units DESC, net DESC, product_id ${limited ? 'LIMIT $7' : ''}`,
+    [
+      ctx.store.id,
+      from,
+      s.rolledTo,
+      whole ? m1 : '9999-01-01',
+      whole ? m2 : '0001-01-01',
+      whole ? nextMonth(m2) : '0001-01-01',
+      ...(limited ? [limit] : []),
+    ],
   );
   const out: ProductSale[] = rows.map((x) => ({ product_id: x.product_id, name: x.name, units: Number(x.units), net: Number(x.net) }));
   if (s.rolledTo === s.p.to) return out;
@@ -98,4 +131,63 @@ export async function products(s: Source, limit?: number): Promise<ProductSale[]
     (a, b) => b.units - a.units || b.net - a.net || (a.product_id < b.product_id ? -1 : a.product_id > b.product_id ? 1 : 0),
   );
   return limit ? all.slice(0, limit) : all;
+}
+
+/**
+ * The customer report's three readings (orders' customerFigures, topCustomers and cohorts): each
+ * customer's whole history up to `to` matters, so the rollups answer every day before today
+ * (month rows for the months before `to`'s, day rows for that month) and the orders today's.
+ */
+export async function customerData(ctx: Ctx, p: Period, r: Range) {
+  if (!(await rollupsReady(ctx.db, ctx.store.id, r.tz, r.currency)))
+    return {
+      figures: await customerFigures(ctx.db, ctx.store.id, r),
+      top: await topCustomers(ctx.db, ctx.store.id, r, 10),
+      cohorts: await cohorts(ctx.db, ctx.store.id, r),
+    };
+  const today = todayIn(ctx.clock.now(), r.tz);
+  const cut = p.to < today ? p.to : dayBefore(today);
+  const tail =
+    p.to > cut ? await customerSales(ctx.db, ctx.store.id, { ...r, start: await startOf({ ctx, p, r, rolledTo: null }, dayAfter(cut)) }) : [];
+  const [x] = await ctx.db.query(
+    `WITH rows AS MATERIALIZED (
+       SELECT customer_id, month AS m, first_day, last_day, orders, ltv FROM analytics_monthly_customers WHERE store_id = $1 AND month < $2
+       UNION ALL
+       SELECT customer_id, $2::date, day, day, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $2 AND day <= $3
+       UNION ALL
+       SELECT customer_id, date_trunc('month', $6::date)::date, $6::date, $6::date, orders, ltv
+       FROM jsonb_to_recordset($5::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)
+     ), c AS MATERIALIZED (
+       SELECT customer_id, min(first_day) AS first_day, min(m) AS first_m, bool_or(last_day >= $4) AS in_range,
+              sum(orders)::bigint AS orders, sum(ltv)::bigint AS ltv
+       FROM rows GROUP BY customer_id
+     )
+     SELECT
+       (SELECT json_build_object('ordered', count(*) FILTER (WHERE in_range), 'new_customers', count(*) FILTER (WHERE first_day >= $4),
+               'returning_customers', count(*) FILTER (WHERE in_range AND first_day < $4), 'with_orders', count(*),
+               'lifetime_total', coalesce(sum(ltv), 0)::bigint) FROM c) AS figures,
+       (SELECT coalesce(json_agg(json_build_object('customer_id', customer_id, 'orders', orders, 'ltv', ltv) ORDER BY ltv DESC, customer_id), '[]')
+        FROM (SELECT customer_id, orders, ltv FROM c ORDER BY ltv DESC, customer_id LIMIT 10) t) AS top,
+       (SELECT coalesce(json_agg(json_build_object('cohort', cohort, 'k', k, 'n', n) ORDER BY cohort, k), '[]') FROM (
+          SELECT to_char(c.first_m, 'YYYY-MM') AS cohort,
+                 ((extract(year FROM rows.m) - extract(year FROM c.first_m)) * 12 + extract(month FROM rows.m) - extract(month FROM c.first_m))::int AS k,
+                 count(DISTINCT rows.customer_id)::bigint AS n
+          FROM c JOIN rows ON rows.customer_id = c.customer_id
+          WHERE c.first_m >= date_trunc('month', $4::date)::date
+          GROUP BY 1, 2) t) AS cohorts`,
+    [ctx.store.id, monthOf(cut), cut, p.from, JSON.stringify(tail), today],
+  );
+  const j = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+  const f = j(x.figures);
+  return {
+    figures: {
+      ordered: Number(f.ordered),
+      new_customers: Number(f.new_customers),
+      returning_customers: Number(f.returning_customers),
+      with_orders: Number(f.with_orders),
+      lifetime_total: Number(f.lifetime_total),
+    },
+    top: (j(x.top) as any[]).map((t) => ({ customer_id: t.customer_id as string, orders: Number(t.orders), ltv: Number(t.ltv) })),
+    cohorts: (j(x.cohorts) as any[]).map((c) => ({ cohort: c.cohort as string, k: Number(c.k), n: Number(c.n) })),
+  };
 }

@@ -144,6 +144,21 @@ export async function cohorts(db: Db, storeId: string, r: Range) {
   return rows.map((x) => ({ cohort: x.cohort as string, k: Number(x.k), n: Number(x.n) }));
 }
 
+/**
+ * Per customer, counted orders created in the range: how many and their lifetime net sales (gross
+ * - discounts - everything refunded on them), for analytics' daily rollups (the pieces
+ * customerFigures, topCustomers and cohorts sum).
+ */
+export async function customerSales(db: Db, storeId: string, r: Omit<Range, 'tz'>) {
+  const rows = await db.query(
+    `SELECT o.customer_id, count(*)::bigint AS orders, sum(${GROSS} - o.discount_total_minor - o.amount_refunded_minor)::bigint AS ltv
+     FROM orders o WHERE o.store_id = $1 AND o.${COUNTED} AND o.created_at >= $2 AND o.created_at < $3 AND o.currency = $4 AND o.customer_id IS NOT NULL
+     GROUP BY o.customer_id`,
+    [storeId, r.start, r.end, r.currency],
+  );
+  return rows.map((x) => ({ customer_id: x.customer_id as string, orders: Number(x.orders), ltv: Number(x.ltv) }));
+}
+
 export type CustomerFigure = 'total_spent' | 'orders_count' | 'average_order_value' | 'last_order_at';
 
 /**

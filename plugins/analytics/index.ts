@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, definePlugin, job, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_rollups.sql' with { type: 'text' };
 import { customerReport, inventoryReport, salesReport } from './reports';
-import { backfill, onOrderEvent } from './rollups';
+import { backfill, onOrderEvent, sweep } from './rollups';
 import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
 
 const PERIOD = "from/to are inclusive dates in the store's time zone (default the last 30 days); compare: true adds `previous`.";
@@ -36,6 +36,12 @@ const analytics = definePlugin({
       description: "Rebuilds the store's daily rollups from its orders (queued when they are missing or cut in another time zone or currency).",
       input: Type.Object({}),
       handler: backfill,
+    }),
+    sweep: job({
+      description: 'Backfills the daily rollups of stores that have none yet.',
+      input: Type.Object({}),
+      cron: '*/10 * * * *',
+      handler: sweep,
     }),
   },
   actions: {

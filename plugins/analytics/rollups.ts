@@ -1,4 +1,4 @@
-import type { Ctx, Db } from '../../core/sdk';
+import type { Clock, Ctx, Db } from '../../core/sdk';
 import { customerSales, productSales, salesByBucket, type Range } from '../orders/public';
 import { storeSettings } from '../store/public';
 import { dayAfter, todayIn } from './period';
@@ -130,30 +130,44 @@ export async function onOrderEvent(ctx: Ctx, instants: string[]) {
  * until then the reports read the orders. Reactions that run meanwhile recompute their days too:
  * either order gives the same rows.
  */
-export async function backfill(ctx: Ctx) {
-  const s = await storeSettings(ctx.db, ctx.store.id);
-  const today = todayIn(ctx.clock.now(), s.timezone);
+export const backfill = (ctx: Ctx) => backfillStore(ctx.db, ctx.clock, ctx.store.id);
+
+async function backfillStore(db: Db, clock: Clock, storeId: string) {
+  const s = await storeSettings(db, storeId);
+  const today = todayIn(clock.now(), s.timezone);
   const tenYears = new Date(Date.parse(`${today}T00:00:00Z`) - 3650 * 86_400_000).toISOString().slice(0, 10);
-  const months = await salesByBucket(ctx.db, ctx.store.id, await dayRange(ctx.db, tenYears, today, s.timezone, s.currency), 'month');
+  const months = await salesByBucket(db, storeId, await dayRange(db, tenYears, today, s.timezone, s.currency), 'month');
   const first = months.find((m) => m.orders || m.refunds)?.bucket;
-  await ctx.db.transaction(async (tx) => {
-    await tx.query(`DELETE FROM analytics_rollup_state WHERE store_id = $1`, [ctx.store.id]);
+  await db.transaction(async (tx) => {
+    await tx.query(`DELETE FROM analytics_rollup_state WHERE store_id = $1`, [storeId]);
     for (const t of ['analytics_daily_sales', 'analytics_daily_products', 'analytics_daily_customers'])
-      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (day < $2 OR day > $3)`, [ctx.store.id, first ?? today, today]);
+      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (day < $2 OR day > $3)`, [storeId, first ?? today, today]);
     for (const t of ['analytics_monthly_products', 'analytics_monthly_customers'])
-      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (month < $2 OR month > $3)`, [ctx.store.id, first ?? today, today]);
+      await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (month < $2 OR month > $3)`, [storeId, first ?? today, today]);
   });
   let days = 0;
   for (let day = first; day && day <= today; day = dayAfter(day), days++) {
-    await ctx.db.transaction((tx) => recomputeDay(tx, ctx.store.id, day!, s.timezone, s.currency, false));
-    if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(ctx.db, ctx.store.id, monthOf(day));
+    await db.transaction((tx) => recomputeDay(tx, storeId, day!, s.timezone, s.currency, false));
+    if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(db, storeId, monthOf(day));
   }
-  await ctx.db.query(
+  await db.query(
     `INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (store_id) DO UPDATE SET tz = excluded.tz, currency = excluded.currency, built_at = excluded.built_at`,
-    [ctx.store.id, s.timezone, s.currency, ctx.clock.now()],
+    [storeId, s.timezone, s.currency, clock.now()],
   );
   return { days };
+}
+
+/**
+ * The cron sweep (every 10 minutes, and so soon after start): backfills each store that has no
+ * rollups yet (a store that existed before them, or one whose orders came in without events).
+ */
+export async function sweep(ctx: Ctx) {
+  const stores = await ctx.db.query(
+    `SELECT s.id FROM stores s WHERE NOT EXISTS (SELECT 1 FROM analytics_rollup_state r WHERE r.store_id = s.id) ORDER BY s.id LIMIT 100`,
+  );
+  for (const s of stores) await backfillStore(ctx.db, ctx.clock, s.id);
+  return { stores: stores.length };
 }
 
 /** Whether the store's rollups answer for this time zone and currency. */

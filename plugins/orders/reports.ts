@@ -6,10 +6,8 @@ import type { Db } from '../../core/sdk';
  * count on their own date. Ranges are half-open instants [start, end); buckets are dates of the
  * given time zone (`week` starts on Monday, as date_trunc does). Amounts are minor units.
  *
- * Why SQL over indexes rather than daily rollups: a rollup by day fixes the time zone it was cut
- * in (a store that changes its timezone would need them rebuilt) and must be kept right through
- * every refund and status change; the range read here is one index range per report
- * (orders_store_counted_created), about 40k rows for a 30-day window over 1M orders in 24 months.
+ * analytics keeps daily rollups of these (plugins/analytics/README.md): its reactions recompute a
+ * day with them, and its reports read them raw for today and for a store not yet backfilled.
  */
 export const COUNTED = `status IN ('paid', 'fulfilled', 'completed')`;
 

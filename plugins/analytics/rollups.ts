@@ -164,7 +164,7 @@ async function backfillStore(db: Db, clock: Clock, storeId: string) {
  */
 export async function sweep(ctx: Ctx) {
   const stores = await ctx.db.query(
-    `SELECT s.id FROM stores s WHERE NOT EXISTS (SELECT 1 FROM analytics_rollup_state r WHERE r.store_id = s.id) ORDER BY s.id LIMIT 100`,
+    `SELECT s.id FROM stores s WHERE NOT EXISTS (SELECT 1 FROM analytics_rollup_state r WHERE r.store_id = s.id) ORDER BY s.id`,
   );
   for (const s of stores) await backfillStore(ctx.db, ctx.clock, s.id);
   return { stores: stores.length };

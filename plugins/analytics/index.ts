@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, job, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_rollups.sql' with { type: 'text' };
+import migration002 from './migrations/002_customer_lifetimes.sql' with { type: 'text' };
 import { customerReport, inventoryReport, salesReport } from './reports';
 import { backfill, onOrderEvent, sweep } from './rollups';
 import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
@@ -22,9 +23,13 @@ const analytics = definePlugin({
     'analytics_monthly_products',
     'analytics_daily_customers',
     'analytics_monthly_customers',
+    'analytics_customers',
   ],
   requires: ['store', 'products', 'orders'],
-  migrations: [{ id: 'analytics/001_rollups', sql: migration001 }],
+  migrations: [
+    { id: 'analytics/001_rollups', sql: migration001 },
+    { id: 'analytics/002_customer_lifetimes', sql: migration002 },
+  ],
   // The daily rollups (rollups.ts): each event recomputes the days it touches, so a replay changes nothing.
   on: {
     'order.created': (ctx, event) => onOrderEvent(ctx, [event.data.created_at, ...event.data.refunds.map((f) => f.created_at)]),

@@ -69,7 +69,28 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
   const productIds = [...new Set([...hadProducts.map((x) => x.product_id as string), ...products.map((x) => x.product_id)])];
   const customerIds = [...new Set([...hadCustomers.map((x) => x.customer_id as string), ...customers.map((x) => x.customer_id)])];
   if (productIds.length) await sumMonth(db, storeId, month, 'products', productIds);
-  if (customerIds.length) await sumMonth(db, storeId, month, 'customers', customerIds);
+  if (customerIds.length) {
+    await sumMonth(db, storeId, month, 'customers', customerIds);
+    await sumLifetimes(db, storeId, customerIds);
+  }
+}
+
+/**
+ * Customers' whole-history rows from their month rows (`ids` null: all of the store's). A store-wide
+ * lock, taken after the month's: two months' recomputes of one customer write here one after the
+ * other, the later having seen the earlier's committed month rows.
+ */
+async function sumLifetimes(db: Db, storeId: string, ids: string[] | null) {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:customers`]);
+  const only = ids ? `AND customer_id IN (SELECT jsonb_array_elements_text($2::text::jsonb))` : '';
+  const params = ids ? [storeId, json(ids)] : [storeId];
+  await db.query(`DELETE FROM analytics_customers WHERE store_id = $1 ${only}`, params);
+  await db.query(
+    `INSERT INTO analytics_customers (store_id, customer_id, first_day, last_day, orders, ltv)
+     SELECT $1, customer_id, min(first_day), max(last_day), sum(orders), sum(ltv) FROM analytics_monthly_customers
+     WHERE store_id = $1 ${only} GROUP BY customer_id`,
+    params,
+  );
 }
 
 /** Month rows from the month's day rows: for these products or customers, or (ids null) all. */
@@ -142,6 +163,7 @@ async function backfillStore(db: Db, clock: Clock, storeId: string) {
     await tx.query(`DELETE FROM analytics_rollup_state WHERE store_id = $1`, [storeId]);
     for (const t of ['analytics_daily_sales', 'analytics_daily_products', 'analytics_daily_customers'])
       await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (day < $2 OR day > $3)`, [storeId, first ?? today, today]);
+    await tx.query(`DELETE FROM analytics_customers WHERE store_id = $1`, [storeId]);
     for (const t of ['analytics_monthly_products', 'analytics_monthly_customers'])
       await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (month < $2 OR month > $3)`, [storeId, first ?? today, today]);
   });
@@ -150,6 +172,7 @@ async function backfillStore(db: Db, clock: Clock, storeId: string) {
     await db.transaction((tx) => recomputeDay(tx, storeId, day!, s.timezone, s.currency, false));
     if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(db, storeId, monthOf(day));
   }
+  await db.transaction((tx) => sumLifetimes(tx, storeId, null));
   await db.query(
     `INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (store_id) DO UPDATE SET tz = excluded.tz, currency = excluded.currency, built_at = excluded.built_at`,

@@ -149,8 +149,34 @@ export async function customerData(ctx: Ctx, p: Period, r: Range) {
   const cut = p.to < today ? p.to : dayBefore(today);
   const tail =
     p.to > cut ? await customerSales(ctx.db, ctx.store.id, { ...r, start: await startOf({ ctx, p, r, rolledTo: null }, dayAfter(cut)) }) : [];
-  const [x] = await ctx.db.query(
-    `WITH rows AS MATERIALIZED (
+  // A period ending today or later: one row per customer (their whole history) less what the
+  // reactions already rolled up of today, which the orders answer. Otherwise every customer-month.
+  const recent = cut === dayBefore(today);
+  const cohortOf = `c.first_m >= date_trunc('month', $4::date)::date`;
+  const ctes = recent
+    ? `WITH tail AS (SELECT customer_id, orders, ltv FROM jsonb_to_recordset($5::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)),
+       late AS (SELECT customer_id, sum(orders) AS orders, sum(ltv) AS ltv FROM analytics_daily_customers WHERE store_id = $1 AND day > $3 GROUP BY customer_id),
+       l AS (
+         SELECT l.customer_id, l.first_day, l.orders - coalesce(late.orders, 0) AS orders, l.ltv - coalesce(late.ltv, 0) AS ltv,
+                CASE WHEN l.last_day <= $3 THEN l.last_day >= $4 ELSE
+                  EXISTS (SELECT 1 FROM analytics_monthly_customers m WHERE m.store_id = $1 AND m.customer_id = l.customer_id AND m.month < $2 AND m.last_day >= $4)
+                  OR EXISTS (SELECT 1 FROM analytics_daily_customers d WHERE d.store_id = $1 AND d.customer_id = l.customer_id AND d.day >= $2 AND d.day >= $4 AND d.day <= $3)
+                END AS in_range
+         FROM analytics_customers l LEFT JOIN late ON late.customer_id = l.customer_id
+         WHERE l.store_id = $1 AND l.first_day <= $3
+       ), c AS MATERIALIZED (
+         SELECT customer_id, min(first_day) AS first_day, date_trunc('month', min(first_day))::date AS first_m, bool_or(in_range) AS in_range,
+                sum(orders)::bigint AS orders, sum(ltv)::bigint AS ltv
+         FROM (SELECT customer_id, first_day, in_range, orders, ltv FROM l UNION ALL SELECT customer_id, $6::date, true, orders, ltv FROM tail) x
+         GROUP BY customer_id
+       ), rows AS (
+         SELECT m.customer_id, m.month AS m FROM c JOIN analytics_monthly_customers m ON m.store_id = $1 AND m.customer_id = c.customer_id AND m.month < $2 WHERE ${cohortOf}
+         UNION ALL
+         SELECT d.customer_id, $2::date FROM c JOIN analytics_daily_customers d ON d.store_id = $1 AND d.customer_id = c.customer_id AND d.day >= $2 AND d.day <= $3 WHERE ${cohortOf}
+         UNION ALL
+         SELECT customer_id, date_trunc('month', $6::date)::date FROM tail
+       )`
+    : `WITH rows AS MATERIALIZED (
        SELECT customer_id, month AS m, first_day, last_day, orders, ltv FROM analytics_monthly_customers WHERE store_id = $1 AND month < $2
        UNION ALL
        SELECT customer_id, $2::date, day, day, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $2 AND day <= $3
@@ -161,7 +187,9 @@ export async function customerData(ctx: Ctx, p: Period, r: Range) {
        SELECT customer_id, min(first_day) AS first_day, min(m) AS first_m, bool_or(last_day >= $4) AS in_range,
               sum(orders)::bigint AS orders, sum(ltv)::bigint AS ltv
        FROM rows GROUP BY customer_id
-     )
+     )`;
+  const [x] = await ctx.db.query(
+    `${ctes}
      SELECT
        (SELECT json_build_object('ordered', count(*) FILTER (WHERE in_range), 'new_customers', count(*) FILTER (WHERE first_day >= $4),
                'returning_customers', count(*) FILTER (WHERE in_range AND first_day < $4), 'with_orders', count(*),

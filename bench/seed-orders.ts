@@ -7,7 +7,9 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/seed-orders.ts [--orders 1000000] [--runs 5] [--keep]
  *
  * A throwaway database is made on that server and dropped at the end (`--keep` keeps it and
- * prints its URL). Figures: docs/benchmarks.md.
+ * prints its URL; `--seed-only` stops after seeding). `--reuse <url>` times the reports on a
+ * database an earlier `--keep` run seeded (migrating it first, so new migrations apply), without
+ * seeding again. Figures: docs/benchmarks.md.
  */
 import { systemClock } from '../core/clock';
 import { openDb } from '../core/db';
@@ -19,6 +21,7 @@ import { allMigrations } from '../core/migrations';
 import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
 import { createThrowawayDatabase } from '../test/kit/db';
+import { runJob } from '../test/kit/jobs';
 import { HIGH_LIMITS } from './child';
 
 const arg = (name: string, fallback: number) => {
@@ -134,141 +137,159 @@ function* orders(products: { id: string; price: number; name: string; sku: strin
   }
 }
 
-async function main() {
+async function seed(db: Awaited<ReturnType<typeof openDb>>, url: string, S: string) {
   const t0 = performance.now();
-  const { url, drop } = await createThrowawayDatabase();
-  const keep = process.argv.includes('--keep');
+  const r = rng(SEED);
+  const products = Array.from({ length: PRODUCTS }, (_, i) => ({
+    id: uuid(r),
+    price: 500 + Math.floor(r() * 19_500),
+    name: `Product ${i + 1}`,
+    sku: `SKU-${i + 1}`,
+  }));
+  const stock = products.map(() => (r() < 0.1 ? Math.floor(r() * 5) : Math.floor(r() * 300)));
+  await copy(url, 'products', ['id', 'store_id', 'name', 'sku', 'type', 'status', 'price_minor', 'currency', 'created_at', 'updated_at'], (w) =>
+    products.forEach((p, i) => w(line(p.id, S, p.name, p.sku, 'simple', 'active', p.price, 'USD', iso(start), iso(start)))),
+  );
+  const [home] = await db.query(
+    `INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'Default', true, now(), now()) RETURNING id`,
+    [S],
+  );
+  await copy(url, 'inventory_levels', ['store_id', 'product_id', 'variant_id', 'location_id', 'quantity', 'updated_at'], (w) =>
+    products.forEach((p, i) => stock[i] > 0 && w(line(S, p.id, p.id, home.id, stock[i], iso(now)))),
+  );
+  const customers = Array.from({ length: CUSTOMERS }, () => uuid(r));
+  await copy(url, 'customers', ['id', 'store_id', 'email', 'first_name', 'accepts_marketing', 'created_at', 'updated_at'], (w) =>
+    customers.forEach((id, i) => {
+      const at = iso(start + Math.floor(r() * (now - start)));
+      w(line(id, S, `c${i + 1}@bench.test`, `Customer ${i + 1}`, r() < 0.6, at, at));
+    }),
+  );
+  const tSeed = performance.now();
+  await copy(
+    url,
+    'orders',
+    [
+      'id',
+      'store_id',
+      'order_number',
+      'status',
+      'currency',
+      'total_minor',
+      'customer_id',
+      'created_at',
+      'updated_at',
+      'cancelled_at',
+      'subtotal_minor',
+      'discount_total_minor',
+      'tax_total_minor',
+      'amount_refunded_minor',
+    ],
+    (w) => {
+      for (const o of orders(products, customers)) {
+        const at = iso(o.created);
+        w(
+          line(
+            o.id,
+            S,
+            String(o.n),
+            o.status,
+            'USD',
+            o.total,
+            o.customer,
+            at,
+            at,
+            o.status === 'cancelled' ? at : null,
+            o.subtotal,
+            o.discount,
+            o.tax,
+            o.refund?.amount ?? 0,
+          ),
+        );
+      }
+    },
+  );
+  let refunds = 0;
+  const lines = await copy(
+    url,
+    'order_line_items',
+    [
+      'id',
+      'order_id',
+      'store_id',
+      'position',
+      'product_id',
+      'name',
+      'sku',
+      'quantity',
+      'unit_price_minor',
+      'total_minor',
+      'discount_minor',
+      'tax_minor',
+      'amount_paid_minor',
+    ],
+    (w) => {
+      for (const o of orders(products, customers))
+        o.lines.forEach((l, k) =>
+          w(
+            line(
+              l.id,
+              o.id,
+              S,
+              k,
+              l.product.id,
+              l.product.name,
+              l.product.sku,
+              l.quantity,
+              l.product.price,
+              l.total,
+              l.discount,
+              l.tax,
+              l.total - l.discount + l.tax,
+            ),
+          ),
+        );
+    },
+  );
+  await copy(url, 'order_refunds', ['id', 'store_id', 'order_id', 'amount_minor', 'currency', 'reason', 'restock', 'created_at'], (w) => {
+    for (const o of orders(products, customers))
+      if (o.refund) (refunds++, w(line(o.refund.id, S, o.id, o.refund.amount, 'USD', 'bench', false, iso(o.refund.at))));
+  });
+  const tCopy = performance.now();
+  await db.exec('VACUUM ANALYZE');
+  const tVacuum = performance.now();
+  console.log(
+    `seeded ${ORDERS.toLocaleString('en')} orders, ${lines.toLocaleString('en')} lines, ${refunds.toLocaleString('en')} refunds, ` +
+      `${CUSTOMERS.toLocaleString('en')} customers, ${PRODUCTS.toLocaleString('en')} products: ` +
+      `COPY ${((tCopy - tSeed) / 1000).toFixed(1)} s (orders, lines, refunds), VACUUM ANALYZE ${((tVacuum - tCopy) / 1000).toFixed(1)} s, all ${((tVacuum - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
+const reuseAt = process.argv.indexOf('--reuse');
+const REUSE = reuseAt > 0 ? process.argv[reuseAt + 1] : null;
+
+async function main() {
+  const { url, drop } = REUSE ? { url: REUSE, drop: async () => {} } : await createThrowawayDatabase();
+  const keep = REUSE !== null || process.argv.includes('--keep');
   const db = await openDb({ databaseUrl: url, poolSize: 4 });
   try {
     await migrate(db, allMigrations(pluginList));
-    const store = await createStore(db, systemClock, { name: 'Analytics bench', plan: 'enterprise' });
     const registry = createRegistry(pluginList);
+    const [reused] = REUSE ? await db.query(`SELECT id FROM stores WHERE name = 'Analytics bench' LIMIT 1`) : [];
+    const store = reused ?? (await createStore(db, systemClock, { name: 'Analytics bench', plan: 'enterprise' }));
     const key = await createKey(db, systemClock, { storeId: store.id, scopes: [...registry.scopes], livemode: false });
     const S = store.id;
-
-    const r = rng(SEED);
-    const products = Array.from({ length: PRODUCTS }, (_, i) => ({
-      id: uuid(r),
-      price: 500 + Math.floor(r() * 19_500),
-      name: `Product ${i + 1}`,
-      sku: `SKU-${i + 1}`,
-    }));
-    const stock = products.map(() => (r() < 0.1 ? Math.floor(r() * 5) : Math.floor(r() * 300)));
-    await copy(url, 'products', ['id', 'store_id', 'name', 'sku', 'type', 'status', 'price_minor', 'currency', 'created_at', 'updated_at'], (w) =>
-      products.forEach((p, i) => w(line(p.id, S, p.name, p.sku, 'simple', 'active', p.price, 'USD', iso(start), iso(start)))),
-    );
-    const [home] = await db.query(
-      `INSERT INTO locations (id, store_id, name, is_default, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'Default', true, now(), now()) RETURNING id`,
-      [S],
-    );
-    await copy(url, 'inventory_levels', ['store_id', 'product_id', 'variant_id', 'location_id', 'quantity', 'updated_at'], (w) =>
-      products.forEach((p, i) => stock[i] > 0 && w(line(S, p.id, p.id, home.id, stock[i], iso(now)))),
-    );
-    const customers = Array.from({ length: CUSTOMERS }, () => uuid(r));
-    await copy(url, 'customers', ['id', 'store_id', 'email', 'first_name', 'accepts_marketing', 'created_at', 'updated_at'], (w) =>
-      customers.forEach((id, i) => {
-        const at = iso(start + Math.floor(r() * (now - start)));
-        w(line(id, S, `c${i + 1}@bench.test`, `Customer ${i + 1}`, r() < 0.6, at, at));
-      }),
-    );
-    const tSeed = performance.now();
-    await copy(
-      url,
-      'orders',
-      [
-        'id',
-        'store_id',
-        'order_number',
-        'status',
-        'currency',
-        'total_minor',
-        'customer_id',
-        'created_at',
-        'updated_at',
-        'cancelled_at',
-        'subtotal_minor',
-        'discount_total_minor',
-        'tax_total_minor',
-        'amount_refunded_minor',
-      ],
-      (w) => {
-        for (const o of orders(products, customers)) {
-          const at = iso(o.created);
-          w(
-            line(
-              o.id,
-              S,
-              String(o.n),
-              o.status,
-              'USD',
-              o.total,
-              o.customer,
-              at,
-              at,
-              o.status === 'cancelled' ? at : null,
-              o.subtotal,
-              o.discount,
-              o.tax,
-              o.refund?.amount ?? 0,
-            ),
-          );
-        }
-      },
-    );
-    let refunds = 0;
-    const lines = await copy(
-      url,
-      'order_line_items',
-      [
-        'id',
-        'order_id',
-        'store_id',
-        'position',
-        'product_id',
-        'name',
-        'sku',
-        'quantity',
-        'unit_price_minor',
-        'total_minor',
-        'discount_minor',
-        'tax_minor',
-        'amount_paid_minor',
-      ],
-      (w) => {
-        for (const o of orders(products, customers))
-          o.lines.forEach((l, k) =>
-            w(
-              line(
-                l.id,
-                o.id,
-                S,
-                k,
-                l.product.id,
-                l.product.name,
-                l.product.sku,
-                l.quantity,
-                l.product.price,
-                l.total,
-                l.discount,
-                l.tax,
-                l.total - l.discount + l.tax,
-              ),
-            ),
-          );
-      },
-    );
-    await copy(url, 'order_refunds', ['id', 'store_id', 'order_id', 'amount_minor', 'currency', 'reason', 'restock', 'created_at'], (w) => {
-      for (const o of orders(products, customers))
-        if (o.refund) (refunds++, w(line(o.refund.id, S, o.id, o.refund.amount, 'USD', 'bench', false, iso(o.refund.at))));
-    });
-    const tCopy = performance.now();
-    await db.exec('VACUUM ANALYZE');
-    const tVacuum = performance.now();
-    console.log(
-      `seeded ${ORDERS.toLocaleString('en')} orders, ${lines.toLocaleString('en')} lines, ${refunds.toLocaleString('en')} refunds, ` +
-        `${CUSTOMERS.toLocaleString('en')} customers, ${PRODUCTS.toLocaleString('en')} products: ` +
-        `COPY ${((tCopy - tSeed) / 1000).toFixed(1)} s (orders, lines, refunds), VACUUM ANALYZE ${((tVacuum - tCopy) / 1000).toFixed(1)} s, all ${((tVacuum - t0) / 1000).toFixed(1)} s`,
-    );
+    if (!reused) await seed(db, url, S);
+    if (process.argv.includes('--seed-only')) return;
+    // COPY bypasses the reactions: build the daily rollups as a store's first order event would
+    // (analytics' backfill job, through the core's job runner), unless an earlier run built them.
+    const [built] = await db.query(`SELECT 1 FROM analytics_rollup_state WHERE store_id = $1`, [S]);
+    if (!built) {
+      const tb = performance.now();
+      await runJob({ db, clock: systemClock, registry }, 'analytics.backfill', [{ data: { store_id: S, input: {} } }]);
+      // As autovacuum would after such a load: the planner needs the new tables' sizes.
+      await db.exec('ANALYZE');
+      console.log(`analytics backfill: ${((performance.now() - tb) / 1000).toFixed(1)} s (and ANALYZE)`);
+    }
 
     const svc = makeServices({ db, clock: systemClock, registry, limits: HIGH_LIMITS });
     const app = createApp(svc);

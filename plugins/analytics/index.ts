@@ -1,5 +1,9 @@
-import { action, definePlugin, type ActionsOf } from '../../core/sdk';
+import { Type } from '@sinclair/typebox';
+import { action, definePlugin, job, type ActionsOf } from '../../core/sdk';
+import migration001 from './migrations/001_rollups.sql' with { type: 'text' };
+import migration002 from './migrations/002_customer_lifetimes.sql' with { type: 'text' };
 import { customerReport, inventoryReport, salesReport } from './reports';
+import { backfill, onOrderEvent, sweep } from './rollups';
 import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
 
 const PERIOD = "from/to are inclusive dates in the store's time zone (default the last 30 days); compare: true adds `previous`.";
@@ -12,8 +16,39 @@ const analytics = definePlugin({
   catalog: true,
   // SPEC 5.4: analytics, analytics:read (reports only read).
   scopes: { read: ['analytics', 'analytics:read'], write: ['analytics'] },
-  tables: [],
+  tables: [
+    'analytics_rollup_state',
+    'analytics_daily_sales',
+    'analytics_daily_products',
+    'analytics_monthly_products',
+    'analytics_daily_customers',
+    'analytics_monthly_customers',
+    'analytics_customers',
+  ],
   requires: ['store', 'products', 'orders'],
+  migrations: [
+    { id: 'analytics/001_rollups', sql: migration001 },
+    { id: 'analytics/002_customer_lifetimes', sql: migration002 },
+  ],
+  // The daily rollups (rollups.ts): each event recomputes the days it touches, so a replay changes nothing.
+  on: {
+    'order.created': (ctx, event) => onOrderEvent(ctx, [event.data.created_at, ...event.data.refunds.map((f) => f.created_at)]),
+    'order.updated': (ctx, event) => onOrderEvent(ctx, [event.data.created_at, ...event.data.refunds.map((f) => f.created_at)]),
+    'refund.created': (ctx, event) => onOrderEvent(ctx, [event.data.created_at]),
+  },
+  jobs: {
+    backfill: job({
+      description: "Rebuilds the store's daily rollups from its orders (queued when they are missing or cut in another time zone or currency).",
+      input: Type.Object({}),
+      handler: backfill,
+    }),
+    sweep: job({
+      description: 'Backfills the daily rollups of stores that have none yet.',
+      input: Type.Object({}),
+      cron: '*/10 * * * *',
+      handler: sweep,
+    }),
+  },
   actions: {
     sales_report: action({
       kind: 'read',

@@ -1,9 +1,10 @@
 import { fromMinor, type Ctx } from '../../core/sdk';
-import { cohorts, customerFigures, productSales, salesByBucket, topCustomers, type Range, type SalesBucket } from '../orders/public';
+import type { Range, SalesBucket } from '../orders/public';
 import { stockAndPrices } from '../products/public';
 import { storeSettings } from '../store/public';
 import { dayAfter, periodOf, previousOf, type Period } from './period';
 import type { CustomerInput, InventoryInput, SalesInput } from './schemas';
+import { customerData, products as productSales, sales, sourceOf } from './sources';
 
 const DAY = 86_400_000;
 
@@ -49,7 +50,8 @@ export const salesReport = (ctx: Ctx, input: SalesInput) =>
   withCompare(ctx, input, async (p, tz, currency) => {
     const by = input.group_by ?? 'day';
     const r = await rangeOf(ctx, p, tz, currency);
-    const buckets = await salesByBucket(ctx.db, ctx.store.id, r, by);
+    const src = await sourceOf(ctx, p, r);
+    const buckets = await sales(src, by);
     const sum = buckets.reduce(
       (a, b) => ({
         orders: a.orders + b.orders,
@@ -60,7 +62,7 @@ export const salesReport = (ctx: Ctx, input: SalesInput) =>
       }),
       { orders: 0, gross: 0, discounts: 0, tax: 0, refunds: 0 },
     );
-    const top = await productSales(ctx.db, ctx.store.id, r, 10);
+    const top = await productSales(src, 10);
     return {
       object: 'sales_report' as const,
       from: p.from,
@@ -77,11 +79,19 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
   withCompare(ctx, input, async (p, tz, currency) => {
     const threshold = input.low_stock_threshold ?? 5;
     const r = await rangeOf(ctx, p, tz, currency);
-    const sold = new Map((await productSales(ctx.db, ctx.store.id, r)).map((s) => [s.product_id, s.units]));
-    // Days of cover look at the 30 days up to the period's end, whatever the period's length.
-    const recent = new Map(
-      (await productSales(ctx.db, ctx.store.id, { ...r, start: new Date(r.end.getTime() - 30 * DAY) })).map((s) => [s.product_id, s.units]),
+    const src = await sourceOf(ctx, p, r);
+    const sold = new Map((await productSales(src)).map((s) => [s.product_id, s.units]));
+    // Days of cover look at the 30 days up to the period's end (30 x 24 h), whatever the period's length.
+    const recentStart = new Date(r.end.getTime() - 30 * DAY);
+    const [d] = await ctx.db.query(
+      `SELECT to_char(($1::timestamptz AT TIME ZONE $2)::date, 'YYYY-MM-DD') AS day, (($1::timestamptz AT TIME ZONE $2)::time = '00:00') AS midnight`,
+      [recentStart, tz],
     );
+    // Across a daylight-saving change those 30 x 24 h do not start at a midnight: the orders answer.
+    const recentSrc = d.midnight
+      ? { ...src, p: { ...p, from: d.day }, r: { ...r, start: recentStart } }
+      : { ...src, r: { ...r, start: recentStart }, rolledTo: null };
+    const recent = new Map((await productSales(recentSrc)).map((s) => [s.product_id, s.units]));
     const stock = await stockAndPrices(ctx.db, ctx.store.id);
     const value = stock.filter((s) => s.currency === currency).reduce((a, s) => a + s.on_hand * s.price_minor, 0);
     const products = stock
@@ -113,10 +123,9 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
 export const customerReport = (ctx: Ctx, input: CustomerInput) =>
   withCompare(ctx, input, async (p, tz, currency) => {
     const r = await rangeOf(ctx, p, tz, currency);
-    const f = await customerFigures(ctx.db, ctx.store.id, r);
-    const top = await topCustomers(ctx.db, ctx.store.id, r, 10);
+    const { figures: f, top, cohorts } = await customerData(ctx, p, r);
     const byCohort = new Map<string, { cohort: string; customers: number; retained: number[] }>();
-    for (const c of await cohorts(ctx.db, ctx.store.id, r)) {
+    for (const c of cohorts) {
       const entry = byCohort.get(c.cohort) ?? { cohort: c.cohort, customers: 0, retained: [] };
       if (c.k === 0) entry.customers = c.n;
       else entry.retained[c.k - 1] = c.n;

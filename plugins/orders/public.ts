@@ -38,6 +38,7 @@ export {
   cohorts,
   customerFigures,
   customerFigureSql,
+  customerSales,
   type CustomerFigure,
   productSales,
   salesByBucket,

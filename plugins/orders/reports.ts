@@ -6,10 +6,8 @@ import type { Db } from '../../core/sdk';
  * count on their own date. Ranges are half-open instants [start, end); buckets are dates of the
  * given time zone (`week` starts on Monday, as date_trunc does). Amounts are minor units.
  *
- * Why SQL over indexes rather than daily rollups: a rollup by day fixes the time zone it was cut
- * in (a store that changes its timezone would need them rebuilt) and must be kept right through
- * every refund and status change; the range read here is one index range per report
- * (orders_store_counted_created), about 40k rows for a 30-day window over 1M orders in 24 months.
+ * analytics keeps daily rollups of these (plugins/analytics/README.md): its reactions recompute a
+ * day with them, and its reports read them raw for today and for a store not yet backfilled.
  */
 export const COUNTED = `status IN ('paid', 'fulfilled', 'completed')`;
 
@@ -142,6 +140,21 @@ export async function cohorts(db: Db, storeId: string, r: Range) {
     [storeId, r.start, r.end, r.tz, r.currency],
   );
   return rows.map((x) => ({ cohort: x.cohort as string, k: Number(x.k), n: Number(x.n) }));
+}
+
+/**
+ * Per customer, counted orders created in the range: how many and their lifetime net sales (gross
+ * - discounts - everything refunded on them), for analytics' daily rollups (the pieces
+ * customerFigures, topCustomers and cohorts sum).
+ */
+export async function customerSales(db: Db, storeId: string, r: Omit<Range, 'tz'>) {
+  const rows = await db.query(
+    `SELECT o.customer_id, count(*)::bigint AS orders, sum(${GROSS} - o.discount_total_minor - o.amount_refunded_minor)::bigint AS ltv
+     FROM orders o WHERE o.store_id = $1 AND o.${COUNTED} AND o.created_at >= $2 AND o.created_at < $3 AND o.currency = $4 AND o.customer_id IS NOT NULL
+     GROUP BY o.customer_id`,
+    [storeId, r.start, r.end, r.currency],
+  );
+  return rows.map((x) => ({ customer_id: x.customer_id as string, orders: Number(x.orders), ltv: Number(x.ltv) }));
 }
 
 export type CustomerFigure = 'total_spent' | 'orders_count' | 'average_order_value' | 'last_order_at';

@@ -153,7 +153,7 @@ export async function onOrderEvent(ctx: Ctx, instants: string[]) {
  */
 export const backfill = (ctx: Ctx) => backfillStore(ctx.db, ctx.clock, ctx.store.id);
 
-async function backfillStore(db: Db, clock: Clock, storeId: string) {
+export async function backfillStore(db: Db, clock: Clock, storeId: string) {
   const s = await storeSettings(db, storeId);
   const today = todayIn(clock.now(), s.timezone);
   const tenYears = new Date(Date.parse(`${today}T00:00:00Z`) - 3650 * 86_400_000).toISOString().slice(0, 10);

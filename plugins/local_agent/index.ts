@@ -49,8 +49,8 @@ const trusted =
  */
 const local_agent = definePlugin({
   name: 'local_agent',
-  // embeddings' public.ts: the reindex_embeddings task (its table is embeddings' own SQL).
-  requires: ['embeddings'],
+  // embeddings' and analytics' public.ts: the reindex_embeddings and rebuild_rollups tasks (their tables are their own SQL).
+  requires: ['embeddings', 'analytics'],
   category: 'platform',
   description: 'The processes (nodes) of this svc instance: role, version, load, heartbeat; run maintenance tasks (analyze, backup) on one.',
   resource: 'node',
@@ -92,7 +92,7 @@ const local_agent = definePlugin({
     run_task: action({
       kind: 'write',
       description:
-        'Run a maintenance task on one node (node_id) or the first live node of a role: analyze (planner statistics), reindex_embeddings (the embeddings table\u2019s indexes rebuilt) or backup (the embedded database to the data directory’s backups/; 400 on PostgreSQL). Answers the job; its result is also in the node’s recent_tasks.',
+        'Run a maintenance task on one node (node_id) or the first live node of a role: analyze (planner statistics), reindex_embeddings (the embeddings table\u2019s indexes rebuilt), rebuild_rollups (analytics\u2019 daily rollups recomputed from the orders, every store) or backup (the embedded database to the data directory’s backups/; 400 on PostgreSQL). Answers the job; its result is also in the node’s recent_tasks.',
       input: Input({
         task: Type.Union(TASKS.map((t) => Type.Literal(t))),
         node_id: Type.Optional(Uuid('The node to run it (list_nodes).')),

@@ -75,6 +75,13 @@ test('run_task answers a job the chosen node runs itself; the result is in the j
     status: 'succeeded',
     result: { task: 'reindex_embeddings', table: 'embeddings', indexes: 3 },
   });
+  // rebuild_rollups recomputes analytics' daily rollups of every store (this one among them).
+  const rebuild = await h.call('POST', '/local-agent/tasks', { task: 'rebuild_rollups', node_id: node.id });
+  expect(await node.poll()).toBe(1);
+  const rebuilt = (await h.call('GET', `/jobs/${rebuild.body.id}`)).body;
+  expect(rebuilt).toMatchObject({ status: 'succeeded', result: { task: 'rebuild_rollups' } });
+  expect(rebuilt.result.stores).toBeGreaterThanOrEqual(1);
+  expect(await h.db.query('SELECT store_id FROM analytics_rollup_state WHERE store_id = $1', [h.store.id])).toHaveLength(1);
   for (let i = 0; i < 11; i++) await h.call('POST', '/local-agent/tasks', { task: 'analyze', node_id: node.id });
   expect(await node.poll()).toBe(11);
   const recent = (await h.call('GET', `/local-agent/nodes/${node.id}`)).body.recent_tasks;

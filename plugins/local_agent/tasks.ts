@@ -3,13 +3,14 @@ import { join, resolve } from 'node:path';
 import type { Clock, Db } from '../../core/sdk';
 import { claimJob, failJob, finishJob } from '../../core/platform';
 import { reindexEmbeddings } from '../embeddings/public';
+import { rebuildRollups } from '../analytics/public';
 
 /**
  * What a node runs for run_task, in its own process: the job row (core `jobs`) moves as the
  * core's runner moves it (claimed, then succeeded or failed), and the outcome joins the node's
  * recent_tasks. Tasks are taken one at a time, oldest first.
  */
-export const TASKS = ['analyze', 'reindex_embeddings', 'backup'] as const;
+export const TASKS = ['analyze', 'reindex_embeddings', 'rebuild_rollups', 'backup'] as const;
 export type Task = (typeof TASKS)[number];
 export const TASK_CHANNEL = 'local_agent_tasks';
 const RECENT = 10;
@@ -28,6 +29,8 @@ async function runTask(db: Db, clock: Clock, task: Task, opts: TaskOptions): Pro
     return { task, duration_ms: ms() };
   }
   if (task === 'reindex_embeddings') return { task, ...(await reindexEmbeddings(db)), duration_ms: ms() };
+  // Analytics' daily rollups recomputed from the orders, every store (after a bulk import or a restore).
+  if (task === 'rebuild_rollups') return { task, ...(await rebuildRollups(db, clock)), duration_ms: ms() };
   const pglite = (db.native as { pglite?: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).pglite;
   if (!pglite) throw new Error('backup copies the embedded database; on PostgreSQL use pg_dump');
   // PGlite's own dump of its data directory: a consistent copy taken between statements.

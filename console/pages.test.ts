@@ -122,6 +122,7 @@ test("the registry's plugin pages keep the navigation's order, Settings last, no
     'members',
     'store',
     'storefront',
+    'agentic',
   ]);
   // Each page's code loads, and is a component.
   for (const p of lists.flat()) expect(typeof (await p.load())).toBe('function');

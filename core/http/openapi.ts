@@ -166,7 +166,8 @@ function pluginOperations(registry: Registry): { path: string; method: string; o
       summary: firstSentence(route.action.description),
       description: `${route.action.description}\n\n${who.sentence}${events}${since(route.action.rest!.since)}`,
       parameters: [...pathNames.map((n) => pathParameter(n, input.properties ?? {})), ...query, ...headerParameters(route.method, route.action.kind)],
-      ...(route.body !== 'json' || body ? { requestBody: requestBody(route, body) } : {}),
+      // A GET or DELETE reads no body, whatever its route reads for other methods (raw protocol routes).
+      ...(route.method !== 'GET' && route.method !== 'DELETE' && (route.body !== 'json' || body) ? { requestBody: requestBody(route, body) } : {}),
       responses: {
         ...(route.response === 'raw'
           ? rawResponse(route.status, route.action.output, route.action.rest!.contentType, route.action.rest!.jsonOutput)

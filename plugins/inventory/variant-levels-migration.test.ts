@@ -19,7 +19,14 @@ test('levels written before variants keep their quantities, get variant_id = pro
     // The database as it was before variants: every migration but the ones that brought them.
     const variants = ['inventory/003_variant_levels', 'products/003_variants_metadata_search', 'products/004_sku_space', 'orders/004_line_variant'];
     // (and the later ones that moved the totals into inventory, plugins/inventory/totals-migration.test.ts)
-    const later = [...variants, 'inventory/004_totals_and_retired', 'products/005_search_pending_list', 'products/006_stock_in_inventory'];
+    // (and later ones that name the variants table: products/008 gives variants a weight)
+    const later = [
+      ...variants,
+      'inventory/004_totals_and_retired',
+      'products/005_search_pending_list',
+      'products/006_stock_in_inventory',
+      'products/008_weight',
+    ];
     await migrate(
       db,
       all.filter((m) => !later.includes(m.id)),

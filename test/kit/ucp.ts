@@ -10,6 +10,8 @@ export interface UcpWorld {
   h: Harness;
   agent: FakeAgent;
   host: string;
+  /** Stops the agent and closes loopback egress again (each file's afterAll). */
+  stop: () => Promise<void>;
   /** One request as the agent to this store's host. */
   ucp: (method: string, path: string, body?: unknown, o?: Parameters<FakeAgent['request']>[5]) => ReturnType<FakeAgent['request']>;
 }
@@ -22,14 +24,25 @@ export async function enableUcp(h: Harness, host: string, ucp: Record<string, un
   if (a.status !== 200) throw new Error(`agentic: ${JSON.stringify(a.body)}`);
 }
 
+/** The process's egress setting before any UCP world opened loopback: `stop()` puts it back, so later files see the guard as configured. */
+const PRISTINE_ALLOW = process.env.SVC_EGRESS_ALLOW;
+function restoreEgress() {
+  if (PRISTINE_ALLOW === undefined) delete process.env.SVC_EGRESS_ALLOW;
+  else process.env.SVC_EGRESS_ALLOW = PRISTINE_ALLOW;
+}
+
 export async function ucpWorld(env: Record<string, string> = {}): Promise<UcpWorld> {
-  process.env.SVC_EGRESS_ALLOW = [process.env.SVC_EGRESS_ALLOW, '127.0.0.1'].filter(Boolean).join(',');
+  process.env.SVC_EGRESS_ALLOW = [PRISTINE_ALLOW, '127.0.0.1'].filter(Boolean).join(',');
   clearProfileCache();
   const h = await setup({ env: { SVC_UCP_ALLOW_INSECURE_PROFILES: '1', ...env } });
   const agent = await fakeAgent();
   const host = `shop-${h.store.id.slice(0, 8)}.example.com`;
   await enableUcp(h, host);
-  return { h, agent, host, ucp: (method, path, body, o) => agent.request(h.app, host, method, path, body, o) };
+  const stop = async () => {
+    await agent.stop();
+    restoreEgress();
+  };
+  return { h, agent, host, stop, ucp: (method, path, body, o) => agent.request(h.app, host, method, path, body, o) };
 }
 
 /** An active product with stock; its id is a UCP item id. */

@@ -38,7 +38,8 @@ test('a client without the extension sees exactly the same tools, no ui links, n
   const plain = (await client.listTools()).tools;
   expect(plain.some((t) => t._meta?.ui)).toBe(false);
   expect(plain.map((t) => t.name)).not.toContain('cart');
-  await expect(client.listResources()).rejects.toThrow();
+  // Records are resources for every client (svc://, issue 51); the ui:// views are only for MCP Apps clients.
+  expect((await client.listResources()).resources).toEqual([]);
   const ui = (await (await uiClient()).listTools()).tools;
   // The UI client's list is the plain list plus `cart`, in the same order.
   expect(ui.map((t) => t.name)).toEqual([...plain.map((t) => t.name), 'cart']);

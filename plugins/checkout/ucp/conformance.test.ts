@@ -17,7 +17,7 @@ beforeAll(async () => {
   w = await ucpWorld();
   p = await item(w.h, { stock_quantity: 1000 });
 });
-afterAll(() => w.agent.stop());
+afterAll(() => w.stop());
 
 const CO = '/ucp/v1/checkout-sessions';
 const ready = () => ({ ...cart({ id: p }), buyer: BUYER, fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] } });

@@ -7,7 +7,7 @@ let w: UcpWorld;
 beforeAll(async () => {
   w = await ucpWorld();
 });
-afterAll(() => w.agent.stop());
+afterAll(() => w.stop());
 
 const CO = '/ucp/v1/checkout-sessions';
 

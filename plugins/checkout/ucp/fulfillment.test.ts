@@ -24,7 +24,7 @@ beforeAll(async () => {
   });
   expect(ca.status).toBe(201);
 });
-afterAll(() => w.agent.stop());
+afterAll(() => w.stop());
 
 const CO = '/ucp/v1/checkout-sessions';
 const shipTo = (address: object, option?: string) => ({

@@ -15,7 +15,7 @@ beforeAll(async () => {
   w = await ucpWorld();
   p = await item(w.h);
 });
-afterAll(() => w.agent.stop());
+afterAll(() => w.stop());
 
 /** One JSON-RPC call to the UCP MCP endpoint, as the fake agent (signed unless told). */
 async function rpc(method: string, params: object = {}, o: { sign?: boolean; key?: string | null } = {}) {

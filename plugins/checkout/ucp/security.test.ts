@@ -18,7 +18,7 @@ beforeAll(async () => {
   w = await ucpWorld({ SVC_CHECKOUT_SESSION_TTL_SECONDS: '3600' });
   p = await item(w.h, { stock_quantity: 100 });
 });
-afterAll(() => w.agent.stop());
+afterAll(() => w.stop());
 
 const CO = '/ucp/v1/checkout-sessions';
 const ready = () => ({ ...cart({ id: p }), buyer: BUYER, fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] } });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { product, setup, withoutAuditTrail, type Harness } from '../test/kit/setup';
+import { product, setup, withoutStandingListeners, type Harness } from '../test/kit/setup';
 import { SecretBox } from '../core/secrets';
 import { deliveryOptions, startReceiver, type Received, type Responder } from '../test/kit/webhook-receiver';
 import { prepareWebhookTests } from '../test/kit/webhooks';
@@ -21,7 +21,7 @@ afterAll(async () => {
 /** A harness with a receiver and an endpoint subscribed to `events` pointing at it. */
 async function hooked(opts: { events?: string[]; respond?: Responder; secret?: string; now?: string } = {}) {
   // Without the audit trail, which stores every event for every store: these tests read the outbox's own rule.
-  const h = await setup({ now: opts.now, plugins: withoutAuditTrail });
+  const h = await setup({ now: opts.now, plugins: withoutStandingListeners });
   const rx = await startReceiver(opts.respond);
   receivers.push(rx);
   const res = await h.call('POST', '/webhooks', {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { mcpClient } from '../../test/kit/mcp';
-import { product as newProduct, setup, withoutAuditTrail, type Harness } from '../../test/kit/setup';
+import { product as newProduct, setup, withoutStandingListeners, type Harness } from '../../test/kit/setup';
 
 const product = async (h: Harness) => (await h.call('POST', '/products', newProduct())).body.id as string;
 const review = async (h: Harness, product_id: string, rating: number, extra: object = {}) => {
@@ -109,7 +109,7 @@ describe('reviews', () => {
 
   test('events are stored only for a store with a subscriber: the moderation trail reaches an endpoint', async () => {
     // Without the audit trail, which hears every type (and so stores every event).
-    const h = await setup({ plugins: withoutAuditTrail });
+    const h = await setup({ plugins: withoutStandingListeners });
     const p = await product(h);
     const stored = async () =>
       (await h.db.query<{ body: string }>('SELECT body FROM events WHERE store_id = $1 ORDER BY created_at, type', [h.store.id])).map((r) =>

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { errors } from '../../core/errors';
 import { action, definePlugin } from '../../core/plugins/contract';
 import { Input } from '../../core/plugins/schema';
-import { allPlugins, product, setup as setupAll, withoutAuditTrail, type Harness, type SetupOptions } from '../kit/setup';
+import { allPlugins, product, setup as setupAll, withoutStandingListeners, type Harness, type SetupOptions } from '../kit/setup';
 import { createRegistry } from '../../core/plugins/registry';
 
 /** SPEC 6.1's event types: the registered plugins must declare every one. */
@@ -23,8 +23,8 @@ const SPEC_EVENTS = [
   'checkout.completed',
   'agent.message',
 ];
-// The outbox's rules, without the audit trail's reaction to every type (test/kit/setup.ts).
-const setup = (o: SetupOptions = {}) => setupAll({ plugins: withoutAuditTrail, ...o });
+// The outbox's rules, without the plugins that hear every store's events (test/kit/setup.ts).
+const setup = (o: SetupOptions = {}) => setupAll({ plugins: withoutStandingListeners, ...o });
 const EVENT_TYPES = [...createRegistry([...allPlugins]).events.keys()];
 
 const HOOK = 'https://hooks.example.com/svc';

@@ -13,10 +13,21 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** Every plugin of svc (tests that want a subset pass their own list to setup). */
 export const allPlugins: readonly PluginDef[] = pluginList;
 /**
- * Every plugin but the audit trail, which reacts to every event type and so stores every event:
- * tests of the outbox's own rule (an event nobody hears is not stored) run without it.
+ * Every plugin but those that hear every store's events whatever the store subscribed to: the audit
+ * trail (every type) and analytics (orders, for its daily rollups), with the plugins that require them. Tests
+ * of the outbox's own rule (an event nobody hears is not stored) run without them.
  */
-export const withoutAuditTrail: readonly PluginDef[] = pluginList.filter((p) => p.name !== 'audit_trail');
+export const withoutStandingListeners: readonly PluginDef[] = withoutPlugins(['audit_trail', 'analytics']);
+
+/** The plugin list less `names` and, transitively, every plugin that requires one of them. */
+function withoutPlugins(names: string[]): PluginDef[] {
+  const gone = new Set(names);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const p of pluginList) if (!gone.has(p.name) && p.requires?.some((r) => gone.has(r))) (gone.add(p.name), (changed = true));
+  }
+  return pluginList.filter((p) => !gone.has(p.name));
+}
 
 /** Limits high enough that only the rate-limit tests ever meet them. */
 export const NO_LIMITS: Record<string, PlanLimit> = Object.fromEntries(

@@ -7,6 +7,7 @@ import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
 import { runJob, takeQueued } from '../../test/kit/jobs';
 import { fakeVideos, MP4, videoFailure, type VideoStep } from '../../test/kit/fake-videos';
+import { anthropic, events, fakeServer } from '../../test/kit/fake-models';
 
 /** video_gen (issue 47) against a local fake of OpenAI's Videos API (create, poll, content). */
 beforeAll(() => sharedDb(), 60_000);
@@ -232,4 +233,22 @@ test('over MCP: generate_video answers the job, get_status and get_job follow it
   expect((await h.call('POST', '/videos', { prompt: 'x' }, { 'x-api-key': narrow })).status).toBe(403);
   const creator = await h.newKey(['creations']);
   expect((await h.call('GET', '/videos', undefined, { 'x-api-key': creator })).status).toBe(200);
+});
+
+test('an agent asks for a video in chat: the tool answers the job, which completes as through REST', async () => {
+  const api = fake({ steps: [{ status: 'completed' }] });
+  // The agent's own model speaks Anthropic's wire (the Videos API has the OpenAI base URL to itself here).
+  const model = fakeServer([
+    anthropic.tools({ name: 'video_gen', input: { action: 'generate_video', prompt: 'A mug steaming' } }),
+    anthropic.text('Your video is on its way.'),
+  ]);
+  stops.push(model.stop);
+  const h = await harness(api.url, { ANTHROPIC_BASE_URL: `${model.url}/v1`, ANTHROPIC_API_KEY: 'ak-video' });
+  const agent = (await h.call('POST', '/agents', { name: 'Director', model: 'anthropic/claude-sonnet-4-5', tools: ['video_gen'] })).body;
+  const ev = events((await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Make me a video of a steaming mug' })).body);
+  const result = ev.find((e) => e.type === 'tool_result');
+  expect(result).toMatchObject({ status: 'success', result: { object: 'job', type: QUEUE, status: 'queued' } });
+  expect(api.requests[0]).toMatchObject({ method: 'POST', path: '/v1/videos', fields: { prompt: 'A mug steaming' } });
+  await work(h);
+  expect((await h.call('GET', `/videos/${result.result.id}`)).body).toMatchObject({ status: 'completed', media: { content_type: 'video/mp4' } });
 });

@@ -6,6 +6,7 @@ import { setup } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
 import { testCerts } from '../../test/kit/webhook-receiver';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
 
 /** security_scan against sites served on 127.0.0.1 over http and https (issue 47). */
 beforeAll(() => sharedDb(), 60_000);
@@ -18,9 +19,9 @@ afterEach(() => {
   else process.env.SVC_EGRESS_ALLOW = allow;
 });
 
-async function harness(now?: string) {
+async function harness(now?: string, env?: Record<string, string>) {
   process.env.SVC_EGRESS_ALLOW = '127.0.0.1,localhost';
-  const h = await setup(now ? { now } : {});
+  const h = await setup({ ...(now ? { now } : {}), ...(env ? { env } : {}) });
   const key = await h.newKey([...h.registry.grantable]);
   const call = (path: string) => h.call('GET', path, undefined, { 'x-api-key': key });
   return { h, key, call };
@@ -164,4 +165,20 @@ test('over MCP: the security_scan tool checks headers', async () => {
   } finally {
     await client.close();
   }
+});
+
+test('through agent chat: the model asks security_scan to check headers and sees the missing one', async () => {
+  const { 'content-security-policy': _, ...noCsp } = GOOD;
+  const base = site({ '/': [200, noCsp] });
+  const model = fakeServer([
+    openai.tools({ name: 'security_scan', input: { action: 'check_headers', url: base + '/' } }),
+    openai.text('Add a Content-Security-Policy.'),
+  ]);
+  stops.push(() => model.stop());
+  const { h, key } = await harness(undefined, { OPENAI_BASE_URL: `${model.url}/v1` });
+  const agent = (await h.call('POST', '/agents', { name: 'Auditor', model: 'openai/gpt-test', tools: ['security_scan'] })).body;
+  const chat = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Are my headers fine?' }, { 'x-api-key': key });
+  expect(chat.status).toBe(200);
+  const result = events(chat.body).find((e) => e.type === 'tool_result');
+  expect(result).toMatchObject({ status: 'success', result: { object: 'header_check', missing: ['Content-Security-Policy', 'X-Frame-Options'] } });
 });

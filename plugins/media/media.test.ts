@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setup, type Harness } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
 import { decodeImage, encodeImage } from './codecs';
 
 /** media (issue 47): files under the data directory, served by svc, private ones signed, images transformed by WebAssembly codecs. */
@@ -221,4 +222,24 @@ test('every media action over MCP: upload, list_media, get_media, transform, del
   } finally {
     await client.close();
   }
+});
+
+test('through agent chat: the model uploads a picture with the media tool; the asset is in the store', async () => {
+  const model = fakeServer([
+    openai.tools({ name: 'media', input: { action: 'upload', data: b64(await picture()), filename: 'chat.png' } }),
+    openai.text('Uploaded.'),
+  ]);
+  stops.push(() => model.stop());
+  const h = await harness({ OPENAI_BASE_URL: `${model.url}/v1` });
+  const everything = await h.newKey([...h.registry.grantable]);
+  const agent = (await h.call('POST', '/agents', { name: 'Librarian', model: 'openai/gpt-test', tools: ['media'] })).body;
+  const chat = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Upload this picture' }, { 'x-api-key': everything });
+  expect(chat.status).toBe(200);
+  const result: any = events(chat.body).find((e) => e.type === 'tool_result');
+  expect(result).toMatchObject({
+    status: 'success',
+    result: { object: 'media', filename: 'chat.png', content_type: 'image/png', width: 8, height: 6 },
+  });
+  expect((await h.call('GET', '/media')).body.data.map((a: any) => a.id)).toEqual([result.result.id]);
+  expect((await fetchUrl(h, result.result.url)).headers.get('content-type')).toBe('image/png');
 });

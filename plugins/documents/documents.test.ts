@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
 import { mkProduct, placeOrder } from '../../test/kit/orders';
 import { setup, type Harness } from '../../test/kit/setup';
 import { browserTest, CHROMIUM } from '../../test/kit/browser';
@@ -186,5 +187,30 @@ browserTest('custom: Handlebars HTML with data printed by Chromium; its images l
     await client.close();
   } finally {
     site.stop(true);
+  }
+});
+
+test("through agent chat: the model asks documents for an order's invoice and gets its PDF", async () => {
+  const h = await setup();
+  const o = await order(h);
+  const model = fakeServer([
+    openai.tools({ name: 'documents', input: { action: 'generate_document', template: 'invoice', order_id: o.id } }),
+    openai.text('Here is the invoice.'),
+  ]);
+  try {
+    // The same store through a server whose agents talk to the fake model.
+    const app = h.elsewhere({ OPENAI_BASE_URL: `${model.url}/v1` });
+    const everything = await h.newKey([...h.registry.grantable]);
+    const agent = (await app.call('POST', '/agents', { name: 'Clerk', model: 'openai/gpt-test', tools: ['documents'] })).body;
+    const chat = await app.call('POST', `/agents/${agent.id}/chat`, { message: 'Invoice that order' }, { 'x-api-key': everything });
+    expect(chat.status).toBe(200);
+    const result: any = events(chat.body).find((e) => e.type === 'tool_result');
+    expect(result).toMatchObject({
+      status: 'success',
+      result: { object: 'document', template: 'invoice', number: 'INV-000001', order_id: o.id, content_type: 'application/pdf' },
+    });
+    expect(pdfText(await pdfOf(h, result.result))).toMatch(/Claw Hammer.*3\s+12\.50 USD\s+37\.50 USD/);
+  } finally {
+    model.stop();
   }
 });

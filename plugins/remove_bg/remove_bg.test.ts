@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setup, type Harness } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
+import { events, fakeServer, openai } from '../../test/kit/fake-models';
 import { runJob, takeQueued } from '../../test/kit/jobs';
 import { failure, fakeImages, imageBody, type ImageReply } from '../../test/kit/fake-images';
 import { encodeImage } from '../media/codecs';
@@ -113,4 +114,28 @@ test('remove_bg over MCP: remove_background and batch_remove', async () => {
   } finally {
     await client.close();
   }
+});
+
+test('through agent chat: the model asks remove_bg to cut out a picture and gets the new PNG asset', async () => {
+  const cut = await png(0);
+  const api = fake([imageBody(cut)]);
+  const env = { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-rmbg-')), SVC_REMOVEBG_API_KEY: 'k', SVC_REMOVEBG_URL: api.url };
+  const h = await setup({ env });
+  const src = await upload(h);
+  const model = fakeServer([
+    openai.tools({ name: 'remove_bg', input: { action: 'remove_background', media_id: src.id } }),
+    openai.text('Background removed.'),
+  ]);
+  stops.push(() => model.stop());
+  // The same store through a server whose agents talk to the fake model.
+  const app = h.elsewhere({ ...env, OPENAI_BASE_URL: `${model.url}/v1` });
+  const everything = await h.newKey([...h.registry.grantable]);
+  const agent = (await app.call('POST', '/agents', { name: 'Editor', model: 'openai/gpt-test', tools: ['remove_bg'] })).body;
+  const chat = await app.call('POST', `/agents/${agent.id}/chat`, { message: 'Remove the background' }, { 'x-api-key': everything });
+  expect(chat.status).toBe(200);
+  const result: any = events(chat.body).find((e) => e.type === 'tool_result');
+  expect(result).toMatchObject({ status: 'success', result: { filename: 'shoe-nobg.png', content_type: 'image/png', size: cut.length } });
+  expect(api.requests).toHaveLength(1);
+  const ids = (await h.call('GET', '/media')).body.data.map((m: any) => m.id);
+  expect(ids).toContain(result.result.id);
 });

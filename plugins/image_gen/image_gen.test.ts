@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setup, type Harness } from '../../test/kit/setup';
 import { sharedDb } from '../../test/kit/db';
 import { mcpClient } from '../../test/kit/mcp';
+import { anthropic, events, fakeServer } from '../../test/kit/fake-models';
 import { b64Images, failure, fakeImages, imageBody, type ImageReply } from '../../test/kit/fake-images';
 import { encodeImage } from '../media/codecs';
 
@@ -168,4 +169,25 @@ test('every image_gen action over MCP', async () => {
   } finally {
     await client.close();
   }
+});
+
+test('through agent chat: the model asks image_gen for a picture and gets a media asset', async () => {
+  const pic = await png(4, 4, 60);
+  const images = fake([b64Images(pic)]);
+  // The agent's own model speaks Anthropic's wire (the Images API has the OpenAI base URL to itself here).
+  const model = fakeServer([
+    anthropic.tools({ name: 'image_gen', input: { action: 'generate_image', prompt: 'a linen apron' } }),
+    anthropic.text('Here is your apron.'),
+  ]);
+  stops.push(model.stop);
+  const h = await harness({ OPENAI_BASE_URL: `${images.url}/v1`, ANTHROPIC_BASE_URL: `${model.url}/v1`, ANTHROPIC_API_KEY: 'ak-img' });
+  const agent = (await h.call('POST', '/agents', { name: 'Painter', model: 'anthropic/claude-sonnet-4-5', tools: ['image_gen'] })).body;
+  const chat = await h.call('POST', `/agents/${agent.id}/chat`, { message: 'Draw a linen apron' });
+  expect(chat.status).toBe(200);
+  const result: any = events(chat.body).find((e) => e.type === 'tool_result');
+  expect(result.status).toBe('success');
+  expect(result.result.data).toHaveLength(1);
+  expect(result.result.data[0]).toMatchObject({ content_type: 'image/png', filename: 'generated-1.png', width: 4 });
+  expect(images.requests[0]).toMatchObject({ path: '/v1/images/generations', json: { prompt: 'a linen apron' } });
+  expect(Buffer.from(await served(h, result.result.data[0].url)).equals(Buffer.from(pic))).toBe(true);
 });

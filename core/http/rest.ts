@@ -281,7 +281,17 @@ export async function handleRest(
     const render = (r: StoredResponse) => (r.status === 204 ? '' : JSON.stringify(downgradeBody(r.body, version.version)));
     // A write is one transaction, with its idempotency record: it happens whole or not at all.
     let result: { status: number; text: string };
-    if (runsBare(route.action, !!scope)) {
+    if (scope && route.action.external) {
+      // An outside call (a model, a remote API) holds no transaction open while it waits, so its key
+      // is claimed with a lease and its answer recorded when it ends, as a stream's is: a repeat
+      // replays it instead of calling out (and paying) again.
+      const out = await streamIdempotently(svc.db, svc.clock, scope, async () => {
+        const r = await run(svc.db);
+        return new Response(render(r), { status: r.status });
+      });
+      if (out.replayed) headers['Idempotent-Replayed'] = 'true';
+      result = { status: out.response.status, text: await out.response.text() };
+    } else if (runsBare(route.action, !!scope)) {
       const r = await run(svc.db);
       result = { status: r.status, text: render(r) };
     } else {

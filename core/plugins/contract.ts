@@ -236,7 +236,9 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   startsJob?: boolean;
   /**
    * The handler waits on something outside svc and writes nothing itself: REST never runs it in a
-   * transaction, and ignores an Idempotency-Key (a repeat runs again).
+   * transaction; under an Idempotency-Key its answer is recorded when it ends (a claim with a lease,
+   * core/http/idempotent-stream.ts) and a repeat replays it instead of calling out again (a raw
+   * answer, such as a screenshot, is not kept and runs again).
    */
   external?: boolean;
   /**

@@ -64,6 +64,30 @@ describe('llm over OpenAI-compatible providers', () => {
     expect((await usageOf(other)).days).toEqual([]);
   });
 
+  test('a repeat under the same Idempotency-Key replays the answer without calling the model again (SPEC 7)', async () => {
+    const { h, fake } = await harness([whole.openai('Linen that lasts.'), whole.openai('Another line.')]);
+    const key = { 'Idempotency-Key': 'tagline-1' };
+    const first = await h.call('POST', '/llm/generate', { prompt: 'A tagline' }, key);
+    const again = await h.call('POST', '/llm/generate', { prompt: 'A tagline' }, key);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(fake.requests.length).toBe(1);
+    expect((await usageOf(h)).days[0].requests).toBe(1);
+    // Another body under the key is refused before the model is asked.
+    const other = await h.call('POST', '/llm/generate', { prompt: 'Another' }, key);
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(fake.requests.length).toBe(1);
+    // A refused call keeps no record: the same key with a corrected body then runs.
+    const bad = await h.call('POST', '/llm/generate', { prompt: '' }, { 'Idempotency-Key': 'tagline-2' });
+    expect(bad.status).toBe(400);
+    const fixed = await h.call('POST', '/llm/generate', { prompt: 'A tagline' }, { 'Idempotency-Key': 'tagline-2' });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.text).toBe('Another line.');
+  });
+
   test('SVC_PROVIDER_PRICES prices a model the table does not know; an unlisted model costs 0 and is still counted', async () => {
     const prices = JSON.stringify({ 'openai/llama3.1': { input_per_million_tokens: 1_000_000, output_per_million_tokens: 0 } });
     const { h } = await harness([whole.openai('a'), whole.openai('b')], { SVC_PROVIDER_PRICES: prices });

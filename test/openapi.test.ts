@@ -3,7 +3,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from '../core/http/openapi';
 import { restRoutes } from '../core/http/rest';
-import { acceptedScopes, action, definePlugin } from '../core/plugins/contract';
+import { acceptedScopes, action, definePlugin, scopesFor } from '../core/plugins/contract';
 import { createRegistry } from '../core/plugins/registry';
 import { Input, Uuid } from '../core/plugins/schema';
 import { setup } from './kit/setup';
@@ -91,7 +91,9 @@ describe('GET /openapi.json', () => {
         // scheme) with any one of the scopes.
         expect(op.security).toEqual([
           ...(route.auth.includes('api_key') ? [{ ApiKeyAuth: [] }, { ApiKeyBearer: [] }] : []),
-          ...(route.auth.includes('user') ? [...scopes.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
+          ...(route.auth.includes('user')
+            ? [...scopesFor(route.plugin, route.action, 'user').map((s) => ({ UserOAuth: [s] })), { UserToken: [] }]
+            : []),
         ]);
         if (!route.auth.includes('api_key')) expect(op.description).toContain('API keys are refused');
       }
@@ -182,6 +184,14 @@ describe('GET /openapi.json', () => {
     // And they are the document's own operations.
     expect(doc.paths[flow.authorizationUrl]?.get).toBeDefined();
     expect(doc.paths[flow.tokenUrl]?.post).toBeDefined();
+  });
+
+  test("a decision only some roles make lists the user's own scope: approve takes approvals:write from a user, the plugin's from a key", async () => {
+    const { doc } = await served();
+    const op = doc.paths['/v1/stores/{storeId}/tool-executions/{id}/approve'].post;
+    expect(op.security).toContainEqual({ UserOAuth: ['approvals:write'] });
+    expect(op.security).not.toContainEqual({ UserOAuth: [op['x-required-scopes'][0]] });
+    expect(op.description).toContain("a signed-in user's access token (OAuth 2.0) holding one of `approvals:write`");
   });
 
   test('user-only routes claim no API key: they list only user tokens and say keys are refused', async () => {

@@ -1,4 +1,4 @@
-import { acceptedScopes } from '../plugins/contract';
+import { acceptedScopes, scopesFor } from '../plugins/contract';
 import type { Registry } from '../plugins/registry';
 import type { RestRoute } from './rest';
 
@@ -30,19 +30,25 @@ export function access(route: RestRoute, oauth: boolean): { security: Json[]; se
       sentence: 'Requires the admin token (SVC_ADMIN_TOKEN) as `Authorization: Bearer <token>`; API keys are not accepted.',
     };
   const scopes = acceptedScopes(route.plugin, route.action.kind);
+  // A decision only some roles make holds a user's token to its own scopes (tool_executions' approve).
+  const forUsers = scopesFor(route.plugin, route.action, 'user');
   const keys = route.auth.includes('api_key');
   const users = route.auth.includes('user') && oauth;
+  const list = (ss: string[]) => ss.map((s) => `\`${s}\``).join(', ');
   const credentials = [
     keys && 'an API key (`x-api-key`, or `Authorization: Bearer <key>`)',
     users && "a signed-in user's access token (OAuth 2.0, `Authorization: Bearer <token>`)",
   ].filter(Boolean);
   const security = [
     ...(keys ? API_KEY_SECURITY : []),
-    ...(users ? [...scopes.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
+    ...(users ? [...forUsers.map((s) => ({ UserOAuth: [s] })), { UserToken: [] }] : []),
     ...(admin ? [{ AdminToken: [] }] : []),
   ];
+  const differs = keys && users && forUsers.join() !== scopes.join();
   const sentence =
-    `Requires ${credentials.join(' or ')} holding one of these scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` +
+    (differs
+      ? `Requires an API key (\`x-api-key\`, or \`Authorization: Bearer <key>\`) holding one of ${list(scopes)}, or a signed-in user's access token (OAuth 2.0) holding one of ${list(forUsers)}.`
+      : `Requires ${credentials.join(' or ')} holding one of these scopes: ${list(keys ? scopes : forUsers)}.`) +
     (keys ? '' : ' API keys are refused (403): only a person may do this.') +
     (admin ? ' The admin token (SVC_ADMIN_TOKEN) is accepted too.' : '');
   return { security, scopes, sentence };

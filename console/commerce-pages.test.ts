@@ -63,3 +63,24 @@ browserTest(
   },
   120_000,
 );
+
+browserTest(
+  "agentic commerce: UCP's signing keys listed and rotated from the page",
+  async () => {
+    const w = await consoleWorld();
+    const owner = await addUser(w.h, 'owner');
+    expect((await w.h.call('PATCH', '/agentic', { ucp: { enabled: true } })).status).toBe(200);
+    const { page, problems } = await signedIn(browser(), w.base, owner.email);
+    await page.goto(`${w.base}/console#/agentic`);
+    await page.waitForSelector('td:has-text("svc-1 (signing)")');
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Rotate the signing key' }).click();
+    await page.waitForSelector('td:has-text("svc-2 (signing)")');
+    // The old key is still listed, now with the end of its grace period.
+    expect(await page.locator('tr:has(td:has-text("svc-1")) td').last().innerText()).not.toBe('no end');
+    expect((await w.h.call('GET', '/agentic/ucp/signing-keys')).body.data.map((k: any) => k.kid)).toEqual(['svc-2', 'svc-1']);
+    await shot(page, 'agentic');
+    expect(problems).toEqual([]);
+  },
+  120_000,
+);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, Timestamp, WebUrl, type ActionsOf } from '../../core/sdk';
-import { readSettingsView, writeSettings } from '../checkout/public';
+import { action, definePlugin, Input, Timestamp, WebUrl, type ActionsOf, type Clock, type Db } from '../../core/sdk';
+import { readSettingsView, ROTATION_GRACE_DAYS, rotateUcpSigningKeys, ucpSigningKeys, writeSettings } from '../checkout/public';
 
 /**
  * A store's agentic settings (issue 50): whether UCP and ACP agents may buy, how, and how they are
@@ -56,6 +56,21 @@ const AgenticPatch = Input({
   ),
 });
 
+const SigningKey = Type.Object({
+  object: Type.Literal('ucp_signing_key'),
+  kid: Type.String(),
+  public_jwk: Type.Object({}, { additionalProperties: true, description: 'The public P-256 JWK, as /.well-known/ucp publishes it.' }),
+  signing: Type.Boolean({ description: 'Whether svc signs with it now (the newest key).' }),
+  created_at: Timestamp(),
+  retires_at: Type.Union([Timestamp(), Type.Null()], { description: 'When it leaves /.well-known/ucp (set by a rotation); null: no end.' }),
+});
+const SigningKeys = Type.Object({ object: Type.Literal('list'), data: Type.Array(SigningKey) });
+
+const keysView = async (db: Db, storeId: string, clock: Clock) => ({
+  object: 'list' as const,
+  data: (await ucpSigningKeys(db, storeId, clock)).map((k) => ({ object: 'ucp_signing_key' as const, ...k })),
+});
+
 const agentic = definePlugin({
   name: 'agentic',
   category: 'platform',
@@ -81,6 +96,26 @@ const agentic = definePlugin({
       rest: { method: 'PATCH', path: '/agentic' },
       example: { acp: { enabled: true }, payments: { manual_mode: 'pending' as const } },
       handler: (ctx, input) => writeSettings(ctx.db, ctx.store.id, input, ctx.clock.now()),
+    }),
+    list_ucp_signing_keys: action({
+      kind: 'read',
+      description: "The store's UCP signing keys published at /.well-known/ucp, the signing one first (public halves only).",
+      input: Input({}),
+      output: SigningKeys,
+      rest: { method: 'GET', path: '/agentic/ucp/signing-keys' },
+      handler: (ctx) => keysView(ctx.db, ctx.store.id, ctx.clock),
+    }),
+    rotate_ucp_signing_keys: action({
+      kind: 'write',
+      description: `Make a new UCP signing key and sign with it from now on; the previous keys stay published for ${ROTATION_GRACE_DAYS} days so agents can still verify what they signed.`,
+      input: Input({}),
+      output: SigningKeys,
+      rest: { method: 'POST', path: '/agentic/ucp/signing-keys/rotate' },
+      example: {},
+      handler: async (ctx) => {
+        await rotateUcpSigningKeys(ctx.db, ctx.store.id, ctx.clock);
+        return keysView(ctx.db, ctx.store.id, ctx.clock);
+      },
     }),
   },
 });

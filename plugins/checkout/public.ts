@@ -4,3 +4,4 @@
  * A plugin importing this file declares `requires: ['checkout']`.
  */
 export { agenticSettings, readSettingsView, writeSettings, type AgenticPatch, type AgenticSettings } from './settings-store';
+export { rotateKeys as rotateUcpSigningKeys, signingKeysView as ucpSigningKeys, ROTATION_GRACE_DAYS } from './ucp/keys';

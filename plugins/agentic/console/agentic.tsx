@@ -157,6 +157,54 @@ export function AgenticPage() {
           )}
         </form>
       )}
+      {s?.ucp.enabled && <SigningKeys />}
+    </>
+  );
+}
+
+/** The keys /.well-known/ucp publishes; a rotation signs with a new one and keeps the old published for its grace period. */
+function SigningKeys() {
+  const c = useConsole();
+  const keys = useResource('/agentic/ucp/signing-keys');
+  const act = useAction();
+  const rotate = () =>
+    act.run(async () => {
+      const r = await api('POST', '/agentic/ucp/signing-keys/rotate', {});
+      if (!r.ok) return act.setError(r.error);
+      keys.setData(r.body);
+    });
+  return (
+    <>
+      <h2>UCP signing keys</h2>
+      <ErrorLine error={keys.error ?? act.error} />
+      {keys.data && (
+        <table class="records">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Created</th>
+              <th>Published until</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.data.map((k) => (
+              <tr key={k.kid}>
+                <td>
+                  {k.kid}
+                  {k.signing ? ' (signing)' : ''}
+                </td>
+                <td>{new Date(k.created_at).toLocaleString()}</td>
+                <td>{k.retires_at ? new Date(k.retires_at).toLocaleString() : 'no end'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {c.may('agentic.rotate_ucp_signing_keys') && (
+        <button type="button" disabled={act.busy} onClick={() => void rotate()}>
+          Rotate the signing key
+        </button>
+      )}
     </>
   );
 }

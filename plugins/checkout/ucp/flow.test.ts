@@ -82,3 +82,36 @@ test('a signed agent creates, updates (buyer, address, discount) and completes a
   await w.agent.verify({ method: 'POST', url: `https://${url.host}${url.pathname}`, headers: hook.headers, body: hook.body }, profile.signing_keys);
   expect(expectUcp('order', JSON.parse(hook.body))).toMatchObject({ id: d.order.id, event_id: `order_created_${d.order.id}` });
 });
+
+test('rotating the signing key: the new key signs from then on, the old stays published for 7 days, then leaves', async () => {
+  const before = await w.h.call('GET', '/agentic/ucp/signing-keys');
+  expect(before.status).toBe(200);
+  expect(before.body.data).toEqual([expect.objectContaining({ object: 'ucp_signing_key', kid: 'svc-1', signing: true, retires_at: null })]);
+  expect(before.body.data[0].public_jwk.d).toBeUndefined();
+
+  const rotated = await w.h.call('POST', '/agentic/ucp/signing-keys/rotate', {});
+  expect(rotated.status).toBe(200);
+  const [next, old] = rotated.body.data;
+  expect(next).toMatchObject({ kid: 'svc-2', signing: true, retires_at: null });
+  expect(old).toMatchObject({ kid: 'svc-1', signing: false });
+  expect(new Date(old.retires_at).getTime() - w.h.clock.now().getTime()).toBe(7 * 86_400_000);
+
+  // Both are published; what svc signs now verifies with the new key alone.
+  const profile = (await w.ucp('GET', '/.well-known/ucp', undefined, { sign: false })).body;
+  expect(profile.signing_keys.map((k: any) => k.kid)).toEqual(['svc-2', 'svc-1']);
+  const p = await item(w.h);
+  const c = (await w.ucp('POST', CO, { ...cart({ id: p }), buyer: BUYER, fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] } }))
+    .body;
+  const done = await w.ucp('POST', `${CO}/${c.id}/complete`, MANUAL);
+  expect(done.status).toBe(200);
+  expect(done.headers.get('signature-input')).toContain('keyid="svc-2"');
+  await w.agent.verify({ status: 200, headers: done.headers, body: done.raw }, [profile.signing_keys[0]]);
+
+  // After the grace period the old key is gone from the profile and the list.
+  w.h.clock.advance(7 * 86_400_000 + 1000);
+  const later = await w.h.call('GET', '/agentic/ucp/signing-keys');
+  expect(later.body.data.map((k: any) => k.kid)).toEqual(['svc-2']);
+  // Rotating takes platform:write.
+  const reader = await w.h.newKey(['platform:read']);
+  expect((await w.h.call('POST', '/agentic/ucp/signing-keys/rotate', {}, { 'x-api-key': reader })).status).toBe(403);
+});

@@ -94,3 +94,26 @@ export async function rotateKeys(db: Db, storeId: string, clock: Clock): Promise
   cache.delete(storeId);
   return storeKeys(db, storeId, clock);
 }
+
+/** A published key as the store's settings show it: never the private half. */
+export interface SigningKeyView {
+  kid: string;
+  public_jwk: Jwk;
+  signing: boolean;
+  created_at: string;
+  retires_at: string | null;
+}
+
+/** The store's published keys, newest (the signing one) first, making the first if it has none. */
+export async function signingKeysView(db: Db, storeId: string, clock: Clock): Promise<SigningKeyView[]> {
+  await storeKeys(db, storeId, clock);
+  const rows = await readKeys(db, storeId, clock.now());
+  const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
+  return rows.map((r, i) => ({
+    kid: r.kid,
+    public_jwk: parse<Jwk>(r.public_jwk),
+    signing: i === 0,
+    created_at: iso(r.created_at)!,
+    retires_at: iso(r.retired_at),
+  }));
+}

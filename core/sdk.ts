@@ -29,6 +29,7 @@ export type {
   JobDeps,
   PluginDef,
   McpApps,
+  McpClient,
   PersonalDataColumn,
   Principal,
   RestMapping,

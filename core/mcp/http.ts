@@ -8,7 +8,8 @@ import { fastToolCall } from './fast-call';
 import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
-import type { ToolOptions } from '../tools/catalog';
+import { resolveCall, type ToolOptions } from '../tools/catalog';
+import type { Registry } from '../plugins/registry';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
@@ -213,6 +214,14 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
   return { mode, readOnly, toolsets };
 }
 
+/** Whether a tools/call message names an action declaring `interactive` (it talks to the client mid-call). */
+function interactiveCall(registry: Registry, message: { params?: { name?: unknown; arguments?: unknown } }): boolean {
+  const { name, arguments: args } = message.params ?? {};
+  if (typeof name !== 'string') return false;
+  const call = resolveCall(registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
+  return !!call?.actionName && !!call.plugin.actions[call.actionName]?.interactive;
+}
+
 /**
  * POST/GET/DELETE /agent/mcp: MCP Streamable HTTP. Sessions are ours (in the database); each
  * request gets a fresh SDK server and a stateless SDK transport, which handle the JSON-RPC and
@@ -317,6 +326,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     // Kept only when declared, so other sessions' options stay as they were. `{}` means form mode.
     const caps = (parsedBody as any).params?.capabilities?.elicitation;
     if (caps && typeof caps === 'object') opts.elicitation = { form: !!caps.form || !caps.url, url: !!caps.url };
+    if ((parsedBody as any).params?.capabilities?.sampling) opts.sampling = true;
     session = await svc.mcpSessions.create({
       apiKeyId: credentialId(principal),
       storeId: store.id,
@@ -349,9 +359,11 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
   // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
   // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
+  // An interactive action (ctx.mcp: logs, progress, sampling, elicitation) talks to the client on it too.
   const confirming =
     request.method === 'POST' && message?.method === 'tools/call'
       ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
+        interactiveCall(svc.registry, message) ||
         !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message)
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.

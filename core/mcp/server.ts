@@ -7,7 +7,7 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   ElicitResultSchema,
-  type ElicitResult,
+  CreateMessageResultSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
@@ -37,7 +37,8 @@ import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 import { readUiResource, uiResources, uiToolTarget, withUiTools } from './apps';
 import { callerCtx, invoke } from '../plugins/invoke';
-import { toToolError } from '../errors';
+import { fail, toToolError } from '../errors';
+import type { McpClient } from '../plugins/contract';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
@@ -105,7 +106,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
           async (req) => {
             hooks?.awaiting?.(true);
             try {
-              return await extra.sendRequest(req, ElicitResultSchema);
+              return await extra.sendRequest(req as any, req.method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema);
             } finally {
               hooks?.awaiting?.(false);
             }
@@ -170,7 +171,7 @@ async function approveByUrl(
   caller: Omit<ToolCaller, 'source'>,
   executionId: string,
   message: string,
-  ask: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+  ask: Ask,
   signal: AbortSignal,
   notify: Notify | undefined,
 ) {
@@ -189,7 +190,50 @@ async function approveByUrl(
   return outcome?.kind === 'result' || outcome?.kind === 'error' ? outcome : undefined;
 }
 
-type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
+type Notify = (
+  notification:
+    | { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }
+    | { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message?: string } },
+) => Promise<void>;
+/** A request to the client (elicitation, sampling), answered on the call's SSE stream. */
+type Ask = (request: { method: 'elicitation/create' | 'sampling/createMessage'; params: any }) => Promise<any>;
+
+/**
+ * ctx.mcp for an interactive action (core/plugins/contract.ts McpClient): log and progress as
+ * notifications on the call's stream when the client asked for them, sampling and elicitation as
+ * requests when it declared the capability.
+ */
+function mcpClientFor(
+  opts: ToolOptions,
+  tool: string,
+  progressToken: string | number | undefined,
+  logs: (level: LoggingLevel) => boolean,
+  notify?: Notify,
+  ask?: Ask,
+): McpClient {
+  const missing = (capability: string) =>
+    fail(
+      'client_capability_missing',
+      `${tool} asks the client for ${capability === 'sampling' ? 'a model answer (sampling)' : 'input (elicitation, form mode)'}; this client did not declare the ${capability} capability at initialize.`,
+    );
+  return {
+    log: async (level, data) => {
+      if (notify && logs(level)) await notify({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => {});
+    },
+    progress: async (progress, total, message) => {
+      if (notify && progressToken !== undefined)
+        await notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+    },
+    sample: async (params) => {
+      if (!opts.sampling || !ask) throw missing('sampling');
+      return ask({ method: 'sampling/createMessage', params });
+    },
+    elicit: async (params) => {
+      if (!opts.elicitation?.form || !ask) throw missing('elicitation');
+      return ask({ method: 'elicitation/create', params: { mode: 'form', ...params } });
+    },
+  };
+}
 
 /**
  * tools/call for one caller: what the SDK server runs, and what the JSON fast path of
@@ -203,9 +247,9 @@ export function toolCallHandler(
   logs: (level: LoggingLevel) => boolean = () => false,
 ) {
   return async (
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
     notify?: Notify,
-    ask?: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+    ask?: Ask,
     signal?: AbortSignal,
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = params;
@@ -253,7 +297,10 @@ export function toolCallHandler(
         );
       }
     }
-    const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
+    // An interactive action talks to the client mid-call (ctx.mcp); others never see it.
+    const interactive = target.kind === 'builtin' && !!target.actionName && !!target.plugin.actions[target.actionName]?.interactive;
+    const mcp = interactive ? mcpClientFor(opts, name, params._meta?.progressToken, logs, notify, ask) : undefined;
+    const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp', mcp }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome
     // later (tool_executions get_execution) once an approver decided.

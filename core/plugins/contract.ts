@@ -92,6 +92,35 @@ export interface Ctx<C = any> {
    * core/net/site.ts), undefined when the server does not know it.
    */
   http?: { request: Request; readonly origin: string; readonly clientIp?: string };
+  /**
+   * The MCP client behind a tools/call of an action declaring `interactive` (undefined otherwise:
+   * REST, agents, jobs, other actions). What it sends travels on the call's own SSE stream, before
+   * the result (see McpClient).
+   */
+  mcp?: McpClient;
+}
+
+/**
+ * Talking to the MCP client during a tools/call (plugins/README.md, "Talking to the MCP client").
+ * `log` and `progress` are notifications: they do nothing when the client did not ask for them (a
+ * log level below the session's, a call without `_meta.progressToken`). `sample` and `elicit` are
+ * requests the client answers; they throw a `client_capability_missing` tool error when the client
+ * did not declare `sampling` or form `elicitation` at initialize.
+ */
+export interface McpClient {
+  log(level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** sampling/createMessage: the client's model answers `messages` (MCP CreateMessageRequest params). */
+  sample(params: {
+    messages: { role: 'user' | 'assistant'; content: { type: 'text'; text: string } }[];
+    maxTokens: number;
+    systemPrompt?: string;
+  }): Promise<{ role: string; content: unknown; model: string; stopReason?: string }>;
+  /** elicitation/create in form mode: the human behind the client fills `requestedSchema` (flat, primitive fields). */
+  elicit(params: {
+    message: string;
+    requestedSchema: { type: 'object'; properties: Record<string, object>; required?: string[] };
+  }): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 }
 
 export interface CallOptions {
@@ -239,6 +268,12 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    * transaction, and ignores an Idempotency-Key (a repeat runs again).
    */
   external?: boolean;
+  /**
+   * The handler talks to the MCP client mid-call through `ctx.mcp` (logs, progress, sampling,
+   * elicitation). Over MCP such a call is answered on an SSE stream, which carries those messages
+   * before the result; every other call keeps its plain JSON answer.
+   */
+  interactive?: boolean;
   /**
    * A valid input for this action (path parameters included), so the convention sweeps
    * (test/contract) can call it for real in two stores: BOLA, idempotency, output schemas. A plain

@@ -15,7 +15,7 @@ import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
 import { subscribersOf, watchResources } from './resources';
-import { confirmationFor } from './confirm';
+import { confirmationFor, customToolConfirms } from './confirm';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
 import { forgetCustomTools } from '../tools/custom';
@@ -24,6 +24,7 @@ import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits
 import { requestOrigin } from '../net/site';
 import { tracing } from '../plugins/telemetry';
 import { declaresUi } from './apps';
+import { answerRoute, type AnswerRoute } from './answers';
 
 export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
@@ -40,8 +41,13 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
-/** Calls of this process waiting for the client's answer to an elicitation, by session (the answer is POSTed). */
-const awaitingClient = new Map<string, (message: any) => void>();
+/** Per api process (its Services): the calls waiting for their client's answer, and how answers reach them (core/mcp/answers.ts). */
+const answerRoutes = new WeakMap<Services, AnswerRoute>();
+function answersOf(svc: Services): AnswerRoute {
+  let r = answerRoutes.get(svc);
+  if (!r) answerRoutes.set(svc, (r = answerRoute(svc.db, svc.clock)));
+  return r;
+}
 
 // One watch per process and database: changes committed anywhere (this process included) reach
 // the open streams through the database's notifications, once each.
@@ -348,14 +354,12 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
 
   const current = session!;
-  // The client's answer to an elicitation a call of this process is waiting for.
+  // The client's answer to a request a call sent it (elicitation, sampling): to that call, on
+  // whichever process holds it (sessions need not be sticky).
   const message = parsedBody as any;
   if (sid && message && message.method === undefined && message.id !== undefined && ('result' in message || 'error' in message)) {
-    const deliver = awaitingClient.get(sid);
-    if (deliver) {
-      deliver(message);
-      return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
-    }
+    await answersOf(svc).route(store.id, sid, message);
+    return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
   }
   // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
   // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
@@ -364,7 +368,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     request.method === 'POST' && message?.method === 'tools/call'
       ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
         interactiveCall(svc.registry, message) ||
-        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message)
+        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message) ||
+        (await customToolConfirms(svc.db, svc.registry, store.id, message))
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
@@ -373,14 +378,13 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
+  // A call that may ask its client listens for answers landing on other processes first.
+  if (confirming) await answersOf(svc).start();
   const server = buildMcpServer(svc.registry, caller, current.options, {
     sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
-    awaiting: (waiting) => {
-      if (!waiting) awaitingClient.delete(current.id);
-      else if (transport.onmessage) awaitingClient.set(current.id, transport.onmessage.bind(transport));
-    },
+    awaiting: (waiting) => answersOf(svc).wait(current.id, waiting ? transport.onmessage?.bind(transport) : undefined),
   });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.

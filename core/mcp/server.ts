@@ -31,7 +31,7 @@ import { errorResult, textResult } from './results';
 import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
 import { getPrompt, listPrompts } from './prompts';
-import { auditDeclined, confirmationFor, elicitation } from './confirm';
+import { auditDeclined, elicitation, targetConfirmation } from './confirm';
 import { waitForOutcome } from '../tools/approvals';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
@@ -155,6 +155,14 @@ async function taskCall(
   const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
   if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const names = target.kind === 'builtin' ? { tool: target.plugin.name, action: target.actionName ?? '' } : { tool: target.tool.name, action: 'run' };
+  // A call the user must confirm is asked on its own stream, which a task does not have: never run unasked.
+  const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
+  const confirm = targetConfirmation(registry, config, target, { params });
+  if (confirm)
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      `${confirm.tool}.${confirm.action} needs the user's confirmation (elicitation), which a task cannot ask for; call it without params.task.`,
+    );
   return startTask({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target, names, { ttl: params.task?.ttl, sessionId });
 }
 
@@ -279,7 +287,7 @@ export function toolCallHandler(
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
-    const confirm = config.confirms ? confirmationFor(registry, config, { params }) : undefined;
+    const confirm = targetConfirmation(registry, config, target, { params });
     if (confirm) {
       const what = `${confirm.tool}.${confirm.action}`;
       if (!opts.elicitation?.form || !ask)

@@ -72,6 +72,8 @@ export interface CustomTool {
   visibility: 'private' | 'public';
   requires_plan: Plan;
   requires_approval: boolean;
+  /** An MCP call asks the human behind the client to confirm first (elicitation; issue 51). */
+  requires_confirmation: boolean;
   approval_timeout_minutes: number;
   timeout_action: TimeoutAction;
   escalation_group: string | null;

@@ -30,6 +30,8 @@ export type {
   PluginDef,
   McpApps,
   McpClient,
+  McpPromptDef,
+  McpResourceDef,
   PersonalDataColumn,
   Principal,
   RestMapping,

@@ -15,6 +15,7 @@ import {
   UnsubscribeRequestSchema,
   ListPromptsRequestSchema,
   GetPromptRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
@@ -31,6 +32,15 @@ import { errorResult, textResult } from './results';
 import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
 import { getPrompt, listPrompts } from './prompts';
+import {
+  completePrompt,
+  getPluginPrompt,
+  pluginPrompts,
+  pluginResourceFor,
+  pluginResources,
+  pluginTemplates,
+  readPluginResource,
+} from './plugin-content';
 import { auditDeclined, elicitation, targetConfirmation } from './confirm';
 import { waitForOutcome } from '../tools/approvals';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
@@ -75,6 +85,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
       // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
       resources: { subscribe: true },
       prompts: {},
+      completions: {},
     },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
@@ -119,24 +130,46 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
   // Records are resource templates (svc://...); MCP Apps clients also list their ui:// views (core/mcp/apps.ts).
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: opts.ui ? uiResources(registry) : [] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: resourceTemplates(registry, caller) }));
+  // Plugins may serve resources and prompts of their own too (`mcpContent`, core/mcp/plugin-content.ts).
+  const { principal } = caller;
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...(opts.ui ? uiResources(registry) : []), ...pluginResources(registry, principal)],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [...resourceTemplates(registry, caller), ...pluginTemplates(registry, principal)],
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     if (opts.ui && request.params.uri.startsWith('ui://')) {
       const found = readUiResource(registry, request.params.uri);
       if (!found) throw protocolError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
       return found;
     }
-    return readResource(caller, request.params.uri);
+    const own = pluginResourceFor(registry, principal, request.params.uri);
+    return own ? readPluginResource(own, request.params.uri) : readResource(caller, request.params.uri);
   });
   const sessionOnly = () => {
     if (!hooks?.sessionId) throw protocolError(ErrorCode.InvalidRequest, 'Subscriptions need an MCP session.');
     return hooks.sessionId;
   };
-  server.setRequestHandler(SubscribeRequestSchema, (request) => subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+    subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri, !!pluginResourceFor(registry, principal, request.params.uri)),
+  );
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => unsubscribe(caller.db, caller.store.id, sessionOnly(), request.params.uri));
-  server.setRequestHandler(ListPromptsRequestSchema, async () => listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(caller, opts.mode, request.params.name, request.params.arguments));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...listPrompts().prompts, ...pluginPrompts(registry, principal)] }));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async (request) =>
+      (await getPluginPrompt(registry, principal, request.params.name, request.params.arguments)) ??
+      getPrompt(caller, opts.mode, request.params.name, request.params.arguments),
+  );
+  // Argument suggestions: a plugin prompt's own; svc's prompts and resource templates offer none.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    if (ref.type !== 'ref/prompt') return { completion: { values: [], total: 0, hasMore: false } };
+    if (!listPrompts().prompts.some((p) => p.name === ref.name) && !pluginPrompts(registry, principal).some((p) => p.name === ref.name))
+      throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    return completePrompt(registry, principal, ref.name, argument.name, argument.value);
+  });
   return server;
 }
 

@@ -388,6 +388,11 @@ export interface PluginDef {
    */
   mcpApps?: McpApps;
   /**
+   * MCP resources (fixed URIs and templates) and prompts this plugin serves beside svc's own, to
+   * credentials holding its read scope (core/mcp/plugin-content.ts).
+   */
+  mcpContent?: { resources?: McpResourceDef[]; prompts?: McpPromptDef[] };
+  /**
    * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
    * Services.authenticators, after the admin token and before API keys, so every surface (REST,
    * MCP, agent chat) accepts them without the core knowing the plugin.
@@ -600,6 +605,34 @@ export interface PersonalDataColumn {
 }
 
 /** A plugin's MCP Apps (core/mcp/apps.ts serves them to clients that declare the extension). */
+/** A resource served by URI: `uri` fixed (`test://static-text`) or a template with `{name}` parts. */
+export interface McpResourceDef {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  /** Its contents, text or base64 `blob`; `params` holds a template's parts, decoded. */
+  read(params: Record<string, string>): Promise<{ text: string } | { blob: string }>;
+}
+
+/** What a prompt message carries (MCP PromptMessage content). */
+export type McpPromptContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string } };
+
+export interface McpPromptDef {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  /** The messages, from the arguments given (a missing required one is refused before). */
+  get(args: Record<string, string>): Promise<{ role: 'user' | 'assistant'; content: McpPromptContent }[]>;
+  /** completion/complete: suggestions for an argument from what the user typed so far. */
+  complete?(argument: string, value: string): string[];
+}
+
 export interface McpApps {
   /** `ui://` resources: one self-contained HTML document each (text/html;profile=mcp-app). */
   views: { uri: string; name: string; description: string; html: string }[];

@@ -1,8 +1,8 @@
 /**
  * ctx.mcp (plugins/README.md, "Talking to the MCP client"): an interactive action's logs,
  * progress, sampling and elicitation reach the SDK's own client on the call's stream, and a client
- * that did not declare a capability gets a tool error naming it. The actions are the conformance
- * suite's fixture tools (test/fixtures/conformance.ts).
+ * that did not declare a capability gets a tool error naming it; and a plugin's own resources and
+ * prompts (`mcpContent`). The plugins are the conformance suite's fixtures (test/fixtures/conformance.ts).
  */
 import { beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -103,4 +103,34 @@ test('media fields become MCP content (image, audio, embedded resource), not JSO
   expect(audio.content[1]).toMatchObject({ type: 'audio', mimeType: 'audio/wav' });
   expect(Buffer.from(audio.content[1].data, 'base64').subarray(0, 4).toString()).toBe('RIFF');
   await client.close();
+});
+
+test("a plugin's own resources and prompts (mcpContent): listed and read with its read scope only", async () => {
+  const client = await connect();
+  const { resources } = await client.listResources();
+  expect(resources.map((r) => r.uri)).toContain('test://static-text');
+  expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('test://template/{id}/data');
+  const read = await client.readResource({ uri: 'test://template/a%20b/data' });
+  expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ id: 'a b', templateTest: true, data: 'Data for ID: a b' });
+  const got = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'x', arg2: 'y' } });
+  expect(got.messages[0].content).toEqual({ type: 'text', text: "Prompt with arguments: arg1='x', arg2='y'" });
+  await expect(client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'x' } })).rejects.toMatchObject({ code: -32602 });
+  const done = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+  expect(done.completion.values).toEqual(['paris', 'park', 'party']);
+  await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({
+    code: -32602,
+  });
+  await client.close();
+
+  // A key without the plugin's read scope sees none of it, and cannot read it.
+  const transport = new StreamableHTTPClientTransport(new URL('http://svc.test/agent/mcp'), {
+    fetch: ((input: string | URL | Request, init?: RequestInit) => h.app.handle(new Request(input, init))) as typeof fetch,
+    requestInit: { headers: { 'x-api-key': await h.newKey(['products:read']) } },
+  });
+  const narrow = new Client({ name: 'narrow', version: '1' });
+  await narrow.connect(transport);
+  expect((await narrow.listResources()).resources.map((r) => r.uri)).not.toContain('test://static-text');
+  expect((await narrow.listPrompts()).prompts.map((p) => p.name)).not.toContain('test_simple_prompt');
+  await expect(narrow.readResource({ uri: 'test://static-text' })).rejects.toMatchObject({ code: -32602 });
+  await narrow.close();
 });

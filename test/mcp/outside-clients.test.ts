@@ -83,17 +83,22 @@ describe('outside MCP clients', () => {
     expect(JSON.parse(templates.stdout).resourceTemplates.map((t: any) => t.uriTemplate)).toContain('svc://products/{id}');
     const prompts = await run([bin('mcp-inspector'), ...common, '--method', 'prompts/list'], env);
     expect(prompts.code).toBe(0);
+    // svc's three, then the conformance fixture's (this file's server has them: test/fixtures/conformance.ts).
     expect(JSON.parse(prompts.stdout).prompts.map((x: any) => x.name)).toEqual([
       'daily_operations_summary',
       'review_pending_approvals',
       'low_stock_check',
+      'test_simple_prompt',
+      'test_prompt_with_arguments',
+      'test_prompt_with_embedded_resource',
+      'test_prompt_with_image',
     ]);
     const read = await run([bin('mcp-inspector'), ...common, '--method', 'resources/read', '--uri', `svc://products/${p.body.id}`], env);
     expect(read.code).toBe(0);
     expect(JSON.parse(JSON.parse(read.stdout).contents[0].text).name).toBe('Inspected resource');
   }, 120_000);
 
-  test('the official conformance suite passes every 2025-11-25 check but the fixture-only scenarios', async () => {
+  test('the official conformance suite passes every 2025-11-25 check, on its fixture tools, resources and prompts', async () => {
     // The suite sends no credentials; a loopback proxy adds the key and leaves Host/Origin alone.
     const proxy = keyProxy(`http://127.0.0.1:${server.port}`, h.key);
     try {
@@ -117,6 +122,8 @@ describe('outside MCP clients', () => {
       expect(summary).toContain('✓ server-session-lifecycle');
       // Every tools/call scenario, on the fixture tools (test/fixtures/conformance.ts): none is an expected failure.
       for (const scenario of FIXTURE_TOOL_SCENARIOS) expect(summary).toContain(`✓ ${scenario}`);
+      // Nor is any other: the fixture's resources and prompts pass theirs.
+      expect(summary).toMatch(/Total: \d+ passed, 0 failed/);
       if (r.code !== 0 || process.env.SHOW_CONFORMANCE) console.error(summary);
       expect(r.stdout).toContain('Baseline check passed');
       expect(r.code).toBe(0);

@@ -5,8 +5,7 @@ import { credentialId } from '../plugins/contract';
 import { principalOf } from '../tools/executions';
 import { storableJson } from '../tools/audit-batch';
 import type { ToolCaller, ToolTarget } from '../tools/types';
-import type { Db } from '../db/types';
-import { CUSTOM_ACTION, findCustomTool } from '../tools/custom';
+import { CUSTOM_ACTION } from '../tools/custom';
 
 /**
  * Confirmations by elicitation (issue 51): a tool the store's tool-config marks
@@ -43,13 +42,6 @@ export function targetConfirmation(registry: Registry, config: StoreToolConfig, 
   if (target.kind === 'custom')
     return target.tool.requires_confirmation ? { tool: target.tool.name, action: CUSTOM_ACTION, input: target.input } : undefined;
   return confirmationFor(registry, config, body);
-}
-
-/** Whether a tools/call message names one of the store's custom tools that asks for confirmation (a cached lookup). */
-export async function customToolConfirms(db: Db, registry: Registry, storeId: string, body: unknown): Promise<boolean> {
-  const name = (body as { params?: { name?: unknown } })?.params?.name;
-  if (typeof name !== 'string' || resolveCall(registry, name, {})) return false;
-  return !!(await findCustomTool(db, storeId, name))?.requires_confirmation;
 }
 
 const money = (v: unknown) => (typeof v === 'number' ? v.toFixed(2) : typeof v === 'string' && v ? v : undefined);

@@ -9,16 +9,15 @@ import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
 import { resolveCall, type ToolOptions } from '../tools/catalog';
-import type { Registry } from '../plugins/registry';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
 import { subscribersOf, watchResources } from './resources';
-import { confirmationFor, customToolConfirms } from './confirm';
+import { confirmationFor } from './confirm';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
-import { forgetCustomTools } from '../tools/custom';
+import { findCustomTool, forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
@@ -220,12 +219,18 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
   return { mode, readOnly, toolsets };
 }
 
-/** Whether a tools/call message names an action declaring `interactive` (it talks to the client mid-call). */
-function interactiveCall(registry: Registry, message: { params?: { name?: unknown; arguments?: unknown } }): boolean {
+/**
+ * Whether a tools/call may ask its client mid-call, so it is answered over SSE and never on the
+ * fast path: an action declaring `interactive` (ctx.mcp), a built-in action the store's
+ * tool-config wants confirmed, a custom tool whose own requires_confirmation is set.
+ */
+async function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): Promise<boolean> {
   const { name, arguments: args } = message.params ?? {};
   if (typeof name !== 'string') return false;
-  const call = resolveCall(registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
-  return !!call?.actionName && !!call.plugin.actions[call.actionName]?.interactive;
+  const call = resolveCall(svc.registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
+  if (!call) return !!(await findCustomTool(svc.db, storeId, name))?.requires_confirmation;
+  if (call.actionName && call.plugin.actions[call.actionName]?.interactive) return true;
+  return !!confirmationFor(svc.registry, freshStoreToolConfig(storeId) ?? (await storeToolConfig(svc.db, storeId)), message);
 }
 
 /**
@@ -361,15 +366,12 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     await answersOf(svc).route(store.id, sid, message);
     return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
   }
-  // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
-  // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
-  // An interactive action (ctx.mcp: logs, progress, sampling, elicitation) talks to the client on it too.
+  // A call that may ask its client something does so over the answer's SSE stream (never the fast
+  // path); so does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
   const confirming =
     request.method === 'POST' && message?.method === 'tools/call'
       ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
-        interactiveCall(svc.registry, message) ||
-        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message) ||
-        (await customToolConfirms(svc.db, svc.registry, store.id, message))
+        (await asksClient(svc, store.id, message))
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);

@@ -386,7 +386,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
-    awaiting: (waiting) => answersOf(svc).wait(current.id, waiting ? transport.onmessage?.bind(transport) : undefined),
+    // A question settled (answered, timed out, aborted): its answer is no longer awaited.
+    awaiting: (waiting) => void (waiting || unwire()),
   });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
@@ -395,6 +396,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     enableJsonResponse: !current.options.logLevel && !confirming,
   });
   await server.connect(transport);
+  // Its questions to the client go out under ids of their own, answered from any process.
+  const unwire = confirming ? answersOf(svc).wire(transport, current.id) : () => {};
   const response = await transport.handleRequest(request, { parsedBody });
 
   // A GET stream stays open for notifications. Everything else is done once answered; the server is

@@ -62,7 +62,7 @@ const validator = new AjvJsonSchemaValidator();
 const LEVELS = LoggingLevelSchema.options;
 
 export interface SessionHooks {
-  /** While a call waits for the client's answer to a request (elicitation): where that answer must go. */
+  /** A call's question to the client (elicitation, sampling) is about to go (true) or has settled (false). */
   awaiting?: (waiting: boolean) => void;
   /** The session's id: where a task's status notifications go. */
   sessionId?: string;

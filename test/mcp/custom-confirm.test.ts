@@ -35,7 +35,10 @@ const processOf = () =>
   createApp(makeServices({ db: h.db, clock: h.clock, registry: h.registry, limits: NO_LIMITS, allowedHosts: ['svc.test', ...LOCAL_HOSTS] }));
 
 /** A client declaring form elicitation; `route` picks the api process each request goes to. */
-async function eliciting(answers: ElicitResult[], route: (body: any) => { handle: (r: Request) => Promise<Response> } = () => h.app) {
+async function eliciting(
+  answers: ElicitResult[] | ((params: any) => Promise<ElicitResult>),
+  route: (body: any) => { handle: (r: Request) => Promise<Response> } = () => h.app,
+) {
   const asked: any[] = [];
   const transport = new StreamableHTTPClientTransport(new URL('http://svc.test/agent/mcp'), {
     fetch: (async (input: string | URL | Request, init?: RequestInit) => {
@@ -47,7 +50,7 @@ async function eliciting(answers: ElicitResult[], route: (body: any) => { handle
   const client = new Client({ name: 'eliciting', version: '1' }, { capabilities: { elicitation: { form: {} } } });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push(req.params);
-    return answers.shift()!;
+    return typeof answers === 'function' ? answers(req.params) : answers.shift()!;
   });
   await client.connect(transport);
   return { client, asked };
@@ -126,5 +129,25 @@ test('the answer may land on another api process: it reaches the call waiting on
   expect(landed.filter((p) => p === 'b')).toHaveLength(1);
   // Taken by the waiting process: nothing is left behind.
   expect(await h.db.query('SELECT 1 FROM mcp_answers WHERE store_id = $1', [h.store.id])).toEqual([]);
+  await client.close();
+});
+
+test('two calls of one session ask at once: each answer reaches its own call, across processes too', async () => {
+  const [a, b] = [processOf(), processOf()];
+  // Both questions are outstanding before either is answered; the user confirms 1 and declines 2.
+  const { client, asked } = await eliciting(
+    async (params) => {
+      while (asked.length < 2) await Bun.sleep(10);
+      return params.message.includes('at 1.00') ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    },
+    (body) => (body && body.method === undefined && 'result' in body ? b : a),
+  );
+  const [one, two]: any[] = await Promise.all([
+    client.callTool({ name: 'refund_order', arguments: { amount: 1 } }),
+    client.callTool({ name: 'refund_order', arguments: { amount: 2 } }),
+  ]);
+  expect(one.structuredContent).toEqual({ refunded: 1 });
+  expect(two.isError).toBe(true);
+  expect(JSON.parse(two.content[0].text).error.message).toContain('declined');
   await client.close();
 });

@@ -51,6 +51,7 @@ export const CORE_ERRORS = defineErrors({
   already_decided: conflict('The approval was already decided.'),
   approval_expired: conflict('The approval window has closed.'),
   approval_rejected: forbidden('An approver rejected the gated call; it did not run.'),
+  client_capability_missing: forbidden('The MCP client did not declare the capability this tool needs (sampling, elicitation) at initialize.'),
   approval_timeout: def(504, 'api_error', 'No approver decided in time; the gated call did not run.'),
   rate_limit_exceeded: def(429, 'rate_limit_error', 'Too many requests; retry after Retry-After seconds.'),
   internal_error: def(500, 'api_error', 'An unexpected error; retry with backoff.'),

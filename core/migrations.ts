@@ -25,6 +25,7 @@ import core022 from './db/migrations/022_store_instance_tools.sql' with { type: 
 import core023 from './db/migrations/023_mcp_tasks.sql' with { type: 'text' };
 import core024 from './db/migrations/024_store_hostnames.sql' with { type: 'text' };
 import core025 from './db/migrations/025_store_timezone.sql' with { type: 'text' };
+import core026 from './db/migrations/026_mcp_answers.sql' with { type: 'text' };
 
 /**
  * Core migrations first, then each plugin's in registry order, except that a plugin's come after
@@ -57,6 +58,7 @@ export function allMigrations(plugins: readonly PluginDef[]): Migration[] {
     { id: 'core/023_mcp_tasks', sql: core023 },
     { id: 'core/024_store_hostnames', sql: core024 },
     { id: 'core/025_store_timezone', sql: core025 },
+    { id: 'core/026_mcp_answers', sql: core026 },
     ...requiredFirst(plugins).flatMap((p) => p.migrations ?? []),
   ];
 }

@@ -4,11 +4,12 @@ import { names, type StoreToolConfig } from '../tools/store-config';
 import { credentialId } from '../plugins/contract';
 import { principalOf } from '../tools/executions';
 import { storableJson } from '../tools/audit-batch';
-import type { ToolCaller } from '../tools/types';
+import type { ToolCaller, ToolTarget } from '../tools/types';
+import { CUSTOM_ACTION } from '../tools/custom';
 
 /**
  * Confirmations by elicitation (issue 51): a tool the store's tool-config marks
- * `requires_confirmation` asks the human behind the MCP call, in form mode, before it runs
+ * `requires_confirmation`, or a custom tool declaring it, asks the human behind the MCP call, in form mode, before it runs
  * (not an approver: agents' chats keep approvals only). Accept with confirm true runs it; decline,
  * cancel or false is a tool error, audited as `rejected` with `approval.decision` `declined`. A
  * client without the elicitation capability gets a tool error naming it, and the call never runs.
@@ -31,6 +32,16 @@ export function confirmationFor(registry: Registry, config: StoreToolConfig, bod
   const override = config.overrides[call.plugin.name];
   if (!override || !names(override.requires_confirmation, call.actionName)) return undefined;
   return { tool: call.plugin.name, action: call.actionName, input: call.input as Record<string, unknown> };
+}
+
+/**
+ * The confirmation a resolved call needs: a custom tool's own `requires_confirmation`, else the
+ * store's tool-config for a built-in action.
+ */
+export function targetConfirmation(registry: Registry, config: StoreToolConfig, target: ToolTarget, body: unknown): Confirmation | undefined {
+  if (target.kind === 'custom')
+    return target.tool.requires_confirmation ? { tool: target.tool.name, action: CUSTOM_ACTION, input: target.input } : undefined;
+  return confirmationFor(registry, config, body);
 }
 
 const money = (v: unknown) => (typeof v === 'number' ? v.toFixed(2) : typeof v === 'string' && v ? v : undefined);

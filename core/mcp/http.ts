@@ -8,7 +8,7 @@ import { fastToolCall } from './fast-call';
 import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
-import type { ToolOptions } from '../tools/catalog';
+import { resolveCall, type ToolOptions } from '../tools/catalog';
 import type { Db } from '../db/types';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
@@ -17,12 +17,13 @@ import { subscribersOf, watchResources } from './resources';
 import { confirmationFor } from './confirm';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import { forgetSession } from './sessions';
-import { forgetCustomTools } from '../tools/custom';
+import { findCustomTool, forgetCustomTools } from '../tools/custom';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
 import { tracing } from '../plugins/telemetry';
 import { declaresUi } from './apps';
+import { answerRoute, type AnswerRoute } from './answers';
 
 export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
@@ -39,8 +40,13 @@ interface LiveStream {
   server: Server;
 }
 const liveStreams = new Map<string, LiveStream>();
-/** Calls of this process waiting for the client's answer to an elicitation, by session (the answer is POSTed). */
-const awaitingClient = new Map<string, (message: any) => void>();
+/** Per api process (its Services): the calls waiting for their client's answer, and how answers reach them (core/mcp/answers.ts). */
+const answerRoutes = new WeakMap<Services, AnswerRoute>();
+function answersOf(svc: Services): AnswerRoute {
+  let r = answerRoutes.get(svc);
+  if (!r) answerRoutes.set(svc, (r = answerRoute(svc.db, svc.clock)));
+  return r;
+}
 
 // One watch per process and database: changes committed anywhere (this process included) reach
 // the open streams through the database's notifications, once each.
@@ -214,6 +220,20 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
 }
 
 /**
+ * Whether a tools/call may ask its client mid-call, so it is answered over SSE and never on the
+ * fast path: an action declaring `interactive` (ctx.mcp), a built-in action the store's
+ * tool-config wants confirmed, a custom tool whose own requires_confirmation is set.
+ */
+async function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): Promise<boolean> {
+  const { name, arguments: args } = message.params ?? {};
+  if (typeof name !== 'string') return false;
+  const call = resolveCall(svc.registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
+  if (!call) return !!(await findCustomTool(svc.db, storeId, name))?.requires_confirmation;
+  if (call.actionName && call.plugin.actions[call.actionName]?.interactive) return true;
+  return !!confirmationFor(svc.registry, freshStoreToolConfig(storeId) ?? (await storeToolConfig(svc.db, storeId)), message);
+}
+
+/**
  * POST/GET/DELETE /agent/mcp: MCP Streamable HTTP. Sessions are ours (in the database); each
  * request gets a fresh SDK server and a stateless SDK transport, which handle the JSON-RPC and
  * the transport rules (Accept 406, Content-Type 415, parse errors -32700, protocol header).
@@ -317,6 +337,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     // Kept only when declared, so other sessions' options stay as they were. `{}` means form mode.
     const caps = (parsedBody as any).params?.capabilities?.elicitation;
     if (caps && typeof caps === 'object') opts.elicitation = { form: !!caps.form || !caps.url, url: !!caps.url };
+    if ((parsedBody as any).params?.capabilities?.sampling) opts.sampling = true;
     session = await svc.mcpSessions.create({
       apiKeyId: credentialId(principal),
       storeId: store.id,
@@ -338,21 +359,19 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
 
   const current = session!;
-  // The client's answer to an elicitation a call of this process is waiting for.
+  // The client's answer to a request a call sent it (elicitation, sampling): to that call, on
+  // whichever process holds it (sessions need not be sticky).
   const message = parsedBody as any;
   if (sid && message && message.method === undefined && message.id !== undefined && ('result' in message || 'error' in message)) {
-    const deliver = awaitingClient.get(sid);
-    if (deliver) {
-      deliver(message);
-      return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
-    }
+    await answersOf(svc).route(store.id, sid, message);
+    return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
   }
-  // A call the store wants confirmed asks the client over the answer's SSE stream (never the fast path).
-  // So does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
+  // A call that may ask its client something does so over the answer's SSE stream (never the fast
+  // path); so does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
   const confirming =
     request.method === 'POST' && message?.method === 'tools/call'
       ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
-        !!confirmationFor(svc.registry, freshStoreToolConfig(store.id) ?? (await storeToolConfig(svc.db, store.id)), message)
+        (await asksClient(svc, store.id, message))
       : false;
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
@@ -361,14 +380,14 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
+  // A call that may ask its client listens for answers landing on other processes first.
+  if (confirming) await answersOf(svc).start();
   const server = buildMcpServer(svc.registry, caller, current.options, {
     sessionId: current.id,
     logLevel: current.options.logLevel,
     setLogLevel: (logLevel) => svc.mcpSessions.setOptions(current.id, { ...current.options, logLevel }),
-    awaiting: (waiting) => {
-      if (!waiting) awaitingClient.delete(current.id);
-      else if (transport.onmessage) awaitingClient.set(current.id, transport.onmessage.bind(transport));
-    },
+    // A question settled (answered, timed out, aborted): its answer is no longer awaited.
+    awaiting: (waiting) => void (waiting || unwire()),
   });
   // Plain JSON answers cost far less than an SSE stream per request (the spec lets the server
   // choose); a session that asked for log messages gets SSE, which can carry them.
@@ -377,6 +396,8 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     enableJsonResponse: !current.options.logLevel && !confirming,
   });
   await server.connect(transport);
+  // Its questions to the client go out under ids of their own, answered from any process.
+  const unwire = confirming ? answersOf(svc).wire(transport, current.id) : () => {};
   const response = await transport.handleRequest(request, { parsedBody });
 
   // A GET stream stays open for notifications. Everything else is done once answered; the server is

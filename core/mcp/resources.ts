@@ -88,8 +88,18 @@ export async function readResource(caller: Omit<ToolCaller, 'source'>, uri: stri
   return { contents: [{ uri, mimeType: 'application/json', text: jsonText(run.result) }] };
 }
 
-/** resources/subscribe: kept per session; the record's event types are stored for the store from now on. */
-export async function subscribe(db: Db, registry: Registry, storeId: string, sessionId: string, uri: string) {
+/**
+ * resources/subscribe: kept per session; the record's event types are stored for the store from now
+ * on. A plugin's resource (`plugin`: core/mcp/plugin-content.ts) is kept too; no event announces it.
+ */
+export async function subscribe(db: Db, registry: Registry, storeId: string, sessionId: string, uri: string, plugin = false) {
+  if (plugin) {
+    await db.query(
+      'INSERT INTO mcp_resource_subscriptions (session_id, store_id, uri, created_at) VALUES ($1, $2, $3, now()) ON CONFLICT DO NOTHING',
+      [sessionId, storeId, uri],
+    );
+    return {};
+  }
   const { kind } = parse(registry, uri);
   const types = [...registry.events.keys()].filter((t) => t.startsWith(kind.events));
   await db.transaction(async (tx) => {

@@ -13,27 +13,44 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export const textResult = (value: unknown, isError = false): CallToolResult => {
   if (isError) return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: true };
   const structured = isRecord(value) ? value : { result: value ?? null };
-  const image = imageOf(structured);
-  if (image) {
-    // An image an action returns (`image: {object: 'image', mime_type, data}`, e.g. a QR code) goes
-    // to the client once, as MCP image content a model can see, not as base64 inside the JSON.
-    const { image: _, ...rest } = structured;
-    return {
-      content: [
-        { type: 'text', text: jsonText(rest) },
-        { type: 'image', data: image.data, mimeType: image.mime_type },
-      ],
-      structuredContent: rest,
-    };
+  const media = mediaOf(structured);
+  if (media.length) {
+    // Media an action returns (`image`, `audio`, `embedded_resource` objects, e.g. a QR code) go to
+    // the client once, as MCP content a model can see, not as base64 inside the JSON.
+    const rest = Object.fromEntries(Object.entries(structured).filter(([k]) => !(k in MEDIA)));
+    return { content: [{ type: 'text', text: jsonText(rest) }, ...media], structuredContent: rest };
   }
   return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
 };
 
-const imageOf = (v: Record<string, unknown>) => {
-  const i = v.image as Record<string, unknown> | undefined;
-  return isRecord(i) && i.object === 'image' && typeof i.data === 'string' && typeof i.mime_type === 'string'
-    ? (i as { data: string; mime_type: string })
-    : undefined;
+type Content = CallToolResult['content'][number];
+const str = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * The top-level output fields that become MCP content (plugins/README.md, "Media in tool results"),
+ * each recognised by its `object`: `image` and `audio` `{object, mime_type, data}` (base64), and
+ * `embedded_resource` `{object, uri, mime_type, text | blob}`.
+ */
+const MEDIA: Record<string, (v: Record<string, unknown>) => Content | undefined> = {
+  image: (i) => (i.object === 'image' && str(i.data) && str(i.mime_type) ? { type: 'image', data: i.data, mimeType: i.mime_type } : undefined),
+  audio: (a) => (a.object === 'audio' && str(a.data) && str(a.mime_type) ? { type: 'audio', data: a.data, mimeType: a.mime_type } : undefined),
+  embedded_resource: (r) =>
+    r.object === 'embedded_resource' && str(r.uri) && str(r.mime_type) && (str(r.text) || str(r.blob))
+      ? {
+          type: 'resource',
+          resource: str(r.text) ? { uri: r.uri, mimeType: r.mime_type, text: r.text } : { uri: r.uri, mimeType: r.mime_type, blob: r.blob as string },
+        }
+      : undefined,
+};
+
+const mediaOf = (v: Record<string, unknown>): Content[] => {
+  const out: Content[] = [];
+  for (const [key, make] of Object.entries(MEDIA)) {
+    const field = v[key];
+    const content = isRecord(field) ? make(field) : undefined;
+    if (content) out.push(content);
+  }
+  return out;
 };
 
 /** A tool error as the MCP result a model reads (isError), the same on every path. */

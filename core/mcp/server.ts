@@ -7,7 +7,7 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   ElicitResultSchema,
-  type ElicitResult,
+  CreateMessageResultSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
@@ -15,6 +15,7 @@ import {
   UnsubscribeRequestSchema,
   ListPromptsRequestSchema,
   GetPromptRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
@@ -31,13 +32,23 @@ import { errorResult, textResult } from './results';
 import { cancelTask, getTask, listTasks, startTask, taskResult } from './tasks';
 import { readResource, resourceTemplates, subscribe, unsubscribe } from './resources';
 import { getPrompt, listPrompts } from './prompts';
-import { auditDeclined, confirmationFor, elicitation } from './confirm';
+import {
+  completePrompt,
+  getPluginPrompt,
+  pluginPrompts,
+  pluginResourceFor,
+  pluginResources,
+  pluginTemplates,
+  readPluginResource,
+} from './plugin-content';
+import { auditDeclined, elicitation, targetConfirmation } from './confirm';
 import { waitForOutcome } from '../tools/approvals';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
 import pkg from '../../package.json';
 import { readUiResource, uiResources, uiToolTarget, withUiTools } from './apps';
 import { callerCtx, invoke } from '../plugins/invoke';
-import { toToolError } from '../errors';
+import { fail, toToolError } from '../errors';
+import type { McpClient } from '../plugins/contract';
 
 export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
@@ -51,7 +62,7 @@ const validator = new AjvJsonSchemaValidator();
 const LEVELS = LoggingLevelSchema.options;
 
 export interface SessionHooks {
-  /** While a call waits for the client's answer to a request (elicitation): where that answer must go. */
+  /** A call's question to the client (elicitation, sampling) is about to go (true) or has settled (false). */
   awaiting?: (waiting: boolean) => void;
   /** The session's id: where a task's status notifications go. */
   sessionId?: string;
@@ -74,6 +85,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
       // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
       resources: { subscribe: true },
       prompts: {},
+      completions: {},
     },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
@@ -105,7 +117,7 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
           async (req) => {
             hooks?.awaiting?.(true);
             try {
-              return await extra.sendRequest(req, ElicitResultSchema);
+              return await extra.sendRequest(req as any, req.method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema);
             } finally {
               hooks?.awaiting?.(false);
             }
@@ -118,24 +130,46 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
   server.setRequestHandler(ListTasksRequestSchema, (request) => listTasks(caller, caller, request.params?.cursor));
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(caller, caller, request.params.taskId));
   // Records are resource templates (svc://...); MCP Apps clients also list their ui:// views (core/mcp/apps.ts).
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: opts.ui ? uiResources(registry) : [] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: resourceTemplates(registry, caller) }));
+  // Plugins may serve resources and prompts of their own too (`mcpContent`, core/mcp/plugin-content.ts).
+  const { principal } = caller;
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...(opts.ui ? uiResources(registry) : []), ...pluginResources(registry, principal)],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [...resourceTemplates(registry, caller), ...pluginTemplates(registry, principal)],
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     if (opts.ui && request.params.uri.startsWith('ui://')) {
       const found = readUiResource(registry, request.params.uri);
       if (!found) throw protocolError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
       return found;
     }
-    return readResource(caller, request.params.uri);
+    const own = pluginResourceFor(registry, principal, request.params.uri);
+    return own ? readPluginResource(own, request.params.uri) : readResource(caller, request.params.uri);
   });
   const sessionOnly = () => {
     if (!hooks?.sessionId) throw protocolError(ErrorCode.InvalidRequest, 'Subscriptions need an MCP session.');
     return hooks.sessionId;
   };
-  server.setRequestHandler(SubscribeRequestSchema, (request) => subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri));
+  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+    subscribe(caller.db, registry, caller.store.id, sessionOnly(), request.params.uri, !!pluginResourceFor(registry, principal, request.params.uri)),
+  );
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => unsubscribe(caller.db, caller.store.id, sessionOnly(), request.params.uri));
-  server.setRequestHandler(ListPromptsRequestSchema, async () => listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(caller, opts.mode, request.params.name, request.params.arguments));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...listPrompts().prompts, ...pluginPrompts(registry, principal)] }));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async (request) =>
+      (await getPluginPrompt(registry, principal, request.params.name, request.params.arguments)) ??
+      getPrompt(caller, opts.mode, request.params.name, request.params.arguments),
+  );
+  // Argument suggestions: a plugin prompt's own; svc's prompts and resource templates offer none.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    if (ref.type !== 'ref/prompt') return { completion: { values: [], total: 0, hasMore: false } };
+    if (!listPrompts().prompts.some((p) => p.name === ref.name) && !pluginPrompts(registry, principal).some((p) => p.name === ref.name))
+      throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    return completePrompt(registry, principal, ref.name, argument.name, argument.value);
+  });
   return server;
 }
 
@@ -154,6 +188,14 @@ async function taskCall(
   const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
   if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const names = target.kind === 'builtin' ? { tool: target.plugin.name, action: target.actionName ?? '' } : { tool: target.tool.name, action: 'run' };
+  // A call the user must confirm is asked on its own stream, which a task does not have: never run unasked.
+  const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
+  const confirm = targetConfirmation(registry, config, target, { params });
+  if (confirm)
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      `${confirm.tool}.${confirm.action} needs the user's confirmation (elicitation), which a task cannot ask for; call it without params.task.`,
+    );
   return startTask({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target, names, { ttl: params.task?.ttl, sessionId });
 }
 
@@ -170,7 +212,7 @@ async function approveByUrl(
   caller: Omit<ToolCaller, 'source'>,
   executionId: string,
   message: string,
-  ask: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+  ask: Ask,
   signal: AbortSignal,
   notify: Notify | undefined,
 ) {
@@ -189,7 +231,50 @@ async function approveByUrl(
   return outcome?.kind === 'result' || outcome?.kind === 'error' ? outcome : undefined;
 }
 
-type Notify = (notification: { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }) => Promise<void>;
+type Notify = (
+  notification:
+    | { method: 'notifications/message'; params: { level: LoggingLevel; logger: string; data: unknown } }
+    | { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message?: string } },
+) => Promise<void>;
+/** A request to the client (elicitation, sampling), answered on the call's SSE stream. */
+type Ask = (request: { method: 'elicitation/create' | 'sampling/createMessage'; params: any }) => Promise<any>;
+
+/**
+ * ctx.mcp for an interactive action (core/plugins/contract.ts McpClient): log and progress as
+ * notifications on the call's stream when the client asked for them, sampling and elicitation as
+ * requests when it declared the capability.
+ */
+function mcpClientFor(
+  opts: ToolOptions,
+  tool: string,
+  progressToken: string | number | undefined,
+  logs: (level: LoggingLevel) => boolean,
+  notify?: Notify,
+  ask?: Ask,
+): McpClient {
+  const missing = (capability: string) =>
+    fail(
+      'client_capability_missing',
+      `${tool} asks the client for ${capability === 'sampling' ? 'a model answer (sampling)' : 'input (elicitation, form mode)'}; this client did not declare the ${capability} capability at initialize.`,
+    );
+  return {
+    log: async (level, data) => {
+      if (notify && logs(level)) await notify({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => {});
+    },
+    progress: async (progress, total, message) => {
+      if (notify && progressToken !== undefined)
+        await notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+    },
+    sample: async (params) => {
+      if (!opts.sampling || !ask) throw missing('sampling');
+      return ask({ method: 'sampling/createMessage', params });
+    },
+    elicit: async (params) => {
+      if (!opts.elicitation?.form || !ask) throw missing('elicitation');
+      return ask({ method: 'elicitation/create', params: { mode: 'form', ...params } });
+    },
+  };
+}
 
 /**
  * tools/call for one caller: what the SDK server runs, and what the JSON fast path of
@@ -203,9 +288,9 @@ export function toolCallHandler(
   logs: (level: LoggingLevel) => boolean = () => false,
 ) {
   return async (
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
     notify?: Notify,
-    ask?: (request: { method: 'elicitation/create'; params: any }) => Promise<ElicitResult>,
+    ask?: Ask,
     signal?: AbortSignal,
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = params;
@@ -235,7 +320,7 @@ export function toolCallHandler(
     const toolset = target?.kind === 'builtin' ? target.plugin.name : CUSTOM_TOOLSET;
     if (!target || (opts.toolsets && !opts.toolsets.includes(toolset))) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const config = freshStoreToolConfig(caller.store.id) ?? (await storeToolConfig(caller.db, caller.store.id));
-    const confirm = config.confirms ? confirmationFor(registry, config, { params }) : undefined;
+    const confirm = targetConfirmation(registry, config, target, { params });
     if (confirm) {
       const what = `${confirm.tool}.${confirm.action}`;
       if (!opts.elicitation?.form || !ask)
@@ -253,7 +338,10 @@ export function toolCallHandler(
         );
       }
     }
-    const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp' }, target);
+    // An interactive action talks to the client mid-call (ctx.mcp); others never see it.
+    const interactive = target.kind === 'builtin' && !!target.actionName && !!target.plugin.actions[target.actionName]?.interactive;
+    const mcp = interactive ? mcpClientFor(opts, name, params._meta?.progressToken, logs, notify, ask) : undefined;
+    const outcome = await callTool({ ...caller, readOnly: opts.readOnly, source: 'mcp', mcp }, target);
     if (outcome.kind === 'result') return textResult(outcome.result);
     // Gated (SPEC 3.1): not an error; the client holds the execution id and fetches the outcome
     // later (tool_executions get_execution) once an approver decided.

@@ -35,7 +35,10 @@ function conditionalCheck(schema: TSchema): ValidateFunction | null {
   let fn = compiled.get(schema);
   if (fn === undefined) {
     // JSON round trip: TypeBox's symbol keys are dropped, what remains is the published schema.
-    fn = hasConditional(schema) ? ajv().compile(JSON.parse(JSON.stringify(schema))) : null;
+    // Its `$schema` is left out: ajv's default instance knows draft-07 only, and the keywords
+    // checked here mean the same in 2020-12 (a tool may declare that dialect, SEP-1613).
+    const { $schema: _, ...published } = JSON.parse(JSON.stringify(schema));
+    fn = hasConditional(schema) ? ajv().compile(published) : null;
     compiled.set(schema, fn);
   }
   return fn;

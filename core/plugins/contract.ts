@@ -92,6 +92,35 @@ export interface Ctx<C = any> {
    * core/net/site.ts), undefined when the server does not know it.
    */
   http?: { request: Request; readonly origin: string; readonly clientIp?: string };
+  /**
+   * The MCP client behind a tools/call of an action declaring `interactive` (undefined otherwise:
+   * REST, agents, jobs, other actions). What it sends travels on the call's own SSE stream, before
+   * the result (see McpClient).
+   */
+  mcp?: McpClient;
+}
+
+/**
+ * Talking to the MCP client during a tools/call (plugins/README.md, "Talking to the MCP client").
+ * `log` and `progress` are notifications: they do nothing when the client did not ask for them (a
+ * log level below the session's, a call without `_meta.progressToken`). `sample` and `elicit` are
+ * requests the client answers; they throw a `client_capability_missing` tool error when the client
+ * did not declare `sampling` or form `elicitation` at initialize.
+ */
+export interface McpClient {
+  log(level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** sampling/createMessage: the client's model answers `messages` (MCP CreateMessageRequest params). */
+  sample(params: {
+    messages: { role: 'user' | 'assistant'; content: { type: 'text'; text: string } }[];
+    maxTokens: number;
+    systemPrompt?: string;
+  }): Promise<{ role: string; content: unknown; model: string; stopReason?: string }>;
+  /** elicitation/create in form mode: the human behind the client fills `requestedSchema` (flat, primitive fields). */
+  elicit(params: {
+    message: string;
+    requestedSchema: { type: 'object'; properties: Record<string, object>; required?: string[] };
+  }): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 }
 
 export interface CallOptions {
@@ -242,6 +271,12 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
    */
   external?: boolean;
   /**
+   * The handler talks to the MCP client mid-call through `ctx.mcp` (logs, progress, sampling,
+   * elicitation). Over MCP such a call is answered on an SSE stream, which carries those messages
+   * before the result; every other call keeps its plain JSON answer.
+   */
+  interactive?: boolean;
+  /**
    * A valid input for this action (path parameters included), so the convention sweeps
    * (test/contract) can call it for real in two stores: BOLA, idempotency, output schemas. A plain
    * object, or a function that first makes what the input refers to (see ExampleKit). Without one,
@@ -354,6 +389,11 @@ export interface PluginDef {
    * clients see none of it.
    */
   mcpApps?: McpApps;
+  /**
+   * MCP resources (fixed URIs and templates) and prompts this plugin serves beside svc's own, to
+   * credentials holding its read scope (core/mcp/plugin-content.ts).
+   */
+  mcpContent?: { resources?: McpResourceDef[]; prompts?: McpPromptDef[] };
   /**
    * New kinds of credential this plugin brings (users' access tokens): makeServices adds them to
    * Services.authenticators, after the admin token and before API keys, so every surface (REST,
@@ -567,6 +607,34 @@ export interface PersonalDataColumn {
 }
 
 /** A plugin's MCP Apps (core/mcp/apps.ts serves them to clients that declare the extension). */
+/** A resource served by URI: `uri` fixed (`test://static-text`) or a template with `{name}` parts. */
+export interface McpResourceDef {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  /** Its contents, text or base64 `blob`; `params` holds a template's parts, decoded. */
+  read(params: Record<string, string>): Promise<{ text: string } | { blob: string }>;
+}
+
+/** What a prompt message carries (MCP PromptMessage content). */
+export type McpPromptContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string } };
+
+export interface McpPromptDef {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  /** The messages, from the arguments given (a missing required one is refused before). */
+  get(args: Record<string, string>): Promise<{ role: 'user' | 'assistant'; content: McpPromptContent }[]>;
+  /** completion/complete: suggestions for an argument from what the user typed so far. */
+  complete?(argument: string, value: string): string[];
+}
+
 export interface McpApps {
   /** `ui://` resources: one self-contained HTML document each (text/html;profile=mcp-app). */
   views: { uri: string; name: string; description: string; html: string }[];

@@ -192,7 +192,7 @@ export function callerCtx(
   deps: CallerDeps,
   principal: Principal,
   store: Store,
-  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange' | 'origin'> & { requestId?: string } = {},
+  more: Pick<CallerCtx, 'http' | 'apiVersion' | 'withChange' | 'origin' | 'mcp'> & { requestId?: string } = {},
 ): CallerCtx {
   return {
     db: deps.db,
@@ -208,6 +208,7 @@ export function callerCtx(
     origin: more.origin,
     apiVersion: more.apiVersion,
     withChange: more.withChange,
+    mcp: more.mcp,
   };
 }
 

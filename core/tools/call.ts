@@ -5,7 +5,7 @@ import type { Registry } from '../plugins/registry';
 import { createLogger, errorFields, type Logger } from '../log';
 
 const defaultLog = createLogger();
-import { isTool, type ActionDef, type CallerCtx, type PluginDef, type Principal, type Store } from '../plugins/contract';
+import { isTool, type ActionDef, type CallerCtx, type McpClient, type PluginDef, type Principal, type Store } from '../plugins/contract';
 import { callerCtx, checkScope, hasScope, invoke } from '../plugins/invoke';
 import { toolAnswer } from './raw-answers';
 import { CUSTOM_TOOL_SCOPES, resolveCall } from './catalog';
@@ -73,7 +73,7 @@ export function authorize(caller: Pick<ToolCaller, 'principal' | 'store' | 'read
 
 /** Runs an authorized target: a built-in through invoke (its own scope and input checks again), a custom tool in its runner. */
 export async function runTarget(
-  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store; origin?: string },
+  deps: { db: Db; clock: Clock; registry: Registry; log?: Logger; principal: Principal; store: Store; origin?: string; mcp?: McpClient },
   target: ToolTarget,
   withChange?: CallerCtx['withChange'],
 ): Promise<RunResult> {
@@ -88,7 +88,7 @@ export async function runTarget(
     const result = await invoke(
       target.plugin,
       action,
-      callerCtx(deps, deps.principal, deps.store, { withChange, origin: deps.origin }),
+      callerCtx(deps, deps.principal, deps.store, { withChange, origin: deps.origin, mcp: action.interactive ? deps.mcp : undefined }),
       target.input,
     );
     if (action.rest?.response !== 'raw') return { status: 'success', result };

@@ -23,6 +23,8 @@ export interface ToolOptions {
   logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
   /** The client's elicitation capability, as declared at initialize (absent: none). */
   elicitation?: { form: boolean; url: boolean };
+  /** The client declared the sampling capability at initialize (ctx.mcp.sample). */
+  sampling?: boolean;
   /** The client declared MCP Apps (io.modelcontextprotocol/ui) at initialize: views and app tools (core/mcp/apps.ts). */
   ui?: boolean;
 }

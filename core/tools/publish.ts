@@ -26,6 +26,7 @@ export function adminToolView(t: CustomTool) {
     visibility: t.visibility,
     requires_plan: t.requires_plan,
     requires_approval: t.requires_approval,
+    requires_confirmation: t.requires_confirmation,
     secret_names: t.secret_names,
     created_at: t.created_at,
     updated_at: t.updated_at,

@@ -7,7 +7,7 @@ import type { Db } from '../db/types';
 import type { SvcError } from '../errors';
 import type { Logger } from '../log';
 import type { Plan } from '../plans';
-import type { PluginDef, Principal, Registry, Store } from '../plugins/contract';
+import type { McpClient, PluginDef, Principal, Registry, Store } from '../plugins/contract';
 import type { HttpToolConfig } from './http-tool';
 
 /** What happens to a held call when its approval window closes (SPEC 3.1). */
@@ -39,6 +39,8 @@ export interface ToolCaller {
   source: 'agent' | 'mcp' | 'workflow';
   /** The origin the client reached (MCP's request, an agent chat's): ctx.origin without SVC_PUBLIC_URL. */
   origin?: string;
+  /** The MCP client behind the call, for actions declaring `interactive` (ctx.mcp). */
+  mcp?: McpClient;
   /** The agent making the call, with its approval overrides (SPEC 4.5); none for MCP clients. */
   agent?: { id: string; name: string; toolOverrides: ToolOverrides };
 }
@@ -70,6 +72,8 @@ export interface CustomTool {
   visibility: 'private' | 'public';
   requires_plan: Plan;
   requires_approval: boolean;
+  /** An MCP call asks the human behind the client to confirm first (elicitation; issue 51). */
+  requires_confirmation: boolean;
   approval_timeout_minutes: number;
   timeout_action: TimeoutAction;
   escalation_group: string | null;

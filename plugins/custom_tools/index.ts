@@ -1,6 +1,7 @@
 import { action, definePlugin, noExample } from '../../core/sdk';
 
 import { conflict } from '../../core/sdk';
+import migration001 from './migrations/001_requires_confirmation.sql' with { type: 'text' };
 import type { TSchema } from '@sinclair/typebox';
 import {
   CustomTool,
@@ -217,5 +218,6 @@ export default definePlugin({
     duplicate_name: conflict('Another tool of the store has this name.'),
     tool_published: conflict('The tool is published to every store; withdraw it (visibility private) before changing it.'),
   },
+  migrations: [{ id: 'custom_tools/001_requires_confirmation', sql: migration001 }],
   actions: { ...formActions(SHAPE_B), ...formActions(SHAPE_A), ...operatorActions },
 });

@@ -20,6 +20,7 @@ const AdminTool = Type.Object({
   visibility: Type.Union([Type.Literal('private'), Type.Literal('public')]),
   requires_plan: Type.String(),
   requires_approval: Type.Boolean(),
+  requires_confirmation: Type.Boolean(),
   secret_names: Type.Array(Type.String()),
   created_at: Timestamp(),
   updated_at: Timestamp(),

@@ -59,6 +59,7 @@ const FIELDS = [
   'config',
   'requires_plan',
   'requires_approval',
+  'requires_confirmation',
   'approval_timeout_minutes',
   'timeout_action',
   'escalation_group',

@@ -34,6 +34,12 @@ const Code = Type.String({ minLength: 1, maxLength: 100_000, description: 'A fun
 /** SPEC 4.5 tool-level approval settings, the same in both forms. */
 const approvalSettings = {
   requires_approval: Type.Optional(Type.Boolean({ description: 'Every call waits for a human decision (default false).' })),
+  requires_confirmation: Type.Optional(
+    Type.Boolean({
+      description:
+        "An MCP client's call first asks the human behind it to confirm (elicitation, form mode); declined, it does not run (default false). Agents' chats are not asked.",
+    }),
+  ),
   approval_timeout_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'Default 30.' })),
   timeout_action: Type.Optional(
     Type.Union([Type.Literal('reject'), Type.Literal('approve'), Type.Literal('escalate')], { description: 'Default reject.' }),
@@ -148,6 +154,7 @@ const common = {
   category: Type.Union([Type.String(), Type.Null()]),
   requires_plan: Type.String(),
   requires_approval: Type.Boolean(),
+  requires_confirmation: Type.Boolean({ description: 'MCP calls ask the human behind the client to confirm before the tool runs.' }),
   approval_timeout_minutes: Type.Integer(),
   timeout_action: Type.String(),
   escalation_group: Type.Union([Type.String(), Type.Null()]),

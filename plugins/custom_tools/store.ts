@@ -27,13 +27,14 @@ interface Definition {
   visibility: 'private' | 'public';
   requires_plan: string;
   requires_approval: boolean;
+  requires_confirmation: boolean;
   approval_timeout_minutes: number;
   timeout_action: string;
   escalation_group: string | null;
 }
 
 const EMPTY_SCHEMA = { type: 'object', properties: {} };
-const APPROVAL_FIELDS = ['requires_approval', 'approval_timeout_minutes', 'timeout_action', 'escalation_group'] as const;
+const APPROVAL_FIELDS = ['requires_approval', 'requires_confirmation', 'approval_timeout_minutes', 'timeout_action', 'escalation_group'] as const;
 
 /** Shape B input (or patch) as storage fields; absent fields stay absent. */
 function fromShapeB(input: Record<string, any>): Partial<Definition> {
@@ -76,6 +77,7 @@ export function render(t: CustomTool, view: View, access: Access): any {
     category: t.category,
     requires_plan: t.requires_plan,
     requires_approval: t.requires_approval,
+    requires_confirmation: t.requires_confirmation,
     approval_timeout_minutes: t.approval_timeout_minutes,
     timeout_action: t.timeout_action,
     escalation_group: t.escalation_group,
@@ -163,6 +165,7 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
     visibility: 'private',
     requires_plan: 'free',
     requires_approval: false,
+    requires_confirmation: false,
     approval_timeout_minutes: 30,
     timeout_action: 'reject',
     escalation_group: null,
@@ -174,8 +177,8 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
   try {
     const [row] = await ctx.db.query(
       `INSERT INTO custom_tools (id, store_id, name, shape, description, category, input_schema, kind, config, visibility, requires_plan,
-         requires_approval, approval_timeout_minutes, timeout_action, escalation_group, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9::text::jsonb, $10, $11, $12, $13, $14, $15, $16, $16)
+         requires_approval, approval_timeout_minutes, timeout_action, escalation_group, created_at, updated_at, requires_confirmation)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9::text::jsonb, $10, $11, $12, $13, $14, $15, $16, $16, $17)
        ON CONFLICT (store_id, name) DO NOTHING RETURNING *`,
       [
         crypto.randomUUID(),
@@ -194,6 +197,7 @@ export async function createTool(plugins: readonly PluginDef[], ctx: Ctx, view: 
         d.timeout_action,
         d.escalation_group,
         now,
+        d.requires_confirmation,
       ],
     );
     if (!row) throw duplicate(d.name);

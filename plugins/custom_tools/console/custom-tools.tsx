@@ -75,6 +75,7 @@ const BLANK = {
   method: 'POST' as NonNullable<Config['method']>,
   headers: '{}',
   approval: false,
+  confirmation: false,
 };
 const formOf = (t: Tool) => {
   const config = t.execution_config as Config; // the API answers what it was given
@@ -85,6 +86,7 @@ const formOf = (t: Tool) => {
     kind: t.execution_type as Kind,
     schema: json(t.parameters),
     approval: t.requires_approval,
+    confirmation: t.requires_confirmation,
     ...(t.execution_type === 'javascript'
       ? { code: config.code ?? '' }
       : { url: config.url ?? '', method: config.method ?? BLANK.method, headers: json(config.headers) }),
@@ -119,6 +121,7 @@ function Editor({ id }: { id?: string }) {
         execution_config:
           form.kind === 'javascript' ? { code: form.code } : { url: form.url, method: form.method, headers: parse(form.headers, 'Headers') },
         requires_approval: form.approval,
+        requires_confirmation: form.confirmation,
       };
     } catch (err) {
       return ed.setError((err as Error).message);
@@ -179,6 +182,10 @@ function Editor({ id }: { id?: string }) {
           )}
           <label class="check">
             <input type="checkbox" checked={form.approval} onChange={() => set('approval')(!form.approval)} /> Every call waits for approval
+          </label>
+          <label class="check">
+            <input type="checkbox" checked={form.confirmation} onChange={() => set('confirmation')(!form.confirmation)} /> MCP clients ask their user
+            to confirm each call
           </label>
         </fieldset>
         <ErrorLine error={ed.error} />

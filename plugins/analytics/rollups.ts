@@ -185,7 +185,13 @@ async function datesOf(db: Db, instants: string[], tz: string): Promise<string[]
  */
 export async function onOrderEvent(ctx: Ctx, instants: string[]) {
   const s = await storeSettings(ctx.db, ctx.store.id);
-  for (const day of await datesOf(ctx.db, instants, s.timezone)) await recomputeDay(ctx.db, ctx.store.id, day, s.timezone, s.currency);
+  const days = await datesOf(ctx.db, instants, s.timezone);
+  // Every lock this event's days take, up front and in one order (months ascending, then the
+  // store-wide ones): an event touching two months (a refund a month later) would otherwise hold
+  // one month and the store-wide locks while waiting on the other month, which another event holds.
+  const keys = [...new Set(days.map(monthOf))].sort().concat('products', 'customers');
+  for (const key of keys) await ctx.db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${ctx.store.id}:${key}`]);
+  for (const day of days) await recomputeDay(ctx.db, ctx.store.id, day, s.timezone, s.currency);
   const [state] = await ctx.db.query(`SELECT tz, currency FROM analytics_rollup_state WHERE store_id = $1`, [ctx.store.id]);
   if (!state || state.tz !== s.timezone || state.currency !== s.currency)
     await ctx.enqueue('backfill', {}, { singletonKey: `analytics.backfill:${ctx.store.id}` });

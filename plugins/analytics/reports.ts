@@ -23,6 +23,7 @@ async function rangeOf(ctx: Reader, p: Period, tz: string, currency: string): Pr
  * with PostgreSQL's JIT off: a report's statements run for tens of milliseconds, and their row
  * estimates (sums of running totals, unions of day rows) can be high enough for the planner to
  * compile them first, which took seconds over 1M orders (docs/benchmarks.md).
+ * The same figures either way; only the plan's cost changes.
  */
 async function withCompare<T>(
   ctx: Ctx,
@@ -30,7 +31,8 @@ async function withCompare<T>(
   one: (rd: Reader, p: Period, tz: string, currency: string) => Promise<T>,
 ) {
   return ctx.db.transaction(async (db) => {
-    await db.query(`SELECT set_config('jit', 'off', true)`);
+    // Room to hash a store's customers (100k rows) without spilling to disk.
+    await db.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
     const rd: Reader = { db, store: ctx.store, clock: ctx.clock };
     const s = await storeSettings(db, ctx.store.id);
     const p = periodOf(input, ctx.clock.now(), s.timezone);
@@ -100,7 +102,9 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
     const recentSrc = d.midnight
       ? { ...src, p: { ...p, from: d.day }, r: { ...r, start: recentStart } }
       : { ...src, r: { ...r, start: recentStart }, rolledTo: null };
-    const recent = await productUnits(recentSrc);
+    // The default period is those 30 days: read once.
+    const same = recentSrc.r.start.getTime() === r.start.getTime() && recentSrc.p.from === p.from && recentSrc.rolledTo === src.rolledTo;
+    const recent = same ? sold : await productUnits(recentSrc);
     const stock = await stockAndPrices(rd.db, rd.store.id);
     const value = stock.filter((s) => s.currency === currency).reduce((a, s) => a + s.on_hand * s.price_minor, 0);
     const products = stock

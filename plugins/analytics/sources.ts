@@ -216,17 +216,22 @@ export async function customerData(ctx: Reader, p: Period, r: Range) {
   const tail =
     p.to > cut ? await customerSales(ctx.db, ctx.store.id, { ...r, start: await startOf({ ctx, p, r, rolledTo: null }, dayAfter(cut)) }) : [];
   const [x] = await ctx.db.query(
-    `WITH c AS MATERIALIZED (
-       SELECT customer_id, min(first_day) AS first_day, date_trunc('month', min(first_day))::date AS first_m, max(last_day) AS last_day,
-              bool_or(src = 1) AS in_cut_month, bool_or(src = 2) AS in_tail, sum(orders)::bigint AS orders, sum(ltv)::bigint AS ltv
+    `WITH d AS (
+       SELECT customer_id, min(day) AS first_day, max(day) AS last_day, bool_or(src = 1) AS in_cut_month, bool_or(src = 2) AS in_tail,
+              sum(orders) AS orders, sum(ltv) AS ltv
        FROM (
-         SELECT customer_id, first_day, last_day, 0 AS src, orders, ltv FROM analytics_customer_history
-         WHERE store_id = $1 AND month <= $2 AND until > $2
+         SELECT customer_id, day, 1 AS src, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $3 AND day <= $4
          UNION ALL
-         SELECT customer_id, day, day, 1, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $3 AND day <= $4
-         UNION ALL
-         SELECT customer_id, $6::date, $6::date, 2, orders, ltv FROM jsonb_to_recordset($7::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)
+         SELECT customer_id, $6::date, 2, orders, ltv FROM jsonb_to_recordset($7::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)
        ) x GROUP BY customer_id
+     ), c AS MATERIALIZED (
+       -- History rows end before cut's month, day rows start in it: the first day is the history's, the last the days'.
+       SELECT coalesce(h.customer_id, d.customer_id) AS customer_id, coalesce(h.first_day, d.first_day) AS first_day,
+              date_trunc('month', coalesce(h.first_day, d.first_day))::date AS first_m, coalesce(d.last_day, h.last_day) AS last_day,
+              coalesce(d.in_cut_month, false) AS in_cut_month, coalesce(d.in_tail, false) AS in_tail,
+              (coalesce(h.orders, 0) + coalesce(d.orders, 0))::bigint AS orders, (coalesce(h.ltv, 0) + coalesce(d.ltv, 0))::bigint AS ltv
+       FROM (SELECT customer_id, first_day, last_day, orders, ltv FROM analytics_customer_history WHERE store_id = $1 AND month <= $2 AND until > $2) h
+       FULL JOIN d ON d.customer_id = h.customer_id
      )
      SELECT
        (SELECT json_build_object('ordered', count(*) FILTER (WHERE last_day >= $5), 'new_customers', count(*) FILTER (WHERE first_day >= $5),

@@ -169,6 +169,7 @@ describe('analytics rollups', () => {
       '/analytics/customers?from=2026-02-01&to=2026-04-30&compare=true',
       '/analytics/customers?from=2026-01-20&to=2026-03-17',
       '/analytics/customers?from=2026-03-01&to=2026-05-10',
+      '/analytics/customers?from=2026-04-01&to=2026-04-18',
     ];
     const read = async () => Promise.all(paths.map(async (p) => (await h.call('GET', p)).body));
     const rolled = await read();

@@ -113,9 +113,9 @@ async function sumCustomerHistory(db: Db, storeId: string, ids: string[] | null,
     params,
   );
   const after = await db.query(
-    `INSERT INTO analytics_customer_history (store_id, month, customer_id, until, first_day, last_day, orders, ltv)
+    `INSERT INTO analytics_customer_history (store_id, month, customer_id, until, first_day, last_day, prev_last_day, orders, ltv)
      SELECT $1, month, customer_id, coalesce(lead(month) OVER w, '9999-12-01'), min(first_day) OVER (PARTITION BY customer_id), last_day,
-            sum(orders) OVER w, sum(ltv) OVER w
+            lag(last_day) OVER w, sum(orders) OVER w, sum(ltv) OVER w
      FROM analytics_monthly_customers WHERE store_id = $1 ${only}
      WINDOW w AS (PARTITION BY customer_id ORDER BY month)
      RETURNING customer_id, to_char(month, 'YYYY-MM-DD') AS month, to_char(first_day, 'YYYY-MM-DD') AS first_day`,

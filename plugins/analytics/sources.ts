@@ -114,7 +114,7 @@ async function rolledProducts(s: Source, a: string, b: string, limit?: number) {
   const hi = asOf(b);
   const lo = asOf(dayBefore(a));
   const rows = await s.ctx.db.query(
-    `SELECT product_id, sum(units)::bigint AS units, sum(net)::bigint AS net FROM (
+    `SELECT product_id, sum(units::float8)::bigint AS units, sum(net::float8)::bigint AS net FROM (
        SELECT product_id, units, net FROM analytics_product_history WHERE store_id = $1 AND month <= $2 AND until > $2
        UNION ALL
        SELECT product_id, $5::int * units, $5::int * net FROM analytics_daily_products WHERE store_id = $1 AND day >= $3 AND day <= $4
@@ -122,7 +122,7 @@ async function rolledProducts(s: Source, a: string, b: string, limit?: number) {
        SELECT product_id, -units, -net FROM analytics_product_history WHERE store_id = $1 AND month <= $6 AND until > $6
        UNION ALL
        SELECT product_id, -$9::int * units, -$9::int * net FROM analytics_daily_products WHERE store_id = $1 AND day >= $7 AND day <= $8
-     ) x GROUP BY product_id HAVING sum(units) > 0 ORDER BY units DESC, net DESC, product_id ${limit ? 'LIMIT $10' : ''}`,
+     ) x GROUP BY product_id HAVING sum(units::float8) > 0 ORDER BY units DESC, net DESC, product_id ${limit ? 'LIMIT $10' : ''}`,
     [s.ctx.store.id, hi.month, hi.from, hi.to, hi.sign, lo.month, lo.from, lo.to, lo.sign, ...(limit ? [limit] : [])],
   );
   return rows.map((x) => ({ product_id: x.product_id as string, units: Number(x.units), net: Number(x.net) }));
@@ -215,24 +215,49 @@ export async function customerData(ctx: Reader, p: Period, r: Range) {
   const cut = p.to < today ? p.to : dayBefore(today);
   const tail =
     p.to > cut ? await customerSales(ctx.db, ctx.store.id, { ...r, start: await startOf({ ctx, p, r, rolledTo: null }, dayAfter(cut)) }) : [];
+  // Sums over day rows in float8: exact for integers below 2^53, and much cheaper than numeric.
+  const up = Number(cut.slice(8, 10)) <= 15;
+  const c = up
+    ? // The history as of the month before cut's, plus cut's month up to cut (at most 15 days).
+      `d AS (
+         SELECT customer_id, min(day) AS first_day, max(day) AS last_day, bool_or(src = 1) AS in_cut_month, bool_or(src = 2) AS in_tail,
+                sum(orders::float8) AS orders, sum(ltv::float8) AS ltv
+         FROM (
+           SELECT customer_id, day, 1 AS src, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $3 AND day <= $4
+           UNION ALL
+           SELECT customer_id, $6::date, 2, orders, ltv FROM tail
+         ) x GROUP BY customer_id
+       ), c AS MATERIALIZED (
+         -- History rows end before cut's month, day rows start in it: the first day is the history's, the last the days'.
+         SELECT coalesce(h.customer_id, d.customer_id) AS customer_id, coalesce(h.first_day, d.first_day) AS first_day,
+                coalesce(d.last_day, h.last_day) AS last_day, coalesce(d.in_cut_month, false) AS in_cut_month, coalesce(d.in_tail, false) AS in_tail,
+                (coalesce(h.orders, 0) + coalesce(d.orders, 0))::bigint AS orders, (coalesce(h.ltv, 0) + coalesce(d.ltv, 0))::bigint AS ltv
+         FROM (SELECT customer_id, first_day, last_day, orders, ltv FROM analytics_customer_history WHERE store_id = $1 AND month <= $2 AND until > $2) h
+         FULL JOIN d ON d.customer_id = h.customer_id
+       )`
+    : // The history as of cut's month's end, less that month's days after cut (at most 15: for a period
+      // ending today, today's). A customer who ordered after cut had a last day before it that only the
+      // days up to cut, or the history row before, know: looked up for those few.
+      `late AS (
+         SELECT customer_id, sum(orders::float8) AS orders, sum(ltv::float8) AS ltv FROM analytics_daily_customers
+         WHERE store_id = $1 AND day > $4 AND day <= $2 GROUP BY customer_id
+       ), h AS (
+         SELECT h.customer_id, h.first_day, h.orders - coalesce(late.orders, 0) AS orders, h.ltv - coalesce(late.ltv, 0) AS ltv,
+                CASE WHEN late.customer_id IS NULL THEN h.last_day ELSE coalesce(
+                  (SELECT max(x.day) FROM analytics_daily_customers x WHERE x.store_id = $1 AND x.customer_id = h.customer_id AND x.day >= $3 AND x.day <= $4),
+                  h.prev_last_day) END AS last_day
+         FROM analytics_customer_history h LEFT JOIN late ON late.customer_id = h.customer_id
+         WHERE h.store_id = $1 AND h.month <= $3 AND h.until > $3
+       ), c AS MATERIALIZED (
+         SELECT coalesce(h.customer_id, t.customer_id) AS customer_id, coalesce(h.first_day, $6::date) AS first_day,
+                CASE WHEN t.customer_id IS NULL THEN h.last_day ELSE $6::date END AS last_day, coalesce(h.last_day >= $3, false) AS in_cut_month,
+                t.customer_id IS NOT NULL AS in_tail, (coalesce(h.orders, 0) + coalesce(t.orders, 0))::bigint AS orders,
+                (coalesce(h.ltv, 0) + coalesce(t.ltv, 0))::bigint AS ltv
+         FROM (SELECT * FROM h WHERE orders > 0) h FULL JOIN tail t ON t.customer_id = h.customer_id
+       )`;
   const [x] = await ctx.db.query(
-    `WITH d AS (
-       SELECT customer_id, min(day) AS first_day, max(day) AS last_day, bool_or(src = 1) AS in_cut_month, bool_or(src = 2) AS in_tail,
-              sum(orders) AS orders, sum(ltv) AS ltv
-       FROM (
-         SELECT customer_id, day, 1 AS src, orders, ltv FROM analytics_daily_customers WHERE store_id = $1 AND day >= $3 AND day <= $4
-         UNION ALL
-         SELECT customer_id, $6::date, 2, orders, ltv FROM jsonb_to_recordset($7::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)
-       ) x GROUP BY customer_id
-     ), c AS MATERIALIZED (
-       -- History rows end before cut's month, day rows start in it: the first day is the history's, the last the days'.
-       SELECT coalesce(h.customer_id, d.customer_id) AS customer_id, coalesce(h.first_day, d.first_day) AS first_day,
-              date_trunc('month', coalesce(h.first_day, d.first_day))::date AS first_m, coalesce(d.last_day, h.last_day) AS last_day,
-              coalesce(d.in_cut_month, false) AS in_cut_month, coalesce(d.in_tail, false) AS in_tail,
-              (coalesce(h.orders, 0) + coalesce(d.orders, 0))::bigint AS orders, (coalesce(h.ltv, 0) + coalesce(d.ltv, 0))::bigint AS ltv
-       FROM (SELECT customer_id, first_day, last_day, orders, ltv FROM analytics_customer_history WHERE store_id = $1 AND month <= $2 AND until > $2) h
-       FULL JOIN d ON d.customer_id = h.customer_id
-     )
+    `WITH tail AS (SELECT customer_id, orders, ltv FROM jsonb_to_recordset($7::text::jsonb) AS t(customer_id text, orders bigint, ltv bigint)),
+     ${c}
      SELECT
        (SELECT json_build_object('ordered', count(*) FILTER (WHERE last_day >= $5), 'new_customers', count(*) FILTER (WHERE first_day >= $5),
                'returning_customers', count(*) FILTER (WHERE last_day >= $5 AND first_day < $5), 'with_orders', count(*),
@@ -245,12 +270,13 @@ export async function customerData(ctx: Reader, p: Period, r: Range) {
           WHERE store_id = $1 AND cohort >= date_trunc('month', $5::date)::date AND month < $3
           UNION ALL
           SELECT first_m, m, count(DISTINCT customer_id) FROM (
-            SELECT customer_id, first_m, $3::date AS m FROM c WHERE in_cut_month
+            SELECT customer_id, date_trunc('month', first_day)::date AS first_m, $3::date AS m FROM c WHERE in_cut_month
             UNION ALL
-            SELECT customer_id, first_m, date_trunc('month', $6::date)::date FROM c WHERE in_tail
+            SELECT customer_id, date_trunc('month', first_day)::date, date_trunc('month', $6::date)::date FROM c WHERE in_tail
           ) y WHERE first_m >= date_trunc('month', $5::date)::date GROUP BY 1, 2
         ) t) AS cohorts`,
-    [ctx.store.id, prevMonth(monthOf(cut)), monthOf(cut), cut, p.from, today, JSON.stringify(tail)],
+    // $2: the month before cut's (up), or the last day of cut's month (down).
+    [ctx.store.id, up ? prevMonth(monthOf(cut)) : monthEnd(monthOf(cut)), monthOf(cut), cut, p.from, today, JSON.stringify(tail)],
   );
   const j = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
   const f = j(x.figures);

@@ -15,7 +15,8 @@ CREATE TABLE IF NOT EXISTS analytics_product_history (
 );
 CREATE INDEX IF NOT EXISTS analytics_product_history_until ON analytics_product_history (store_id, until, month);
 
--- first_day: the customer's first day ordered, ever; last_day: the last up to this month's end.
+-- first_day: the customer's first day ordered, ever; last_day: the last up to this month's end;
+-- prev_last_day: the last before this month (null for the first month).
 CREATE TABLE IF NOT EXISTS analytics_customer_history (
   store_id uuid NOT NULL REFERENCES stores(id),
   month date NOT NULL,
@@ -23,6 +24,7 @@ CREATE TABLE IF NOT EXISTS analytics_customer_history (
   until date NOT NULL,
   first_day date NOT NULL,
   last_day date NOT NULL,
+  prev_last_day date,
   orders bigint NOT NULL,
   ltv bigint NOT NULL,
   PRIMARY KEY (store_id, month, customer_id)

@@ -79,7 +79,8 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
 }
 
 /**
- * Products' running totals from their month rows (`ids` null: all of the store's). A store-wide
+ * Products' running totals from their month rows (`ids` null: all of the store's, written in month
+ * order, so a reading as of an early month finds its rows together on disk). A store-wide
  * lock, taken after the month's: two months' recomputes of one product write here one after the
  * other, the later having seen the earlier's committed month rows.
  */
@@ -92,7 +93,7 @@ async function sumProductHistory(db: Db, storeId: string, ids: string[] | null) 
     `INSERT INTO analytics_product_history (store_id, month, product_id, until, units, net)
      SELECT $1, month, product_id, coalesce(lead(month) OVER w, '9999-12-01'), sum(units) OVER w, sum(net) OVER w
      FROM analytics_monthly_products WHERE store_id = $1 ${only}
-     WINDOW w AS (PARTITION BY product_id ORDER BY month)`,
+     WINDOW w AS (PARTITION BY product_id ORDER BY month) ${ids ? '' : 'ORDER BY month'}`,
     params,
   );
 }
@@ -117,7 +118,7 @@ async function sumCustomerHistory(db: Db, storeId: string, ids: string[] | null,
      SELECT $1, month, customer_id, coalesce(lead(month) OVER w, '9999-12-01'), min(first_day) OVER (PARTITION BY customer_id), last_day,
             lag(last_day) OVER w, sum(orders) OVER w, sum(ltv) OVER w
      FROM analytics_monthly_customers WHERE store_id = $1 ${only}
-     WINDOW w AS (PARTITION BY customer_id ORDER BY month)
+     WINDOW w AS (PARTITION BY customer_id ORDER BY month) ${ids ? '' : 'ORDER BY month'}
      RETURNING customer_id, to_char(month, 'YYYY-MM-DD') AS month, to_char(first_day, 'YYYY-MM-DD') AS first_day`,
     params,
   );

@@ -261,7 +261,7 @@ export async function customerData(ctx: Reader, p: Period, r: Range) {
      SELECT
        (SELECT json_build_object('ordered', count(*) FILTER (WHERE last_day >= $5), 'new_customers', count(*) FILTER (WHERE first_day >= $5),
                'returning_customers', count(*) FILTER (WHERE last_day >= $5 AND first_day < $5), 'with_orders', count(*),
-               'lifetime_total', coalesce(sum(ltv), 0)::bigint) FROM c) AS figures,
+               'lifetime_total', coalesce(sum(ltv::float8), 0)::bigint) FROM c) AS figures,
        (SELECT coalesce(json_agg(json_build_object('customer_id', customer_id, 'orders', orders, 'ltv', ltv) ORDER BY ltv DESC, customer_id), '[]')
         FROM (SELECT customer_id, orders, ltv FROM c ORDER BY ltv DESC, customer_id LIMIT 10) t) AS top,
        (SELECT coalesce(json_agg(json_build_object('cohort', to_char(cohort, 'YYYY-MM'), 'm', to_char(month, 'YYYY-MM'), 'n', n) ORDER BY cohort, month), '[]')
@@ -269,10 +269,13 @@ export async function customerData(ctx: Reader, p: Period, r: Range) {
           SELECT cohort, month, customers AS n FROM analytics_cohorts
           WHERE store_id = $1 AND cohort >= date_trunc('month', $5::date)::date AND month < $3
           UNION ALL
-          SELECT first_m, m, count(DISTINCT customer_id) FROM (
-            SELECT customer_id, date_trunc('month', first_day)::date AS first_m, $3::date AS m FROM c WHERE in_cut_month
+          -- Cut's month up to cut, and today's (the same month, or the next): each customer once per month.
+          SELECT first_m, m, count(*) FROM (
+            SELECT date_trunc('month', first_day)::date AS first_m, $3::date AS m FROM c
+            WHERE in_cut_month OR (in_tail AND date_trunc('month', $6::date)::date = $3::date)
             UNION ALL
-            SELECT customer_id, date_trunc('month', first_day)::date, date_trunc('month', $6::date)::date FROM c WHERE in_tail
+            SELECT date_trunc('month', first_day)::date, date_trunc('month', $6::date)::date FROM c
+            WHERE in_tail AND date_trunc('month', $6::date)::date <> $3::date
           ) y WHERE first_m >= date_trunc('month', $5::date)::date GROUP BY 1, 2
         ) t) AS cohorts`,
     // $2: the month before cut's (up), or the last day of cut's month (down).

@@ -19,26 +19,29 @@ async function rangeOf(ctx: Reader, p: Period, tz: string, currency: string): Pr
 }
 
 /**
- * Runs a report for the period and, with `compare`, for the one before it too, in one transaction
- * with PostgreSQL's JIT off: a report's statements run for tens of milliseconds, and their row
- * estimates (sums of running totals, unions of day rows) can be high enough for the planner to
- * compile them first, which took seconds over 1M orders (docs/benchmarks.md).
- * The same figures either way; only the plan's cost changes.
+ * Runs a report for the period and, with `compare`, for the one before it too, the two at once
+ * (each its own transaction, so its own connection on PostgreSQL; their reads are independent).
+ * Each runs with PostgreSQL's JIT off: a report's statements run for tens of milliseconds, and
+ * their row estimates (unions of running totals and day rows) can be high enough for the planner
+ * to compile them first, which took seconds over 1M orders (docs/benchmarks.md). The same figures
+ * either way; only the plan's cost changes.
  */
 async function withCompare<T>(
   ctx: Ctx,
   input: { from?: string; to?: string; compare?: boolean },
   one: (rd: Reader, p: Period, tz: string, currency: string) => Promise<T>,
 ) {
-  return ctx.db.transaction(async (db) => {
-    // Room to hash a store's customers (100k rows) without spilling to disk.
-    await db.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
-    const rd: Reader = { db, store: ctx.store, clock: ctx.clock };
-    const s = await storeSettings(db, ctx.store.id);
-    const p = periodOf(input, ctx.clock.now(), s.timezone);
-    const now = await one(rd, p, s.timezone, s.currency);
-    return input.compare ? { ...now, previous: await one(rd, previousOf(p), s.timezone, s.currency) } : now;
-  });
+  const s = await storeSettings(ctx.db, ctx.store.id);
+  const p = periodOf(input, ctx.clock.now(), s.timezone);
+  const run = (period: Period) =>
+    ctx.db.transaction(async (db) => {
+      // Room to hash a store's customers (100k rows) without spilling to disk.
+      await db.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
+      return one({ db, store: ctx.store, clock: ctx.clock }, period, s.timezone, s.currency);
+    });
+  if (!input.compare) return run(p);
+  const [now, previous] = await Promise.all([run(p), run(previousOf(p))]);
+  return { ...now, previous };
 }
 
 function figures(b: Omit<SalesBucket, 'bucket'>, currency: string) {

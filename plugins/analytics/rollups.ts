@@ -226,8 +226,11 @@ export async function backfillStore(db: Db, clock: Clock, storeId: string) {
     await db.transaction((tx) => recomputeDay(tx, storeId, day!, s.timezone, s.currency, false));
     if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(db, storeId, monthOf(day));
   }
-  await db.transaction((tx) => sumProductHistory(tx, storeId, null));
-  await db.transaction((tx) => sumCustomerHistory(tx, storeId, null));
+  // No counted order: no month rows, so no history (deleted above) to sum.
+  if (first) {
+    await db.transaction((tx) => sumProductHistory(tx, storeId, null));
+    await db.transaction((tx) => sumCustomerHistory(tx, storeId, null));
+  }
   await db.query(
     `INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (store_id) DO UPDATE SET tz = excluded.tz, currency = excluded.currency, built_at = excluded.built_at`,

@@ -69,12 +69,12 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
   const productIds = [...new Set([...hadProducts.map((x) => x.product_id as string), ...products.map((x) => x.product_id)])];
   const customerIds = [...new Set([...hadCustomers.map((x) => x.customer_id as string), ...customers.map((x) => x.customer_id)])];
   if (productIds.length) {
-    await sumMonth(db, storeId, month, 'products', productIds);
-    await sumProductHistory(db, storeId, productIds);
+    const changed = await sumMonth(db, storeId, month, 'products', productIds);
+    if (changed.length) await sumProductHistory(db, storeId, changed);
   }
   if (customerIds.length) {
-    await sumMonth(db, storeId, month, 'customers', customerIds);
-    await sumCustomerHistory(db, storeId, customerIds, month);
+    const changed = await sumMonth(db, storeId, month, 'customers', customerIds);
+    if (changed.length) await sumCustomerHistory(db, storeId, changed, month);
   }
 }
 
@@ -86,7 +86,7 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
  */
 async function sumProductHistory(db: Db, storeId: string, ids: string[] | null) {
   await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:products`]);
-  const only = ids ? `AND product_id::text IN (SELECT jsonb_array_elements_text($2::text::jsonb))` : '';
+  const only = ids ? `AND product_id IN (SELECT (jsonb_array_elements_text($2::text::jsonb))::uuid)` : '';
   const params = ids ? [storeId, json(ids)] : [storeId];
   await db.query(`DELETE FROM analytics_product_history WHERE store_id = $1 ${only}`, params);
   await db.query(
@@ -140,26 +140,37 @@ async function sumCustomerHistory(db: Db, storeId: string, ids: string[] | null,
   );
 }
 
-/** Month rows from the month's day rows: for these products or customers, or (ids null) all. */
-async function sumMonth(db: Db, storeId: string, month: string, of: 'products' | 'customers', ids: string[] | null) {
+/**
+ * Month rows from the month's day rows: for these products or customers, or (ids null) all. With
+ * ids, answers those whose month row changed (appeared, went, or holds other figures): a day's
+ * recompute rewrites every product and customer of the day, and only the changed ones need their
+ * running totals summed again.
+ */
+async function sumMonth(db: Db, storeId: string, month: string, of: 'products' | 'customers', ids: string[] | null): Promise<string[]> {
   const key = of === 'products' ? 'product_id' : 'customer_id';
   const only = ids ? `AND ${key}::text IN (SELECT jsonb_array_elements_text($3::text::jsonb))` : '';
   const params = ids ? [storeId, month, json(ids)] : [storeId, month];
-  await db.query(
+  const figures = of === 'products' ? 'json_build_array(name, units, net)::text' : 'json_build_array(first_day, last_day, orders, ltv)::text';
+  const returning = ids ? `RETURNING ${key}::text AS id, ${figures} AS f` : '';
+  const was = await db.query(
     of === 'products'
-      ? `DELETE FROM analytics_monthly_products WHERE store_id = $1 AND month = $2 ${only}`
-      : `DELETE FROM analytics_monthly_customers WHERE store_id = $1 AND month = $2 ${only}`,
+      ? `DELETE FROM analytics_monthly_products WHERE store_id = $1 AND month = $2 ${only} ${returning}`
+      : `DELETE FROM analytics_monthly_customers WHERE store_id = $1 AND month = $2 ${only} ${returning}`,
     params,
   );
   const days = `store_id = $1 AND day >= $2::date AND day < ($2::date + interval '1 month') ${only}`;
-  await db.query(
+  const is = await db.query(
     of === 'products'
       ? `INSERT INTO analytics_monthly_products (store_id, month, product_id, name, units, net)
-         SELECT $1, $2, product_id, max(name), sum(units), sum(net) FROM analytics_daily_products WHERE ${days} GROUP BY product_id`
+         SELECT $1, $2, product_id, max(name), sum(units), sum(net) FROM analytics_daily_products WHERE ${days} GROUP BY product_id ${returning}`
       : `INSERT INTO analytics_monthly_customers (store_id, month, customer_id, first_day, last_day, orders, ltv)
-         SELECT $1, $2, customer_id, min(day), max(day), sum(orders), sum(ltv) FROM analytics_daily_customers WHERE ${days} GROUP BY customer_id`,
+         SELECT $1, $2, customer_id, min(day), max(day), sum(orders), sum(ltv) FROM analytics_daily_customers WHERE ${days} GROUP BY customer_id ${returning}`,
     params,
   );
+  if (!ids) return [];
+  const before = new Map(was.map((r) => [r.id as string, r.f as string]));
+  const after = new Map(is.map((r) => [r.id as string, r.f as string]));
+  return ids.filter((id) => before.get(id) !== after.get(id));
 }
 
 /** Rebuilds one month's rows from its days, under the month's lock. */

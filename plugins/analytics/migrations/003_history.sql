@@ -11,9 +11,11 @@ CREATE TABLE IF NOT EXISTS analytics_product_history (
   until date NOT NULL,
   units bigint NOT NULL,
   net bigint NOT NULL,
-  PRIMARY KEY (store_id, month, product_id)
+  PRIMARY KEY (store_id, product_id, month)
 );
+-- Readings as of a month's end: by `until` (recent months), or by `month` (early ones).
 CREATE INDEX IF NOT EXISTS analytics_product_history_until ON analytics_product_history (store_id, until, month);
+CREATE INDEX IF NOT EXISTS analytics_product_history_month ON analytics_product_history (store_id, month);
 
 -- first_day: the customer's first day ordered, ever; last_day: the last up to this month's end;
 -- prev_last_day: the last before this month (null for the first month).
@@ -27,9 +29,11 @@ CREATE TABLE IF NOT EXISTS analytics_customer_history (
   prev_last_day date,
   orders bigint NOT NULL,
   ltv bigint NOT NULL,
-  PRIMARY KEY (store_id, month, customer_id)
+  PRIMARY KEY (store_id, customer_id, month)
 );
 CREATE INDEX IF NOT EXISTS analytics_customer_history_until ON analytics_customer_history (store_id, until, month);
+-- Also a month's cohort counts.
+CREATE INDEX IF NOT EXISTS analytics_customer_history_month ON analytics_customer_history (store_id, month);
 
 -- Per cohort (month of a customer's first counted order) and month: how many of its customers
 -- ordered in that month (cohort = month: its size). Counted from the history rows, a month at a time.

@@ -1,7 +1,4 @@
 import type { Ctx } from '../../core/sdk';
-
-/** What a report reads with: its transaction (see reports.ts), the store and the clock. */
-export type Reader = Pick<Ctx, 'db' | 'store' | 'clock'>;
 import {
   cohorts,
   customerFigures,
@@ -16,6 +13,9 @@ import {
 import type { Period } from './period';
 import { dayAfter, todayIn } from './period';
 import { rollupsReady } from './rollups';
+
+/** What a report reads with: its transaction (see reports.ts), the store and the clock. */
+export type Reader = Pick<Ctx, 'db' | 'store' | 'clock'>;
 
 /**
  * Where a report's figures come from: the daily rollups for the whole days before today (in the
@@ -198,11 +198,12 @@ export async function topProducts(s: Source, limit: number): Promise<ProductSale
 
 /**
  * The customer report's three readings (orders' customerFigures, topCustomers and cohorts): each
- * customer's whole history up to `to` matters. The rollups answer every day before today: per
- * customer, the history row valid at the end of the month before `cut`'s plus the day rows of
- * `cut`'s month up to it (one row per customer, whatever the period's length); the orders answer
- * today. Cohorts: the counts of the months before `cut`'s from analytics_cohorts, the rest from
- * those day rows and today's orders.
+ * customer's whole history up to `to` matters. The rollups answer every day up to `cut` (`to`, or
+ * yesterday): per customer, the history row valid at the end of the month before `cut`'s plus the
+ * day rows of `cut`'s month up to it, or (`cut` in the second half of its month) the row valid at
+ * that month's end less its days after `cut`: one row per customer, whatever the period's length.
+ * The orders answer today. Cohorts: the counts of the months before `cut`'s from
+ * analytics_cohorts, `cut`'s month and today's from those rows.
  */
 export async function customerData(ctx: Reader, p: Period, r: Range) {
   if (!(await rollupsReady(ctx.db, ctx.store.id, r.tz, r.currency)))

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { action, definePlugin, job, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_rollups.sql' with { type: 'text' };
 import migration002 from './migrations/002_customer_lifetimes.sql' with { type: 'text' };
+import migration003 from './migrations/003_history.sql' with { type: 'text' };
 import { customerReport, inventoryReport, salesReport } from './reports';
 import { backfill, onOrderEvent, sweep } from './rollups';
 import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
@@ -23,12 +24,17 @@ const analytics = definePlugin({
     'analytics_monthly_products',
     'analytics_daily_customers',
     'analytics_monthly_customers',
+    // Made by 002, dropped by 003 (the history rows replace it).
     'analytics_customers',
+    'analytics_product_history',
+    'analytics_customer_history',
+    'analytics_cohorts',
   ],
   requires: ['store', 'products', 'orders'],
   migrations: [
     { id: 'analytics/001_rollups', sql: migration001 },
     { id: 'analytics/002_customer_lifetimes', sql: migration002 },
+    { id: 'analytics/003_history', sql: migration003 },
   ],
   // The daily rollups (rollups.ts): each event recomputes the days it touches, so a replay changes nothing.
   on: {

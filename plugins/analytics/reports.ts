@@ -4,12 +4,12 @@ import { stockAndPrices } from '../products/public';
 import { storeSettings } from '../store/public';
 import { dayAfter, periodOf, previousOf, type Period } from './period';
 import type { CustomerInput, InventoryInput, SalesInput } from './schemas';
-import { customerData, products as productSales, sales, sourceOf } from './sources';
+import { customerData, productUnits, sales, sourceOf, topProducts, type Reader } from './sources';
 
 const DAY = 86_400_000;
 
 /** The period's instants in the store's zone (DST included): [from 00:00, the day after to 00:00). */
-async function rangeOf(ctx: Ctx, p: Period, tz: string, currency: string): Promise<Range> {
+async function rangeOf(ctx: Reader, p: Period, tz: string, currency: string): Promise<Range> {
   const [r] = await ctx.db.query(`SELECT ($1::date::timestamp AT TIME ZONE $3) AS s, ($2::date::timestamp AT TIME ZONE $3) AS e`, [
     p.from,
     dayAfter(p.to),
@@ -18,16 +18,30 @@ async function rangeOf(ctx: Ctx, p: Period, tz: string, currency: string): Promi
   return { start: new Date(r.s), end: new Date(r.e), tz, currency };
 }
 
-/** Runs a report for the period and, with `compare`, for the one before it too. */
+/**
+ * Runs a report for the period and, with `compare`, for the one before it too, the two at once
+ * (each its own transaction, so its own connection on PostgreSQL; their reads are independent).
+ * Each runs with PostgreSQL's JIT off: a report's statements run for tens of milliseconds, and
+ * their row estimates (unions of running totals and day rows) can be high enough for the planner
+ * to compile them first, which took seconds over 1M orders (docs/benchmarks.md). The same figures
+ * either way; only the plan's cost changes.
+ */
 async function withCompare<T>(
   ctx: Ctx,
   input: { from?: string; to?: string; compare?: boolean },
-  one: (p: Period, tz: string, currency: string) => Promise<T>,
+  one: (rd: Reader, p: Period, tz: string, currency: string) => Promise<T>,
 ) {
   const s = await storeSettings(ctx.db, ctx.store.id);
   const p = periodOf(input, ctx.clock.now(), s.timezone);
-  const now = await one(p, s.timezone, s.currency);
-  return input.compare ? { ...now, previous: await one(previousOf(p), s.timezone, s.currency) } : now;
+  const run = (period: Period) =>
+    ctx.db.transaction(async (db) => {
+      // Room to hash a store's customers (100k rows) without spilling to disk.
+      await db.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
+      return one({ db, store: ctx.store, clock: ctx.clock }, period, s.timezone, s.currency);
+    });
+  if (!input.compare) return run(p);
+  const [now, previous] = await Promise.all([run(p), run(previousOf(p))]);
+  return { ...now, previous };
 }
 
 function figures(b: Omit<SalesBucket, 'bucket'>, currency: string) {
@@ -47,10 +61,10 @@ function figures(b: Omit<SalesBucket, 'bucket'>, currency: string) {
 }
 
 export const salesReport = (ctx: Ctx, input: SalesInput) =>
-  withCompare(ctx, input, async (p, tz, currency) => {
+  withCompare(ctx, input, async (rd, p, tz, currency) => {
     const by = input.group_by ?? 'day';
-    const r = await rangeOf(ctx, p, tz, currency);
-    const src = await sourceOf(ctx, p, r);
+    const r = await rangeOf(rd, p, tz, currency);
+    const src = await sourceOf(rd, p, r);
     const buckets = await sales(src, by);
     const sum = buckets.reduce(
       (a, b) => ({
@@ -62,7 +76,7 @@ export const salesReport = (ctx: Ctx, input: SalesInput) =>
       }),
       { orders: 0, gross: 0, discounts: 0, tax: 0, refunds: 0 },
     );
-    const top = await productSales(src, 10);
+    const top = await topProducts(src, 10);
     return {
       object: 'sales_report' as const,
       from: p.from,
@@ -76,14 +90,14 @@ export const salesReport = (ctx: Ctx, input: SalesInput) =>
   });
 
 export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
-  withCompare(ctx, input, async (p, tz, currency) => {
+  withCompare(ctx, input, async (rd, p, tz, currency) => {
     const threshold = input.low_stock_threshold ?? 5;
-    const r = await rangeOf(ctx, p, tz, currency);
-    const src = await sourceOf(ctx, p, r);
-    const sold = new Map((await productSales(src)).map((s) => [s.product_id, s.units]));
+    const r = await rangeOf(rd, p, tz, currency);
+    const src = await sourceOf(rd, p, r);
+    const sold = await productUnits(src);
     // Days of cover look at the 30 days up to the period's end (30 x 24 h), whatever the period's length.
     const recentStart = new Date(r.end.getTime() - 30 * DAY);
-    const [d] = await ctx.db.query(
+    const [d] = await rd.db.query(
       `SELECT to_char(($1::timestamptz AT TIME ZONE $2)::date, 'YYYY-MM-DD') AS day, (($1::timestamptz AT TIME ZONE $2)::time = '00:00') AS midnight`,
       [recentStart, tz],
     );
@@ -91,8 +105,10 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
     const recentSrc = d.midnight
       ? { ...src, p: { ...p, from: d.day }, r: { ...r, start: recentStart } }
       : { ...src, r: { ...r, start: recentStart }, rolledTo: null };
-    const recent = new Map((await productSales(recentSrc)).map((s) => [s.product_id, s.units]));
-    const stock = await stockAndPrices(ctx.db, ctx.store.id);
+    // The default period is those 30 days: read once.
+    const same = recentSrc.r.start.getTime() === r.start.getTime() && recentSrc.p.from === p.from && recentSrc.rolledTo === src.rolledTo;
+    const recent = same ? sold : await productUnits(recentSrc);
+    const stock = await stockAndPrices(rd.db, rd.store.id);
     const value = stock.filter((s) => s.currency === currency).reduce((a, s) => a + s.on_hand * s.price_minor, 0);
     const products = stock
       .map((s) => {
@@ -121,9 +137,9 @@ export const inventoryReport = (ctx: Ctx, input: InventoryInput) =>
   });
 
 export const customerReport = (ctx: Ctx, input: CustomerInput) =>
-  withCompare(ctx, input, async (p, tz, currency) => {
-    const r = await rangeOf(ctx, p, tz, currency);
-    const { figures: f, top, cohorts } = await customerData(ctx, p, r);
+  withCompare(ctx, input, async (rd, p, tz, currency) => {
+    const r = await rangeOf(rd, p, tz, currency);
+    const { figures: f, top, cohorts } = await customerData(rd, p, r);
     const byCohort = new Map<string, { cohort: string; customers: number; retained: number[] }>();
     for (const c of cohorts) {
       const entry = byCohort.get(c.cohort) ?? { cohort: c.cohort, customers: 0, retained: [] };

@@ -129,6 +129,91 @@ describe('analytics rollups', () => {
     expect((await h.call('GET', '/analytics/sales?from=2026-03-01&to=2026-03-31')).body.gross_sales).toBe(75);
   }, 120_000);
 
+  test('running totals, cohorts and names across months: a later refund, a cancelled first order, a month boundary in the zone, a rename', async () => {
+    const h = await setup({ now: '2026-01-01T00:00:00Z' });
+    expect((await h.call('PATCH', '/settings', { timezone: 'America/New_York' })).status).toBe(200);
+    const a = await mkProduct(h, 10, 'Apple');
+    const b = await mkProduct(h, 25, 'Banana');
+    const [ada, bo, cy, dee] = await Promise.all(
+      ['ada', 'bo', 'cy', 'dee'].map(async (n) => (await h.call('POST', '/customers', { email: `${n}@example.com` })).body.id as string),
+    );
+    const adaJan = await order(h, '2026-01-10T15:00:00Z', [[a, 1]], ['paid'], ada);
+    await react(h); // the first reaction finds no rollups: the backfill builds them; the rest is kept by reactions
+    // 23:30 on 31 January in New York (February in UTC): dee's first order is January's.
+    await order(h, '2026-02-01T04:30:00Z', [[a, 2]], ['paid'], dee);
+    await order(h, '2026-02-05T15:00:00Z', [[b, 1]], ['paid'], bo);
+    await order(h, '2026-02-20T15:00:00Z', [[b, 2]], ['paid', 'fulfilled'], ada);
+    const cyMar = await order(h, '2026-03-03T15:00:00Z', [[a, 1]], ['paid'], cy);
+    await order(h, '2026-03-05T15:00:00Z', [[b, 3]], []); // pending: not counted
+    await order(h, '2026-03-06T15:00:00Z', [[b, 5]], ['cancelled']);
+    await react(h);
+    h.clock.set('2026-03-10T15:00:00Z');
+    expect((await h.call('PATCH', `/products/${a}`, { name: 'Apple II' })).status).toBe(200);
+    await order(h, '2026-03-18T15:00:00Z', [[a, 3]], ['paid'], bo);
+    h.clock.set('2026-03-25T15:00:00Z');
+    expect((await h.call('POST', `/orders/${adaJan}/refunds`, { amount: 5 })).status).toBe(201);
+    await order(h, '2026-04-02T15:00:00Z', [[b, 1]], ['paid'], cy);
+    // cy's first order is cancelled a month later: cy's cohort moves from March to April.
+    h.clock.set('2026-04-05T15:00:00Z');
+    expect((await h.call('POST', `/orders/${cyMar}/cancel`, {})).status).toBe(200);
+    await order(h, '2026-04-20T15:00:00Z', [[a, 1]], ['paid'], dee);
+    h.clock.set('2026-05-10T15:00:00Z');
+    await react(h, true);
+
+    const paths = [
+      '/analytics/sales?from=2026-01-01&to=2026-04-30&group_by=month',
+      '/analytics/sales?from=2026-01-01&to=2026-02-28',
+      '/analytics/sales?from=2026-01-20&to=2026-04-12&group_by=week&compare=true',
+      '/analytics/sales?from=2026-02-16&to=2026-03-17',
+      '/analytics/inventory?from=2026-01-20&to=2026-04-12',
+      '/analytics/customers?from=2026-02-01&to=2026-04-30&compare=true',
+      '/analytics/customers?from=2026-01-20&to=2026-03-17',
+      '/analytics/customers?from=2026-03-01&to=2026-05-10',
+      '/analytics/customers?from=2026-04-01&to=2026-04-18',
+    ];
+    const read = async () => Promise.all(paths.map(async (p) => (await h.call('GET', p)).body));
+    const rolled = await read();
+    const [state] = await h.db.query('DELETE FROM analytics_rollup_state WHERE store_id = $1 RETURNING *', [h.store.id]);
+    const raw = await read();
+    await h.db.query('INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)', [
+      h.store.id,
+      state.tz,
+      state.currency,
+      state.built_at,
+    ]);
+    expect(rolled).toEqual(raw);
+    // By hand: a sold 1 + 2 in January (as Apple), 3 + 1 later (as Apple II); b 1 + 2, then 1 (cy's March order cancelled).
+    expect(rolled[0].top_products.map((t: any) => [t.name, t.units])).toEqual([
+      ['Apple II', 7],
+      ['Banana', 4],
+    ]);
+    expect(rolled[0]).toMatchObject({ gross_sales: 170, refunds: 5, orders: 7 });
+    expect(rolled[0].series.map((s: any) => s.refunds)).toEqual([0, 0, 5, 0]);
+    // Over January and February only, a's name is the one it sold under then.
+    expect(rolled[1].top_products.map((t: any) => [t.name, t.units])).toEqual([
+      ['Banana', 3],
+      ['Apple', 3],
+    ]);
+    // February to April: bo and cy are new (dee's first order was January's in New York), ada and dee return.
+    expect(rolled[5]).toMatchObject({ customers: 4, new_customers: 2, returning_customers: 2, average_lifetime_value: 41.25 });
+    expect(rolled[5].cohorts).toEqual([
+      { cohort: '2026-02', customers: 1, retained: [1, 0] },
+      { cohort: '2026-04', customers: 1, retained: [] },
+    ]);
+
+    // What the reactions kept is what a rebuild makes.
+    const kept = async () =>
+      Promise.all(
+        ['analytics_product_history', 'analytics_customer_history', 'analytics_cohorts'].map((t) =>
+          h.db.query(`SELECT * FROM ${t} WHERE store_id = $1 ORDER BY 1, 2, 3`, [h.store.id]),
+        ),
+      );
+    const before = await kept();
+    expect(before[2].length).toBeGreaterThan(0);
+    await runJob(h, 'analytics.backfill', [{ data: { store_id: h.store.id, input: {} } }]);
+    expect(await kept()).toEqual(before);
+  }, 120_000);
+
   test('a time zone change falls back to the orders until the backfill rebuilds the days', async () => {
     const h = await setup({ now: '2026-03-01T00:00:00Z' });
     const a = await mkProduct(h, 10, 'Apple');

@@ -68,51 +68,109 @@ export async function recomputeDay(db: Db, storeId: string, day: string, tz: str
   if (!months) return;
   const productIds = [...new Set([...hadProducts.map((x) => x.product_id as string), ...products.map((x) => x.product_id)])];
   const customerIds = [...new Set([...hadCustomers.map((x) => x.customer_id as string), ...customers.map((x) => x.customer_id)])];
-  if (productIds.length) await sumMonth(db, storeId, month, 'products', productIds);
+  if (productIds.length) {
+    const changed = await sumMonth(db, storeId, month, 'products', productIds);
+    if (changed.length) await sumProductHistory(db, storeId, changed);
+  }
   if (customerIds.length) {
-    await sumMonth(db, storeId, month, 'customers', customerIds);
-    await sumLifetimes(db, storeId, customerIds);
+    const changed = await sumMonth(db, storeId, month, 'customers', customerIds);
+    if (changed.length) await sumCustomerHistory(db, storeId, changed, month);
   }
 }
 
 /**
- * Customers' whole-history rows from their month rows (`ids` null: all of the store's). A store-wide
- * lock, taken after the month's: two months' recomputes of one customer write here one after the
+ * Products' running totals from their month rows (`ids` null: all of the store's, written in month
+ * order, so a reading as of an early month finds its rows together on disk). A store-wide
+ * lock, taken after the month's: two months' recomputes of one product write here one after the
  * other, the later having seen the earlier's committed month rows.
  */
-async function sumLifetimes(db: Db, storeId: string, ids: string[] | null) {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:customers`]);
-  const only = ids ? `AND customer_id IN (SELECT jsonb_array_elements_text($2::text::jsonb))` : '';
+async function sumProductHistory(db: Db, storeId: string, ids: string[] | null) {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:products`]);
+  const only = ids ? `AND product_id IN (SELECT (jsonb_array_elements_text($2::text::jsonb))::uuid)` : '';
   const params = ids ? [storeId, json(ids)] : [storeId];
-  await db.query(`DELETE FROM analytics_customers WHERE store_id = $1 ${only}`, params);
+  await db.query(`DELETE FROM analytics_product_history WHERE store_id = $1 ${only}`, params);
   await db.query(
-    `INSERT INTO analytics_customers (store_id, customer_id, first_day, last_day, orders, ltv)
-     SELECT $1, customer_id, min(first_day), max(last_day), sum(orders), sum(ltv) FROM analytics_monthly_customers
-     WHERE store_id = $1 ${only} GROUP BY customer_id`,
+    `INSERT INTO analytics_product_history (store_id, month, product_id, until, units, net)
+     SELECT $1, month, product_id, coalesce(lead(month) OVER w, '9999-12-01'), sum(units) OVER w, sum(net) OVER w
+     FROM analytics_monthly_products WHERE store_id = $1 ${only}
+     WINDOW w AS (PARTITION BY product_id ORDER BY month) ${ids ? '' : 'ORDER BY month'}`,
     params,
   );
 }
 
-/** Month rows from the month's day rows: for these products or customers, or (ids null) all. */
-async function sumMonth(db: Db, storeId: string, month: string, of: 'products' | 'customers', ids: string[] | null) {
+/**
+ * Customers' running totals from their month rows (`ids` null: all of the store's, and every
+ * cohort count), then the cohort counts they change: the recomputed `month`'s, and every month of
+ * a customer whose first order moved (a first order, or its cancellation). Under a store-wide lock,
+ * as the products'.
+ */
+async function sumCustomerHistory(db: Db, storeId: string, ids: string[] | null, month?: string) {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${storeId}:customers`]);
+  const only = ids ? `AND customer_id IN (SELECT jsonb_array_elements_text($2::text::jsonb))` : '';
+  const params = ids ? [storeId, json(ids)] : [storeId];
+  const before = await db.query(
+    `DELETE FROM analytics_customer_history WHERE store_id = $1 ${only}
+     RETURNING customer_id, to_char(month, 'YYYY-MM-DD') AS month, to_char(first_day, 'YYYY-MM-DD') AS first_day`,
+    params,
+  );
+  const after = await db.query(
+    `INSERT INTO analytics_customer_history (store_id, month, customer_id, until, first_day, last_day, prev_last_day, orders, ltv)
+     SELECT $1, month, customer_id, coalesce(lead(month) OVER w, '9999-12-01'), min(first_day) OVER (PARTITION BY customer_id), last_day,
+            lag(last_day) OVER w, sum(orders) OVER w, sum(ltv) OVER w
+     FROM analytics_monthly_customers WHERE store_id = $1 ${only}
+     WINDOW w AS (PARTITION BY customer_id ORDER BY month) ${ids ? '' : 'ORDER BY month'}
+     RETURNING customer_id, to_char(month, 'YYYY-MM-DD') AS month, to_char(first_day, 'YYYY-MM-DD') AS first_day`,
+    params,
+  );
+  let months: string[] | null = null;
+  if (ids) {
+    const first = (rows: Record<string, any>[]) => new Map(rows.map((r) => [r.customer_id as string, r.first_day as string]));
+    const was = first(before);
+    const is = first(after);
+    const moved = new Set(ids.filter((id) => was.get(id) !== is.get(id)));
+    months = [...new Set([month!, ...[...before, ...after].filter((r) => moved.has(r.customer_id)).map((r) => r.month as string)])];
+  }
+  const which = months ? `AND month IN (SELECT (jsonb_array_elements_text($2::text::jsonb))::date)` : '';
+  const counted = months ? [storeId, json(months)] : [storeId];
+  await db.query(`DELETE FROM analytics_cohorts WHERE store_id = $1 ${which}`, counted);
+  await db.query(
+    `INSERT INTO analytics_cohorts (store_id, cohort, month, customers)
+     SELECT $1, date_trunc('month', first_day)::date, month, count(*) FROM analytics_customer_history WHERE store_id = $1 ${which} GROUP BY 2, 3`,
+    counted,
+  );
+}
+
+/**
+ * Month rows from the month's day rows: for these products or customers, or (ids null) all. With
+ * ids, answers those whose month row changed (appeared, went, or holds other figures): a day's
+ * recompute rewrites every product and customer of the day, and only the changed ones need their
+ * running totals summed again.
+ */
+async function sumMonth(db: Db, storeId: string, month: string, of: 'products' | 'customers', ids: string[] | null): Promise<string[]> {
   const key = of === 'products' ? 'product_id' : 'customer_id';
   const only = ids ? `AND ${key}::text IN (SELECT jsonb_array_elements_text($3::text::jsonb))` : '';
   const params = ids ? [storeId, month, json(ids)] : [storeId, month];
-  await db.query(
+  const figures = of === 'products' ? 'json_build_array(name, units, net)::text' : 'json_build_array(first_day, last_day, orders, ltv)::text';
+  const returning = ids ? `RETURNING ${key}::text AS id, ${figures} AS f` : '';
+  const was = await db.query(
     of === 'products'
-      ? `DELETE FROM analytics_monthly_products WHERE store_id = $1 AND month = $2 ${only}`
-      : `DELETE FROM analytics_monthly_customers WHERE store_id = $1 AND month = $2 ${only}`,
+      ? `DELETE FROM analytics_monthly_products WHERE store_id = $1 AND month = $2 ${only} ${returning}`
+      : `DELETE FROM analytics_monthly_customers WHERE store_id = $1 AND month = $2 ${only} ${returning}`,
     params,
   );
   const days = `store_id = $1 AND day >= $2::date AND day < ($2::date + interval '1 month') ${only}`;
-  await db.query(
+  const is = await db.query(
     of === 'products'
       ? `INSERT INTO analytics_monthly_products (store_id, month, product_id, name, units, net)
-         SELECT $1, $2, product_id, max(name), sum(units), sum(net) FROM analytics_daily_products WHERE ${days} GROUP BY product_id`
+         SELECT $1, $2, product_id, max(name), sum(units), sum(net) FROM analytics_daily_products WHERE ${days} GROUP BY product_id ${returning}`
       : `INSERT INTO analytics_monthly_customers (store_id, month, customer_id, first_day, last_day, orders, ltv)
-         SELECT $1, $2, customer_id, min(day), max(day), sum(orders), sum(ltv) FROM analytics_daily_customers WHERE ${days} GROUP BY customer_id`,
+         SELECT $1, $2, customer_id, min(day), max(day), sum(orders), sum(ltv) FROM analytics_daily_customers WHERE ${days} GROUP BY customer_id ${returning}`,
     params,
   );
+  if (!ids) return [];
+  const before = new Map(was.map((r) => [r.id as string, r.f as string]));
+  const after = new Map(is.map((r) => [r.id as string, r.f as string]));
+  return ids.filter((id) => before.get(id) !== after.get(id));
 }
 
 /** Rebuilds one month's rows from its days, under the month's lock. */
@@ -139,7 +197,13 @@ async function datesOf(db: Db, instants: string[], tz: string): Promise<string[]
  */
 export async function onOrderEvent(ctx: Ctx, instants: string[]) {
   const s = await storeSettings(ctx.db, ctx.store.id);
-  for (const day of await datesOf(ctx.db, instants, s.timezone)) await recomputeDay(ctx.db, ctx.store.id, day, s.timezone, s.currency);
+  const days = await datesOf(ctx.db, instants, s.timezone);
+  // Every lock this event's days take, up front and in one order (months ascending, then the
+  // store-wide ones): an event touching two months (a refund a month later) would otherwise hold
+  // one month and the store-wide locks while waiting on the other month, which another event holds.
+  const keys = [...new Set(days.map(monthOf))].sort().concat('products', 'customers');
+  for (const key of keys) await ctx.db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 48))`, [`analytics:${ctx.store.id}:${key}`]);
+  for (const day of days) await recomputeDay(ctx.db, ctx.store.id, day, s.timezone, s.currency);
   const [state] = await ctx.db.query(`SELECT tz, currency FROM analytics_rollup_state WHERE store_id = $1`, [ctx.store.id]);
   if (!state || state.tz !== s.timezone || state.currency !== s.currency)
     await ctx.enqueue('backfill', {}, { singletonKey: `analytics.backfill:${ctx.store.id}` });
@@ -163,7 +227,8 @@ export async function backfillStore(db: Db, clock: Clock, storeId: string) {
     await tx.query(`DELETE FROM analytics_rollup_state WHERE store_id = $1`, [storeId]);
     for (const t of ['analytics_daily_sales', 'analytics_daily_products', 'analytics_daily_customers'])
       await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (day < $2 OR day > $3)`, [storeId, first ?? today, today]);
-    await tx.query(`DELETE FROM analytics_customers WHERE store_id = $1`, [storeId]);
+    for (const t of ['analytics_product_history', 'analytics_customer_history', 'analytics_cohorts'])
+      await tx.query(`DELETE FROM ${t} WHERE store_id = $1`, [storeId]);
     for (const t of ['analytics_monthly_products', 'analytics_monthly_customers'])
       await tx.query(`DELETE FROM ${t} WHERE store_id = $1 AND (month < $2 OR month > $3)`, [storeId, first ?? today, today]);
   });
@@ -172,7 +237,11 @@ export async function backfillStore(db: Db, clock: Clock, storeId: string) {
     await db.transaction((tx) => recomputeDay(tx, storeId, day!, s.timezone, s.currency, false));
     if (day === today || dayAfter(day).endsWith('-01')) await rebuildMonth(db, storeId, monthOf(day));
   }
-  await db.transaction((tx) => sumLifetimes(tx, storeId, null));
+  // No counted order: no month rows, so no history (deleted above) to sum.
+  if (first) {
+    await db.transaction((tx) => sumProductHistory(tx, storeId, null));
+    await db.transaction((tx) => sumCustomerHistory(tx, storeId, null));
+  }
   await db.query(
     `INSERT INTO analytics_rollup_state (store_id, tz, currency, built_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (store_id) DO UPDATE SET tz = excluded.tz, currency = excluded.currency, built_at = excluded.built_at`,

@@ -1,8 +1,5 @@
-import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk';
+import { action, conflict, Deleted, definePlugin, invalid, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
-import { campaignAnalytics, codeAnalytics } from './analytics';
-import { followCta, scan } from './scan';
-import { settleStore } from './scan-buffer';
 import { QrConfig } from './config';
 import {
   Analytics,
@@ -19,8 +16,13 @@ import {
   QrUpdate,
   ScanInput,
 } from './schemas';
-import { imageResponse, renderFor } from './serve-image';
-import { archiveQrCode, codeRow, createQrCode, deactivateQrCode, listQrCodes, toQrCode, updateQrCode } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { campaignAnalytics, codeAnalytics } = onFirstCall(() => import('./analytics'));
+const { followCta, scan } = onFirstCall(() => import('./scan'));
+const { settleStore } = onFirstCall(() => import('./scan-buffer'));
+const { imageResponse, renderFor } = onFirstCall(() => import('./serve-image'));
+const { archiveQrCode, codeRow, createQrCode, deactivateQrCode, listQrCodes, toQrCode, updateQrCode } = onFirstCall(() => import('./store'));
 
 const makeCode = 'qr_codes.create_qr_code';
 /** Routes under /qr-codes/:code take the code, not the id the sweeps would derive from the POST. */

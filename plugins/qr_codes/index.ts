@@ -82,7 +82,7 @@ export default definePlugin({
       handler: async (ctx, { code, include_image }) => {
         await settleStore(ctx.db, ctx.store.id);
         const row = await codeRow(ctx, code);
-        const out = toQrCode(ctx, row);
+        const out = await toQrCode(ctx, row);
         if (!include_image) return out;
         const png = await renderFor(ctx, row, 300, 'png');
         return { ...out, image: { object: 'image' as const, mime_type: 'image/png', data: Buffer.from(png.body).toString('base64') } };

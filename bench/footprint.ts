@@ -11,7 +11,8 @@
  *   BENCH_GUARD=1        CI's short form: one run, 2,000 requests; exits 1 only when a figure is
  *                        past twice its target, a start judged by its CPU time (a busy machine
  *                        does not block, a collapse shows)
- *   DATABASE_URL         server for the PostgreSQL rows (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   DATABASE_URL         server for the PostgreSQL rows, and for the build's recorded PostgreSQL start
+ *                        (scripts/build.ts; default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * Ready: from spawning the process to the first 200 of /health, polled every 20 ms. Peak: the
  * process's high-water resident set (VmHWM) once ready. Idle: resident set after the server has
@@ -215,7 +216,8 @@ async function postgresRun(bin: string, gcHook: boolean): Promise<Run> {
 async function buildBaseline(commit: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-baseline-'));
   const sh = async (cmd: string[], cwd: string) => {
-    const p = spawn(cmd, { cwd, stdout: 'ignore', stderr: 'pipe' });
+    const env = { ...process.env, SVC_BUILD_DATABASE_URL: process.env.SVC_BUILD_DATABASE_URL || process.env.DATABASE_URL };
+    const p = spawn(cmd, { cwd, env, stdout: 'ignore', stderr: 'pipe' });
     if ((await p.exited) !== 0) throw new Error(`${cmd.join(' ')} failed: ${await new Response(p.stderr).text()}`);
   };
   await sh(['git', 'worktree', 'add', '--detach', dir, commit], root);
@@ -241,7 +243,9 @@ async function main() {
   // The checkout as it is, not a dist/svc left from an earlier build.
   if (!args.bin || !existsSync(bin)) {
     log('building dist/svc (npm run build)');
-    const p = spawn(['npm', 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' });
+    // The build records a start on PostgreSQL too (scripts/build.ts), in a throwaway database there.
+    const env = { ...process.env, SVC_BUILD_DATABASE_URL: process.env.SVC_BUILD_DATABASE_URL || process.env.DATABASE_URL };
+    const p = spawn(['npm', 'run', 'build'], { cwd: root, env, stdout: 'ignore', stderr: 'inherit' });
     if ((await p.exited) !== 0) throw new Error('npm run build failed');
   }
   const hasHook = (file: string) => readFileSync(file).includes('SVC_GC_ON_SIGUSR2');

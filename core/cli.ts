@@ -128,8 +128,12 @@ async function main(argv: string[]): Promise<number> {
     // Start-up's garbage (wasm bytes, the database archive, migration text) is returned now rather
     // than whenever the collector next runs, so an idle server holds only what it uses.
     Bun.gc(true);
+    // The binary starts with the JIT reluctant (`--compile-jit-policy`, scripts/build.ts):
+    // start-up code runs once, and compiling it only left machine code behind. Serving is normal.
+    Bun.unsafe.setJITPolicy?.(1);
     // bench/footprint.ts measures memory after a full collection: it asks for one with SIGUSR2.
-    if (process.env.SVC_GC_ON_SIGUSR2 === '1') process.on('SIGUSR2', () => Bun.gc(true));
+    // It also writes where the memory is (JS heap, RSS) to stderr, for docs/footprint.md's split.
+    if (process.env.SVC_GC_ON_SIGUSR2 === '1') process.on('SIGUSR2', footprintReport);
     return new Promise(() => {}); // runs until a signal (core/lifecycle.ts)
   }
   if (command === 'migrate') {
@@ -144,6 +148,20 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'keys' && sub === 'create') return keysCreate(config, values);
   if (command === 'users' && sub === 'create') return usersCreate(config, values);
   throw new UsageError(`Unknown command '${positionals.join(' ')}'.`);
+}
+
+/** A full collection, then one line of where memory is: bench/footprint.ts and docs/footprint.md. */
+function footprintReport() {
+  Bun.gc(true);
+  const { heapSize, heapCapacity, extraMemorySize, objectCount, objectTypeCounts } = require('bun:jsc').heapStats();
+  const types = Object.entries(objectTypeCounts as Record<string, number>)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8);
+  const { rss, external, arrayBuffers } = process.memoryUsage();
+  const mb = (n: number) => Math.round(n / 1e5) / 10;
+  err(
+    `footprint: ${JSON.stringify({ rss: mb(rss), heap: mb(heapSize), heapCapacity: mb(heapCapacity), extra: mb(extraMemorySize), external: mb(external), arrayBuffers: mb(arrayBuffers), objects: objectCount, types: Object.fromEntries(types) })}`,
+  );
 }
 
 type Flags = Record<string, string | boolean | undefined>;

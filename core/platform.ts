@@ -24,7 +24,7 @@ export { toolsChanged } from './signals';
 // Outside the process: secrets, outbound requests, the sandbox.
 export { checkUrl, type AllowList, type Resolver } from './net/egress';
 export { runInSandbox } from './sandbox/pool';
-export { ASYNC_FUNCTION } from './sandbox';
+export { ASYNC_FUNCTION } from './sandbox/constants';
 
 // Stores and keys (the operator's API).
 export { createKey, createStore, expireKey, revokeKey, validateExpiry, validateScopes } from './keys';

@@ -57,7 +57,7 @@ export { checkCurrency, DEFAULT_CURRENCY, decimalsOf, fromMinor, toMinor } from 
 export { errorFields, type Logger } from './log';
 
 // High-rate events (views, clicks, scans, opens) answered at once and written in batches, drained at shutdown.
-export { lazy } from './lazy';
+export { lazy, onFirstCall } from './lazy';
 export { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind';
 
 // A write that is one statement with its job (a data-modifying CTE, plugins/email/accept.ts); events

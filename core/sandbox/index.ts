@@ -6,6 +6,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import releaseSyncVariant from '@jitl/quickjs-ng-wasmfile-release-sync';
+import { SANDBOX_DEFAULTS } from './constants';
 // Embedded into the compiled binary as a file: the binary has no node_modules at run time.
 import quickjsWasmPath from '../../node_modules/@jitl/quickjs-ng-wasmfile-release-sync/dist/emscripten-module.wasm' with { type: 'file' };
 
@@ -35,13 +36,6 @@ export interface SandboxOptions {
 export type SandboxResult =
   { ok: true; result: unknown; durationMs: number } | { ok: false; status: 'timeout' | 'error'; message: string; durationMs: number };
 
-export const SANDBOX_DEFAULTS = {
-  timeoutMs: 10_000,
-  memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 512 * 1024,
-  maxResultBytes: 1024 * 1024,
-} as const;
-
 /** The whole instance's memory (guest heap, QuickJS itself, stack): the default heap limit plus room. */
 const WASM_MEMORY_CAP = 96 * 1024 * 1024;
 
@@ -66,11 +60,8 @@ function quickjs(): Promise<QuickJSWASMModule> {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/**
- * Guest code that compiles a body the way runSandboxed runs it (as an async function body), for
- * checks at save time: `${ASYNC_FUNCTION}('input', body)` throws the SyntaxError a run would give.
- */
-export const ASYNC_FUNCTION = 'new (Object.getPrototypeOf(async function () {}).constructor)';
+// In a file of their own: the server needs them at start, and importing them from here loaded QuickJS.
+export { ASYNC_FUNCTION, SANDBOX_DEFAULTS } from './constants';
 
 class SandboxFailure extends Error {}
 

@@ -19,7 +19,8 @@
  * The compiled binary must bundle worker.ts as a second entrypoint (see the build script in
  * package.json): `bun build --compile core/cli.ts core/sandbox/worker.ts`.
  */
-import { SANDBOX_DEFAULTS, type SandboxOptions, type SandboxResult } from './index';
+import { SANDBOX_DEFAULTS } from './constants';
+import type { SandboxOptions, SandboxResult } from './index';
 import type { CallMessage } from './worker';
 import { FairQueue } from './fair-queue';
 import { skipMark } from './skip';

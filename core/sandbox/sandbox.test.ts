@@ -25,7 +25,9 @@ describe('runSandboxed', () => {
   });
 
   test('a promise that never settles is an error, not a hang', async () => {
-    const r = await runSandboxed('return new Promise(() => {})', {}, { timeoutMs: 200 });
+    // Found at once, with no job left to run: a deadline far away, so a loaded machine never
+    // reaches it first (at 200 ms, under a load of 10, it did: 'timeout' after 317 ms).
+    const r = await runSandboxed('return new Promise(() => {})', {}, { timeoutMs: 5000 });
     expect(r).toMatchObject({ ok: false, status: 'error' });
     if (!r.ok) expect(r.message).toContain('never settles');
   });

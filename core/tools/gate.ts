@@ -1,6 +1,6 @@
 import { errors } from '../errors';
 import { runInSandbox } from '../sandbox/pool';
-import { ASYNC_FUNCTION } from '../sandbox';
+import { ASYNC_FUNCTION } from '../sandbox/constants';
 import type { CustomTool, TimeoutAction, ToolOverride } from './types';
 
 /** Why and how a call waits for a human: stored with the execution. */

@@ -1,6 +1,5 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_affiliates.sql' with { type: 'text' };
-import { follow } from './link';
 import {
   Affiliate,
   AffiliateCreate,
@@ -13,8 +12,13 @@ import {
   LinkInput,
   Payout,
 } from './schemas';
-import { attributeOrder, createAffiliate, createPayout, getAffiliate, getEarnings, listAffiliates, onCancel, onRefund } from './store';
 import { Type } from '@sinclair/typebox';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { follow } = onFirstCall(() => import('./link'));
+const { attributeOrder, createAffiliate, createPayout, getAffiliate, getEarnings, listAffiliates, onCancel, onRefund } = onFirstCall(
+  () => import('./store'),
+);
 
 const affiliates = definePlugin({
   name: 'affiliates',

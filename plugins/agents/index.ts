@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, providerSettings, type Ctx } from '../../core/sdk';
+import { action, conflict, definePlugin, providerSettings, type Ctx, onFirstCall } from '../../core/sdk';
 import { isTool, usableCustomTools } from '../../core/platform';
 import migration001 from './migrations/001_agents.sql' with { type: 'text' };
 import migration002 from './migrations/002_tool_config.sql' with { type: 'text' };
@@ -23,10 +23,15 @@ import {
   ConversationQuery,
   AgentMessage,
 } from './schemas';
-import { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent, type AgentDeps } from './store';
-import { chat } from './chat';
+import type { AgentDeps } from './store';
 import { getToolConfig, patchToolConfig, ToolConfig, ToolConfigPatch } from './tool-config';
 import { ModelUsage, modelUsage, UsageQuery } from './usage';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { agentRow, createAgent, deleteAgent, getConversation, listAgents, listConversations, toAgent, updateAgent } = onFirstCall(
+  () => import('./store'),
+);
+const { chat } = onFirstCall(() => import('./chat'));
 
 /** The provider settings (core/providers: OPENAI_BASE_URL ...) plus the chat's own. */
 const AgentsConfig = Type.Object({

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, definePlugin, job, noExample, type ActionsOf } from '../../core/sdk';
+import { actionFor, definePlugin, job, noExample, type ActionsOf, onFirstCall } from '../../core/sdk';
 import { AuditConfig } from './config';
 import migration001 from './migrations/001_audit_events.sql' with { type: 'text' };
-import { record } from './record';
 import { AuditEvent, AuditId, AuditList, AuditQuery, ExportOut, ExportQuery } from './schemas';
-import { exportEvents, getEvent, listEvents, prune } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { record } = onFirstCall(() => import('./record'));
+const { exportEvents, getEvent, listEvents, prune } = onFirstCall(() => import('./store'));
 
 const action = actionFor(AuditConfig);
 const FILTERS = 'Filters: type (comma-separated), actor_id, resource_id, resource_type, from, to (dates in the store time zone, or date-times).';

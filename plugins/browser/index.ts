@@ -1,9 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { actionFor, definePlugin, errors, Input, metered, noExample, providerSettings, Uuid, type Ctx } from '../../core/sdk';
+import { actionFor, definePlugin, errors, Input, metered, noExample, providerSettings, Uuid, type Ctx, onFirstCall } from '../../core/sdk';
 import { Asset, storeMedia } from '../media/public';
-import { stopBrowser } from './chromium';
-import { click, extract, navigate, screenshot, state, type PageHandle, type PageLimits, type PageState } from './pages';
-import { closeSession, describeSession, pageOf, type BrowserSettings } from './sessions';
+import type { PageHandle, PageLimits, PageState } from './pages';
+import type { BrowserSettings } from './sessions';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { stopBrowser } = onFirstCall(() => import('./chromium'));
+const { click, extract, navigate, screenshot, state } = onFirstCall(() => import('./pages'));
+const { closeSession, describeSession, pageOf } = onFirstCall(() => import('./sessions'));
 
 const BrowserConfig = Type.Object({
   chromium_path: Type.String({

@@ -1,9 +1,11 @@
-import { action, conflict, definePlugin, job, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, job, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_campaigns.sql' with { type: 'text' };
-import { getMetrics } from './metrics';
 import { Campaign, CampaignCreate, CampaignId, CampaignList, CampaignQuery, Metrics, SendJob } from './schemas';
-import { runSend } from './send';
-import { cancel, createCampaign, getCampaign, listCampaigns, pause, resume } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { getMetrics } = onFirstCall(() => import('./metrics'));
+const { runSend } = onFirstCall(() => import('./send'));
+const { cancel, createCampaign, getCampaign, listCampaigns, pause, resume } = onFirstCall(() => import('./store'));
 
 const MARKETING_TEMPLATE = {
   name: 'Spring sale',

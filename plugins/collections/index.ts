@@ -1,7 +1,6 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, onFirstCall } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_collections.sql' with { type: 'text' };
-import { listCollectionProducts, removeProduct } from './members';
 import {
   AddProducts,
   Collection,
@@ -15,7 +14,10 @@ import {
   CollectionUpdate,
   RemoveProduct,
 } from './schemas';
-import { addProducts, createCollection, deleteCollection, getCollection, listCollections, updateCollection } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { listCollectionProducts, removeProduct } = onFirstCall(() => import('./members'));
+const { addProducts, createCollection, deleteCollection, getCollection, listCollections, updateCollection } = onFirstCall(() => import('./store'));
 
 export default definePlugin({
   name: 'collections',

@@ -1,6 +1,8 @@
-import { action, definePlugin, type ActionsOf } from '../../core/sdk';
-import { recommendations, similar, trending } from './ranking';
+import { action, definePlugin, type ActionsOf, onFirstCall } from '../../core/sdk';
 import { RecommendationsQuery, Ranking, SimilarQuery, TrendingQuery } from './schemas';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { recommendations, similar, trending } = onFirstCall(() => import('./ranking'));
 
 const OFFERED =
   'Never the product asked about, nor draft, archived or out-of-stock products (include_out_of_stock: true keeps the last); limit default 10, at most 50.';

@@ -1,7 +1,9 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_documents.sql' with { type: 'text' };
 import { Document, DocumentCreate, DocumentId, DocumentList, DocumentQuery } from './schemas';
-import { generateDocument, getDocument, listDocuments } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { generateDocument, getDocument, listDocuments } = onFirstCall(() => import('./store'));
 
 /**
  * SPEC 4.10 documents: invoices, quotes and packing slips drawn with the invoices' PDF code (no

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, job } from '../../core/sdk';
+import { action, conflict, definePlugin, job, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
 import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
-import { notifyApprovers, watchApprovals } from './approvers';
 import { EmailConfig } from './config';
 import {
   PreviewInput,
@@ -18,20 +17,25 @@ import {
   TemplateUpdate,
   TemplateVersionList,
 } from './schemas';
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, listVersions, previewTemplate, updateTemplate } from './templates';
 import { Deleted, noExample } from '../../core/sdk';
 import { Message, MessageId, MessageList, MessageQuery, SendInput } from './schemas';
 import { Domain, DomainCreate, DomainId, DomainList, DomainQuery } from './domain-schemas';
 import { EmailEvent, EventList } from './event-schemas';
-import { getMessage, listEvents, listMessages } from './messages';
-import { sendEmail } from './send';
-import { createDomain, deleteDomain, getDomain, listDomains } from './domains';
 import { closeTransports, deliverBatch, DeliverInput, requeueStale } from './delivery';
-import { recheckDomains, verifyDomain } from './verify';
-import { startDnsListener } from './dns';
 import { SMTP_MISSING } from './messages';
 import { trackingActions } from './tracking';
 import { emailStats, Stats, StatsQuery } from './stats';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { notifyApprovers, watchApprovals } = onFirstCall(() => import('./approvers'));
+const { createTemplate, deleteTemplate, getTemplate, listTemplates, listVersions, previewTemplate, updateTemplate } = onFirstCall(
+  () => import('./templates'),
+);
+const { getMessage, listEvents, listMessages } = onFirstCall(() => import('./messages'));
+const { sendEmail } = onFirstCall(() => import('./send'));
+const { createDomain, deleteDomain, getDomain, listDomains } = onFirstCall(() => import('./domains'));
+const { recheckDomains, verifyDomain } = onFirstCall(() => import('./verify'));
+const { startDnsListener } = onFirstCall(() => import('./dns'));
 
 const template = (over: Record<string, unknown> = {}) => ({
   name: 'Order confirmation',

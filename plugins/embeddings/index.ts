@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, embeddingsProvider, Input, job, JobStarted, providerSettings, type ProviderConfig } from '../../core/sdk';
+import { action, definePlugin, embeddingsProvider, Input, job, JobStarted, providerSettings, type ProviderConfig, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_embeddings.sql' with { type: 'text' };
 import migration002 from './migrations/002_pgvector.sql' with { type: 'text' };
-import { indexCatalog } from './catalog';
 import { Embedding, EmbeddingCreate, SimilarList, SimilarQuery } from './schemas';
-import { createEmbedding, querySimilar } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { indexCatalog } = onFirstCall(() => import('./catalog'));
+const { createEmbedding, querySimilar } = onFirstCall(() => import('./store'));
 
 const EmbeddingsConfig = Type.Object({
   ...providerSettings,

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, chatModel, definePlugin, errors, job, JobStarted, noExample, providerSettings } from '../../core/sdk';
+import { actionFor, chatModel, definePlugin, errors, job, JobStarted, noExample, providerSettings, onFirstCall } from '../../core/sdk';
 import { productsIn } from '../products/public';
 import migration001 from './migrations/001_enrichment_slots.sql' with { type: 'text' };
-import { bulkEnrich } from './bulk';
-import { enrichProduct } from './enrich';
 import { BulkInput, CustomerInput, EnrichedCustomer, Enrichment, EnrichProductInput } from './schemas';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { bulkEnrich } = onFirstCall(() => import('./bulk'));
+const { enrichProduct } = onFirstCall(() => import('./enrich'));
 
 const EnrichmentConfig = Type.Object({
   ...providerSettings,

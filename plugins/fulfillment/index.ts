@@ -1,10 +1,12 @@
-import { action, conflict, Deleted, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { action, conflict, Deleted, definePlugin, Input, Uuid, type ActionsOf, type ExampleKit, onFirstCall } from '../../core/sdk';
 import { ShippingZone, ZoneCreate, ZoneId, ZoneList, ZoneQuery, ZoneUpdate } from './zone-schemas';
-import { createZone, deleteZone, getZone, listZones, updateZone } from './zones';
 import migration001 from './migrations/001_fulfillments.sql' with { type: 'text' };
 import migration002 from './migrations/002_shipping_zones.sql' with { type: 'text' };
 import { Fulfillment, FulfillmentCreate, Status, StatusQuery, TrackingUpdate } from './schemas';
-import { createFulfillment, getFulfillment, getStatus, updateTracking } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createZone, deleteZone, getZone, listZones, updateZone } = onFirstCall(() => import('./zones'));
+const { createFulfillment, getFulfillment, getStatus, updateTracking } = onFirstCall(() => import('./store'));
 
 /** For the sweeps: a paid order of a new product, in the same store. */
 const paidOrder = async (make: ExampleKit['make']) => {

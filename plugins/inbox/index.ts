@@ -1,11 +1,13 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_inbox.sql' with { type: 'text' };
 import { receiveAction } from './http-inbound';
-import { startSmtpListener } from './listener';
 import { AssignInput, InboxSettings, NoInput, ReplyInput, Thread, ThreadDetail, ThreadId, ThreadList, ThreadQuery, ThreadUpdate } from './schemas';
 import { emailSettings, Message } from '../email/public';
 import { InboxConfig } from './config';
-import { createThread, getInbox, getThread, listThreads, reply, updateThread } from './threads';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { startSmtpListener } = onFirstCall(() => import('./listener'));
+const { createThread, getInbox, getThread, listThreads, reply, updateThread } = onFirstCall(() => import('./threads'));
 
 /** A thread for the sweeps: no action makes one (mail does). */
 const threadExample = async ({ ctx }: { ctx: { db: any; store: { id: string }; clock: { now(): Date } } }) => ({

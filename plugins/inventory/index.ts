@@ -1,10 +1,9 @@
-import { action, conflict, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, type ExampleKit, onFirstCall } from '../../core/sdk';
 import migration000 from './migrations/000_stock.sql' with { type: 'text' };
 import migration001 from './migrations/001_inventory.sql' with { type: 'text' };
 import migration002 from './migrations/002_location_delete.sql' with { type: 'text' };
 import migration003 from './migrations/003_variant_levels.sql' with { type: 'text' };
 import migration004 from './migrations/004_totals_and_retired.sql' with { type: 'text' };
-import { locationStock, vacateLocation } from './location-stock';
 import {
   InventoryGet,
   InventoryItem,
@@ -16,7 +15,10 @@ import {
   StockAdjust,
   StockTransfer,
 } from './schemas';
-import { adjustStock, getInventory, listInventory, transferStock } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { locationStock, vacateLocation } = onFirstCall(() => import('./location-stock'));
+const { adjustStock, getInventory, listInventory, transferStock } = onFirstCall(() => import('./store'));
 
 /** Moving one unit of a product stocked at the default location to a second location. */
 async function transferExample({ make }: ExampleKit) {

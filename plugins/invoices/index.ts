@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, noExample, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, noExample, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_invoices.sql' with { type: 'text' };
 import { Invoice, InvoiceCreate, InvoiceId, InvoiceList, InvoiceQuery, InvoiceSend } from './schemas';
-import { pdfResponse, sendInvoice } from './send';
-import { createInvoice, getInvoice, listInvoices, markPaid } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { pdfResponse, sendInvoice } = onFirstCall(() => import('./send'));
+const { createInvoice, getInvoice, listInvoices, markPaid } = onFirstCall(() => import('./store'));
 
 /** SPEC 4.10 `invoices`: numbered invoices of orders or free lines, their PDF, mailed through email. */
 const invoices = definePlugin({

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, definePlugin, Input, invalid, noExample, Timestamp, Uuid, type ErrorDef } from '../../core/sdk';
+import { actionFor, definePlugin, Input, invalid, noExample, Timestamp, Uuid, type ErrorDef, onFirstCall } from '../../core/sdk';
 import { trustErrors } from '../local_agent/public';
 import migration001 from './migrations/001_clusters.sql' with { type: 'text' };
 import { LaunchConfig } from './config';
-import { clusterStatus, launch, terminate } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { clusterStatus, launch, terminate } = onFirstCall(() => import('./store'));
 
 const action = actionFor(LaunchConfig);
 

@@ -1,12 +1,28 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, Input, invalid, JobStarted, ListOf, noExample, Timestamp, Uuid, type PluginDef } from '../../core/sdk';
+import {
+  action,
+  conflict,
+  definePlugin,
+  Input,
+  invalid,
+  JobStarted,
+  ListOf,
+  noExample,
+  Timestamp,
+  Uuid,
+  type PluginDef,
+  onFirstCall,
+} from '../../core/sdk';
 import { WEBHOOK_QUEUE } from '../../core/platform';
 import migration001 from './migrations/001_nodes.sql' with { type: 'text' };
 import migration002 from './migrations/002_tasks.sql' with { type: 'text' };
-import { startNode, type Role } from './nodes';
-import { getNode, listNodes, runTask } from './store';
+import type { Role } from './nodes';
 import { TASKS } from './tasks';
 import { trustErrors, trustStore } from './trust';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { startNode } = onFirstCall(() => import('./nodes'));
+const { getNode, listNodes, runTask } = onFirstCall(() => import('./store'));
 
 /** The job queues a process of this role works: none for api; every declared job and reaction queue otherwise. */
 const queuesOf = (plugins: readonly PluginDef[], role: Role) =>

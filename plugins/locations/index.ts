@@ -1,8 +1,10 @@
-import { action, conflict, definePlugin } from '../../core/sdk';
-import { deleteLocation } from './delete';
+import { action, conflict, definePlugin, onFirstCall } from '../../core/sdk';
 import { Location, LocationCreate, LocationDeleted, LocationId, LocationList, LocationQuery, LocationUpdate } from './schemas';
-import { createLocation, listLocations, locationRow, toLocation, updateLocation } from './store';
 import migration001 from './migrations/001_locations.sql' with { type: 'text' };
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { deleteLocation } = onFirstCall(() => import('./delete'));
+const { createLocation, listLocations, locationRow, toLocation, updateLocation } = onFirstCall(() => import('./store'));
 
 /**
  * The places stock is kept (warehouses, shops). The stock ledger (inventory) requires this plugin

@@ -1,6 +1,5 @@
-import { action, conflict, definePlugin, Input, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { action, conflict, definePlugin, Input, type ActionsOf, type ExampleKit, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_loyalty.sql' with { type: 'text' };
-import { earn, takeBack } from './reactions';
 import {
   Balance,
   BalanceQuery,
@@ -17,7 +16,10 @@ import {
   RewardList,
   RewardQuery,
 } from './schemas';
-import { addPoints, createReward, getBalance, getProgram, listEntries, listRewards, redeem, updateProgram } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { earn, takeBack } = onFirstCall(() => import('./reactions'));
+const { addPoints, createReward, getBalance, getProgram, listEntries, listRewards, redeem, updateProgram } = onFirstCall(() => import('./store'));
 
 const customerId = async ({ make }: ExampleKit) => (await make('customers.create_customer')).id as string;
 

@@ -1,9 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, definePlugin, Deleted, defineErrors, errors, forbidden, Input, ListOf, ListParams, noExample, Uuid } from '../../core/sdk';
+import {
+  actionFor,
+  definePlugin,
+  Deleted,
+  defineErrors,
+  errors,
+  forbidden,
+  Input,
+  ListOf,
+  ListParams,
+  noExample,
+  Uuid,
+  onFirstCall,
+} from '../../core/sdk';
 import { Asset } from './schemas';
 import { MediaConfig } from './config';
 import migration001 from './migrations/001_media.sql' with { type: 'text' };
-import { assetRow, deleteAsset, listMedia, present, saveAsset, serveAsset, transform, uploadBytes } from './assets';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { assetRow, deleteAsset, listMedia, present, saveAsset, serveAsset, transform, uploadBytes } = onFirstCall(() => import('./assets'));
 
 const action = actionFor(MediaConfig);
 

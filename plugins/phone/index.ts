@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, job, ListOf, ListParams, noExample } from '../../core/sdk';
+import { action, definePlugin, Input, job, ListOf, ListParams, noExample, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_phone.sql' with { type: 'text' };
 import migration002 from './migrations/002_message_order.sql' with { type: 'text' };
 import migration003 from './migrations/003_sms_replies.sql' with { type: 'text' };
-import { replyJob } from './reply';
 import { Conversation, getNumber, inboundSms, listConversations } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { replyJob } = onFirstCall(() => import('./reply'));
 
 const phone = definePlugin({
   name: 'phone',

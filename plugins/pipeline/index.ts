@@ -1,7 +1,9 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_pipeline.sql' with { type: 'text' };
 import { Deal, DealCreate, DealId, DealList, DealQuery, Forecast, ForecastQuery, MoveStage, NoInput, Stages, StagesSet } from './schemas';
-import { createDeal, forecast, getDeal, getStages, listDeals, moveStage, putStages } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createDeal, forecast, getDeal, getStages, listDeals, moveStage, putStages } = onFirstCall(() => import('./store'));
 
 let deals = 0;
 

@@ -1,4 +1,4 @@
-import { action, definePlugin, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { action, definePlugin, type ActionsOf, type ExampleKit, onFirstCall } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_products.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
@@ -24,8 +24,10 @@ import {
   VariantList,
   VariantUpdate,
 } from './schemas';
-import { archiveProduct, createProduct, getProductRow, listProducts, productOut, updateProduct } from './store';
-import { createVariant, deleteVariant, getVariant, listVariants, updateVariant } from './variant-actions';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { archiveProduct, createProduct, getProductRow, listProducts, productOut, updateProduct } = onFirstCall(() => import('./store'));
+const { createVariant, deleteVariant, getVariant, listVariants, updateVariant } = onFirstCall(() => import('./variant-actions'));
 
 /** For the sweeps' examples: a variable product with one option (size S), hence one variant. */
 const variableProduct = (make: ExampleKit['make']) =>

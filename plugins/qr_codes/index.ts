@@ -1,8 +1,5 @@
-import { action, conflict, Deleted, definePlugin, invalid } from '../../core/sdk';
+import { action, conflict, Deleted, definePlugin, invalid, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_qr_codes.sql' with { type: 'text' };
-import { campaignAnalytics, codeAnalytics } from './analytics';
-import { followCta, scan } from './scan';
-import { settleStore } from './scan-buffer';
 import { QrConfig } from './config';
 import {
   Analytics,
@@ -19,8 +16,13 @@ import {
   QrUpdate,
   ScanInput,
 } from './schemas';
-import { imageResponse, renderFor } from './serve-image';
-import { archiveQrCode, codeRow, createQrCode, deactivateQrCode, listQrCodes, toQrCode, updateQrCode } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { campaignAnalytics, codeAnalytics } = onFirstCall(() => import('./analytics'));
+const { followCta, scan } = onFirstCall(() => import('./scan'));
+const { settleStore } = onFirstCall(() => import('./scan-buffer'));
+const { imageResponse, renderFor } = onFirstCall(() => import('./serve-image'));
+const { archiveQrCode, codeRow, createQrCode, deactivateQrCode, listQrCodes, toQrCode, updateQrCode } = onFirstCall(() => import('./store'));
 
 const makeCode = 'qr_codes.create_qr_code';
 /** Routes under /qr-codes/:code take the code, not the id the sweeps would derive from the POST. */
@@ -80,7 +82,7 @@ export default definePlugin({
       handler: async (ctx, { code, include_image }) => {
         await settleStore(ctx.db, ctx.store.id);
         const row = await codeRow(ctx, code);
-        const out = toQrCode(ctx, row);
+        const out = await toQrCode(ctx, row);
         if (!include_image) return out;
         const png = await renderFor(ctx, row, 300, 'png');
         return { ...out, image: { object: 'image' as const, mime_type: 'image/png', data: Buffer.from(png.body).toString('base64') } };

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, conflict, definePlugin, providerSettings, type ActionsOf, type ExampleKit } from '../../core/sdk';
+import { actionFor, conflict, definePlugin, providerSettings, type ActionsOf, type ExampleKit, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_reviews.sql' with { type: 'text' };
 import migration002 from './migrations/002_customer.sql' with { type: 'text' };
 import migration003 from './migrations/003_themes.sql' with { type: 'text' };
 import { Review, ReviewCreate, ReviewId, ReviewList, ReviewQuery, ReviewRespond, Summary, SummaryQuery } from './schemas';
-import { createReview, getReview, listReviews, moderate, respond, summary } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createReview, getReview, listReviews, moderate, respond, summary } = onFirstCall(() => import('./store'));
 
 const ReviewsConfig = Type.Object({
   ...providerSettings,

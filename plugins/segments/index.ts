@@ -1,7 +1,9 @@
-import { action, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, definePlugin, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_segments.sql' with { type: 'text' };
 import { MemberList, MembersQuery, Segment, SegmentCreate, SegmentId, SegmentList, SegmentQuery } from './schemas';
-import { createSegment, getMembers, getSegment, listSegments } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createSegment, getMembers, getSegment, listSegments } = onFirstCall(() => import('./store'));
 
 const segments = definePlugin({
   name: 'segments',

@@ -1,9 +1,11 @@
-import { action, conflict, definePlugin, Input, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, Input, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_store_settings.sql' with { type: 'text' };
 import migration002 from './migrations/002_phone_number.sql' with { type: 'text' };
 import migration003 from './migrations/003_store_timezone.sql' with { type: 'text' };
 import { PlanInfo, SettingsUpdate, StoreInfo } from './schemas';
-import { getPlan, getStore, updateSettings } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { getPlan, getStore, updateSettings } = onFirstCall(() => import('./store'));
 
 /** SPEC 4.10 `store`: the store itself, its settings and its plan's limits. */
 const store = definePlugin({

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, Input, type ActionsOf } from '../../core/sdk';
+import { action, definePlugin, Input, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_storefront.sql' with { type: 'text' };
 import { StorefrontConfig, ThemeUpdate } from './schemas';
-import { getConfig, previewPage, updateTheme } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { getConfig, previewPage, updateTheme } = onFirstCall(() => import('./store'));
 
 /** SPEC 4.10 `storefront`: the shop's theme and a preview of its home page. */
 const storefront = definePlugin({

@@ -1,7 +1,6 @@
-import { action, conflict, definePlugin, forbidden, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, forbidden, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_supply_chain.sql' with { type: 'text' };
 import { receiveShipmentAction, SupplyConfig } from './inbound';
-import { receivePo } from './receive';
 import {
   ListQuery,
   PoCreate,
@@ -16,8 +15,11 @@ import {
   SupplierList,
   TrackShipment,
 } from './schemas';
-import { trackShipment } from './shipments';
-import { createPo, createSupplier, getPo, listPos, listSuppliers, transition } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { receivePo } = onFirstCall(() => import('./receive'));
+const { trackShipment } = onFirstCall(() => import('./shipments'));
+const { createPo, createSupplier, getPo, listPos, listSuppliers, transition } = onFirstCall(() => import('./store'));
 
 let suppliers = 0;
 const supplierId = async (make: (a: any, b?: any) => Promise<any>) =>

@@ -1,12 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, providerSettings, Uuid, WebUrl, When } from '../../core/sdk';
+import { actionFor, definePlugin, Email, Input, job, ListOf, ListParams, providerSettings, Uuid, WebUrl, When, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_status.sql' with { type: 'text' };
 import migration002 from './migrations/002_providers.sql' with { type: 'text' };
 import { onProviderOutcome } from '../telemetry/public';
 import { probeProviders, probesOf, recordOutcome } from './providers';
 import { CHECK_INTERVAL_S, checkIncidents } from './checks';
-import { getStatus, listIncidents, readiness } from './status';
 import { notify, subscribe, Subscription } from './subscriptions';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { getStatus, listIncidents, readiness } = onFirstCall(() => import('./status'));
 
 export const StatusConfig = Type.Object({
   backlog_s: Type.Integer({

@@ -10,11 +10,14 @@ import {
   providerSettings,
   videosProvider,
   type ProviderConfig,
+  onFirstCall,
 } from '../../core/sdk';
 import migration001 from './migrations/001_videos.sql' with { type: 'text' };
-import { runVideo } from './run';
 import { Video, VideoCreate, VideoId, VideoList, VideoQuery } from './schemas';
-import { insertVideo, listVideos, presentVideo, videoRow } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { runVideo } = onFirstCall(() => import('./run'));
+const { insertVideo, listVideos, presentVideo, videoRow } = onFirstCall(() => import('./store'));
 
 const VideoGenConfig = Type.Object({
   ...providerSettings,

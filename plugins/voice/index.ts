@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, conflict, definePlugin, forbidden, invalid, noExample } from '../../core/sdk';
+import { actionFor, conflict, definePlugin, forbidden, invalid, noExample, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_voice.sql' with { type: 'text' };
 import { TwilioConfig } from './config';
 import { Acknowledged, Call, CallCreate, CallId, CallList, CallQuery, Callback, Recording } from './schemas';
-import { getCall, getRecording, listCalls, makeCall, recordingAudio, recordingCallback, statusCallback } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { getCall, getRecording, listCalls, makeCall, recordingAudio, recordingCallback, statusCallback } = onFirstCall(() => import('./store'));
 
 const action = actionFor(TwilioConfig);
 const twilio = noExample('places a call with Twilio: voice.test.ts runs it against a local fake Twilio server');

@@ -1,7 +1,9 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, type ActionsOf, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_wallet.sql' with { type: 'text' };
 import { AddFunds, Balance, BalanceQuery, TransactionList, TransactionQuery, WalletTransaction } from './schemas';
-import { addFunds, getBalance, listTransactions } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { addFunds, getBalance, listTransactions } = onFirstCall(() => import('./store'));
 
 const wallet = definePlugin({
   name: 'wallet',

@@ -1,6 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, errors, Input, metered, noExample, providerSettings, searchProvider, type ProviderConfig } from '../../core/sdk';
-import { fetchPage, selectText } from './page';
+import {
+  action,
+  definePlugin,
+  errors,
+  Input,
+  metered,
+  noExample,
+  providerSettings,
+  searchProvider,
+  type ProviderConfig,
+  onFirstCall,
+} from '../../core/sdk';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { fetchPage, selectText } = onFirstCall(() => import('./page'));
 
 const WebSearchConfig = Type.Object({
   ...providerSettings,

@@ -1,4 +1,4 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, onFirstCall } from '../../core/sdk';
 import {
   Delivery,
   DeliveryList,
@@ -14,9 +14,11 @@ import {
   WebhookRoll,
   WebhookUpdate,
 } from './schemas';
-import { createEndpoint, deleteEndpoint, endpointRow, listEndpoints, toEndpoint, updateEndpoint } from './store';
-import { listDeliveries, replayFailed, resendDelivery, sendTest } from './deliveries';
-import { rollSecret } from './roll';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createEndpoint, deleteEndpoint, endpointRow, listEndpoints, toEndpoint, updateEndpoint } = onFirstCall(() => import('./store'));
+const { listDeliveries, replayFailed, resendDelivery, sendTest } = onFirstCall(() => import('./deliveries'));
+const { rollSecret } = onFirstCall(() => import('./roll'));
 
 /**
  * Outbound webhook endpoints (SPEC 2.7, 4.6, 6.1) and their delivery log. Events are written by

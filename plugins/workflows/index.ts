@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { action, conflict, definePlugin, Deleted, job, type ExampleKit } from '../../core/sdk';
+import { action, conflict, definePlugin, Deleted, job, type ExampleKit, onFirstCall } from '../../core/sdk';
 import migration001 from './migrations/001_workflows.sql' with { type: 'text' };
 import { WorkflowsConfig } from './config';
-import { runStep } from './engine';
-import { getStatus, listRuns } from './runs';
 import {
   Run,
   RunId,
@@ -17,8 +15,12 @@ import {
   WorkflowQuery,
   WorkflowUpdate,
 } from './schemas';
-import { createWorkflow, deleteWorkflow, listWorkflows, toWorkflow, updateWorkflow, workflowRow } from './store';
-import { cronTick, onEvent, triggerWorkflow } from './triggers';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { runStep } = onFirstCall(() => import('./engine'));
+const { getStatus, listRuns } = onFirstCall(() => import('./runs'));
+const { createWorkflow, deleteWorkflow, listWorkflows, toWorkflow, updateWorkflow, workflowRow } = onFirstCall(() => import('./store'));
+const { cronTick, onEvent, triggerWorkflow } = onFirstCall(() => import('./triggers'));
 
 const example = {
   name: 'Restock check',

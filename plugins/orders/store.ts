@@ -179,7 +179,8 @@ function mergeLines(lines: Line[]) {
 /** Creates the order and takes its stock in one transaction: all or nothing. */
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   return ctx.db.transaction(async (tx) => {
-    // Taxed where it goes: the shipping address, else the billing one; neither, no tax.
+    // Taxed where it goes: the shipping address, else the billing one; neither, no tax. The first
+    // read (before any lock) takes that country's rates, with the settings, customer and group prices.
     const address = input.shipping_address ?? input.billing_address ?? null;
     const { settings, customer, groupPrices, taxRates } = await firstRead(tx, ctx.store.id, {
       customerId: input.customer_id,

@@ -22,6 +22,7 @@ export interface FirstRead {
  * holds its products' stock locks, which orders of the same products wait for.
  */
 export async function firstRead(db: Db, storeId: string, o: { customerId?: string; productIds: string[]; country?: string }): Promise<FirstRead> {
+  // A malformed id names no customer here: the order is 404 before anything is read.
   if (o.customerId !== undefined && !isCustomerId(o.customerId))
     return { settings: settingsFromRow(null), customer: undefined, groupPrices: [], taxRates: undefined };
   const params: unknown[] = [storeId];

@@ -4,6 +4,10 @@
  * from the server's own log (`log_statement = all` on the throwaway database only), so what the
  * drivers send besides `Db.query` (BEGIN, COMMIT, the job queue's inserts) is counted too.
  *
+ * `TRACE_ORDERS=n` then places n orders of each body, 32 in flight through a second server in
+ * the same process (two rounds, alternating), and prints req/s and CPU per order of the process
+ * (server and client) and of the database's backends: a check without wrk, not the benchmark.
+ *
  *   DATABASE_URL  server to create the throwaway database on (default 127.0.0.1:5432)
  *   PG_LOG        the server's log file (default /var/log/postgresql/postgresql-15-main.log)
  */
@@ -72,7 +76,6 @@ try {
     console.log(`\n== ${name}: ${statements.length} statements`);
     for (const s of statements) console.log('  ' + s);
   }
-  // TRACE_ORDERS=n: then n orders of each body, 32 in flight, in process (two rounds, alternating).
   const n = Number(process.env.TRACE_ORDERS ?? 0);
   await admin.unsafe(`ALTER DATABASE ${dbName} RESET log_statement`);
   // A second server whose connections were opened without the statement log (as the bench's svc, pool of 10).

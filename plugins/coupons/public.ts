@@ -100,19 +100,26 @@ function isEligible(coupon: Row, productId: string, memberships: Map<string, Set
 }
 
 /**
- * Counts the order's redemptions: in the order's transaction, after `applyCodes(..., {lock: true})`
- * took the coupons' row locks, so `usage_limit` holds under any concurrency (the table's CHECK is
- * the last line behind it).
+ * Counts the order's redemptions: the counters and the redemption rows, as common table
+ * expressions of the statement that inserts the order, which names its row `o` (its id, store_id,
+ * customer_id, created_at); `param` adds a parameter and answers its placeholder. In the order's
+ * transaction, after `applyCodes(..., {lock: true})` took the coupons' row locks, so
+ * `usage_limit` holds under any concurrency (the table's CHECK is the last line behind it).
+ * A data-modifying CTE always runs, whether or not the statement reads it. None without codes.
  */
-export async function redeemCodes(db: Db, storeId: string, applied: AppliedCode[], order: { id: string; customerId: string | null; now: Date }) {
-  if (!applied.length) return;
-  // One statement: the counters and the redemption rows (a data-modifying CTE always runs).
-  await db.query(
-    `WITH counted AS (UPDATE coupons SET times_redeemed = times_redeemed + 1, updated_at = $5 WHERE store_id = $1 AND id = ANY($2::uuid[]))
-     INSERT INTO coupon_redemptions (id, store_id, coupon_id, order_id, customer_id, amount_minor, created_at)
-     SELECT gen_random_uuid(), $1, c, $3, $4, a, $5 FROM unnest($2::uuid[], $6::bigint[]) AS t(c, a)`,
-    [storeId, applied.map((a) => a.coupon_id), order.id, order.customerId, order.now, applied.map((a) => a.amount_minor)],
-  );
+export function redemptionCtes(applied: AppliedCode[], param: (value: unknown) => string): string[] {
+  if (!applied.length) return [];
+  const ids = param(applied.map((a) => a.coupon_id));
+  const amounts = param(applied.map((a) => a.amount_minor));
+  return [
+    `coupons_counted AS (
+       UPDATE coupons c SET times_redeemed = c.times_redeemed + 1, updated_at = o.created_at FROM o WHERE c.store_id = o.store_id AND c.id = ANY(${ids}::uuid[])
+     )`,
+    `coupons_redeemed AS (
+       INSERT INTO coupon_redemptions (id, store_id, coupon_id, order_id, customer_id, amount_minor, created_at)
+       SELECT gen_random_uuid(), o.store_id, c, o.id, o.customer_id, a, o.created_at FROM o, unnest(${ids}::uuid[], ${amounts}::bigint[]) AS t(c, a)
+     )`,
+  ];
 }
 
 // The half-up arithmetic of percentages, shared with tax (which requires coupons).

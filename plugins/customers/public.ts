@@ -26,18 +26,17 @@ export async function customerIdByEmail(db: Db, storeId: string, email: string):
   return row?.id;
 }
 
+/** Whether `id` could name a customer at all (a UUID): another names none here, and would not cast. */
+export const isCustomerId = (id: string) => UUID.test(id);
+
 /**
  * This store's customer `id` with the tags wholesale reads as customer groups (none once erased),
- * or undefined like customerIdIn: one query for what an order needs of its customer.
+ * as SQL for a statement that reads it with other things (orders' first read): one row `id, tags`
+ * (text[]), or none. `store` and `id` are placeholders; check the id with isCustomerId first.
  */
-export async function customerWithTags(db: Db, storeId: string, id: string): Promise<{ id: string; tags: string[] } | undefined> {
-  if (!UUID.test(id)) return undefined;
-  const [row] = await db.query<{ id: string; tags: string[]; erased: boolean }>(
-    'SELECT id, tags, erased_at IS NOT NULL AS erased FROM customers WHERE store_id = $1 AND id = $2',
-    [storeId, id],
-  );
-  return row && { id: row.id, tags: row.erased ? [] : (row.tags ?? []) };
-}
+export const customerGroupsSql = (store: string, id: string) =>
+  `SELECT id, CASE WHEN erased_at IS NULL THEN ARRAY(SELECT jsonb_array_elements_text(tags)) ELSE '{}'::text[] END AS tags
+   FROM customers WHERE store_id = ${store} AND id = ${id}::uuid`;
 
 /** This store's customer with this phone number (digits compared, so `+1 555-123` matches `+1555123`), or undefined: phone's SMS conversations. */
 export async function customerIdByPhone(db: Db, storeId: string, phone: string): Promise<string | undefined> {

@@ -19,14 +19,13 @@ import { take, type Allocation } from '../inventory/public';
 import { lockedProduct, variantFor } from '../products/public';
 import { returnUnits } from './restock';
 import type { Order, OrderCreate, OrderQuery, OrderUpdate } from './schemas';
-import { customerWithTags } from '../customers/public';
 import { checkDetails, detailsOf } from './details';
 import { refundsByOrder } from './refund-rows';
 import { discountsOut, priceOrder } from './pricing';
-import { storeSettings } from '../store/public';
-import { redeemCodes } from '../coupons/public';
-import { recordOrderTax, setOrderTaxStatus } from '../tax/public';
+import { redemptionCtes } from '../coupons/public';
+import { orderTaxCtes, setOrderTaxStatus } from '../tax/public';
 import { unitPrices } from '../wholesale/public';
+import { firstRead } from './first-read';
 import { fulfillmentsByOrder, fulfillRemaining, lockOrderUnits, shippedUnits, statusOf } from '../fulfillment/public';
 import { walletPart } from './wallet-part';
 
@@ -180,8 +179,15 @@ function mergeLines(lines: Line[]) {
 /** Creates the order and takes its stock in one transaction: all or nothing. */
 export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
   return ctx.db.transaction(async (tx) => {
+    // Taxed where it goes: the shipping address, else the billing one; neither, no tax. The first
+    // read (before any lock) takes that country's rates, with the settings, customer and group prices.
+    const address = input.shipping_address ?? input.billing_address ?? null;
+    const { settings, customer, groupPrices, taxRates } = await firstRead(tx, ctx.store.id, {
+      customerId: input.customer_id,
+      productIds: [...new Set(input.line_items.map((l) => l.product_id.toLowerCase()))],
+      country: address?.country,
+    });
     // An order is for one of this store's customers, or for nobody: never for an id naming no one.
-    const customer = input.customer_id === undefined ? null : await customerWithTags(tx, ctx.store.id, input.customer_id);
     if (customer === undefined) throw errors.notFound(`customer: '${input.customer_id}'`, 'customer_id');
     const customerId = customer?.id ?? null;
     const taken: { product: Row; variant: Row | null; position: number; quantity: number; allocations: Allocation[] }[] = [];
@@ -201,14 +207,11 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
     const currencies = new Set(taken.map((t) => t.product.currency));
     if (currencies.size > 1) throw errors.validation('All line items must share one currency.', 'line_items');
     const currency = [...currencies][0];
-    const settings = await storeSettings(tx, ctx.store.id);
     // Lines in the order given: codes and tax are worked out on them, and stored in that order.
     const ordered = [...taken].sort((a, b) => a.position - b.position);
     // Retail, or less for a customer whose groups have wholesale prices (the lowest applies).
-    const units = await unitPrices(
-      tx,
-      ctx.store.id,
-      customer?.tags ?? [],
+    const units = unitPrices(
+      groupPrices,
       ordered.map((t) => ({
         product_id: t.product.id,
         variant_id: t.variant?.id ?? null,
@@ -227,9 +230,9 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       customerId,
       currency,
       now,
-      // Taxed where it goes: the shipping address, else the billing one; neither, no tax.
       address: details.shipping_address ?? details.billing_address ?? null,
       pricesIncludeTax: settings.prices_include_tax,
+      rates: taxRates,
     });
     // Shipping (a checkout's chosen option) is added after tax, untaxed.
     const shippingMinor = input.shipping ? toMinor(input.shipping.amount, currency, 'shipping.amount') : 0;
@@ -239,44 +242,45 @@ export async function createOrder(ctx: Ctx, input: Static<typeof OrderCreate>) {
       'UPDATE stores SET next_order_number = next_order_number + 1 WHERE id = $1 RETURNING next_order_number - 1 AS n',
       [ctx.store.id],
     );
-    const [order] = await tx.query(
-      `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
+    const params: unknown[] = [
+      ctx.store.id,
+      `${settings.order_number_prefix}${n}`,
+      currency,
+      totalMinor,
+      customerId,
+      input.payment_method ?? null,
+      now,
+      jsonParam(details.shipping_address),
+      jsonParam(details.billing_address),
+      details.customer_note ?? null,
+      details.merchant_note ?? null,
+      jsonParam(details.metadata ?? {}),
+      jsonParam(input.attribution ? { qr_scan_id: input.attribution.qr_scan_id.toLowerCase() } : null),
+      priced.subtotal,
+      priced.discountTotal,
+      priced.taxTotal,
+      priced.pricesIncludeTax,
+      JSON.stringify(priced.discounts),
+      JSON.stringify(priced.taxLines),
+      wallet.status ?? input.status ?? 'pending',
+      wallet.minor,
+      input.channel ?? 'api',
+      jsonParam(input.agent ?? null),
+      input.shipping?.method ?? null,
+      shippingMinor,
+    ];
+    const param = (v: unknown) => `$${params.push(v)}`;
+    // The coupons' redemptions and the tax ledger's rows go in the statement inserting the order
+    // (their owners' CTEs over its row `o`): one round trip while the stock locks are held.
+    const ctes = [...redemptionCtes(priced.discounts, param), ...orderTaxCtes(priced.taxLines, param)];
+    const insert = `INSERT INTO orders (id, store_id, order_number, status, currency, total_minor, customer_id, payment_method, created_at, updated_at,
          shipping_address, billing_address, customer_note, merchant_note, metadata, attribution,
          subtotal_minor, discount_total_minor, tax_total_minor, prices_include_tax, discounts, tax_lines, wallet_amount_minor,
          channel, agent, shipping_method, shipping_total_minor)
        VALUES (gen_random_uuid(), $1, $2, $20, $3, $4, $5, $6, $7, $7, $8::text::jsonb, $9::text::jsonb, $10, $11, $12::text::jsonb, $13::text::jsonb,
-         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb, $21, $22, $23::text::jsonb, $24, $25) RETURNING *`,
-      [
-        ctx.store.id,
-        `${settings.order_number_prefix}${n}`,
-        currency,
-        totalMinor,
-        customerId,
-        input.payment_method ?? null,
-        now,
-        jsonParam(details.shipping_address),
-        jsonParam(details.billing_address),
-        details.customer_note ?? null,
-        details.merchant_note ?? null,
-        jsonParam(details.metadata ?? {}),
-        jsonParam(input.attribution ? { qr_scan_id: input.attribution.qr_scan_id.toLowerCase() } : null),
-        priced.subtotal,
-        priced.discountTotal,
-        priced.taxTotal,
-        priced.pricesIncludeTax,
-        JSON.stringify(priced.discounts),
-        JSON.stringify(priced.taxLines),
-        wallet.status ?? input.status ?? 'pending',
-        wallet.minor,
-        input.channel ?? 'api',
-        jsonParam(input.agent ?? null),
-        input.shipping?.method ?? null,
-        shippingMinor,
-      ],
-    );
+         $14, $15, $16, $17, $18::text::jsonb, $19::text::jsonb, $21, $22, $23::text::jsonb, $24, $25) RETURNING *`;
+    const [order] = await tx.query(ctes.length ? `WITH o AS (${insert}), ${ctes.join(', ')} SELECT * FROM o` : insert, params);
     await wallet.pay(tx, ctx.store.id, order.id, now);
-    await redeemCodes(tx, ctx.store.id, priced.discounts, { id: order.id, customerId, now });
-    await recordOrderTax(tx, ctx.store.id, { id: order.id, currency, status: order.status, at: now, taxLines: priced.taxLines });
     for (const [position, t] of ordered.entries()) {
       // A variant's line reads "Tee (M / red)" and carries the variant's SKU and price.
       const name = t.variant ? `${t.product.name} (${Object.values(t.variant.options).join(' / ')})` : t.product.name;

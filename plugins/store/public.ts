@@ -31,7 +31,7 @@ export const DEFAULT_SETTINGS: StoreSettings = {
   phone_number: null,
 };
 
-export const settingsFromRow = (r: Row | undefined): StoreSettings =>
+export const settingsFromRow = (r: Row | null | undefined): StoreSettings =>
   r
     ? {
         currency: r.currency,
@@ -45,6 +45,13 @@ export const settingsFromRow = (r: Row | undefined): StoreSettings =>
         phone_number: r.phone_number ?? null,
       }
     : { ...DEFAULT_SETTINGS };
+
+/**
+ * The settings row as SQL for a statement that reads it with other things (orders' first read): an
+ * expression giving the row as JSON, or null (read it with settingsFromRow). `store` is the
+ * placeholder of the store id.
+ */
+export const storeSettingsSql = (store: string) => `(SELECT row_to_json(s) FROM store_settings s WHERE s.store_id = ${store})`;
 
 /** The store's settings, defaults where it set none; one indexed read. */
 export async function storeSettings(db: Db, storeId: string): Promise<StoreSettings> {

@@ -36,8 +36,19 @@ export interface Quote {
 }
 
 /**
+ * The store's rates of one country, every tax class, as SQL for a statement that reads them with
+ * other things (orders' first read, before any lock): an expression giving a JSON array of rates,
+ * for quote's `rates`. `store` and `country` are placeholders.
+ */
+export const taxRatesSql = (store: string, country: string) =>
+  `(SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'region', region, 'postal_code_prefix', postal_code_prefix,
+      'percentage', percentage, 'tax_class', tax_class)), '[]')
+    FROM tax_rates WHERE store_id = ${store} AND country = ${country})`;
+
+/**
  * Tax per line on its amount after discounts, half up per line, at the line's rate (rates.ts
  * rateFor); `inclusive`: the amount already holds it (amount × p / (100 + p)). No address, no tax.
+ * `known`: the rates of the address's country already read (taxRatesSql); else they are read here.
  */
 export async function taxLines(
   db: Db,
@@ -45,16 +56,19 @@ export async function taxLines(
   lines: { taxable_minor: number; tax_class: string }[],
   address: Address | null,
   inclusive: boolean,
+  known?: Row[],
 ) {
   const lineTax = lines.map(() => ({ minor: 0, rate_id: null as string | null }));
   const byRate = new Map<string, TaxLine>();
   if (!address) return { lineTax, taxLines: [] as TaxLine[] };
   const classes = [...new Set(['standard', ...lines.map((l) => l.tax_class)])];
-  const rates = await db.query('SELECT * FROM tax_rates WHERE store_id = $1 AND country = $2 AND tax_class = ANY($3::text[])', [
-    storeId,
-    address.country,
-    classes,
-  ]);
+  const rates =
+    known ??
+    (await db.query('SELECT * FROM tax_rates WHERE store_id = $1 AND country = $2 AND tax_class = ANY($3::text[])', [
+      storeId,
+      address.country,
+      classes,
+    ]));
   if (!rates.length) return { lineTax, taxLines: [] as TaxLine[] };
   lines.forEach((l, i) => {
     const rate = rateFor(rates, l.tax_class, address);
@@ -80,6 +94,8 @@ export interface QuoteInput {
   now: Date;
   address: Address | null;
   pricesIncludeTax: boolean;
+  /** The store's rates of the address's country, when already read (taxRatesSql). */
+  rates?: Row[];
 }
 
 /**
@@ -108,6 +124,7 @@ export async function quote(
     o.lines.map((l, i) => ({ taxable_minor: l.amount_minor - applied.lineDiscounts[i], tax_class: l.tax_class })),
     o.address,
     o.pricesIncludeTax,
+    o.rates,
   );
   const taxTotal = tax.taxLines.reduce((s, t) => s + t.amount_minor, 0);
   return {
@@ -126,28 +143,25 @@ export async function quote(
   };
 }
 
-/** The ledger: what a placed order charged per rate, on its creation date, with its status. */
-export async function recordOrderTax(
-  db: Db,
-  storeId: string,
-  order: { id: string; currency: string; status: string; at: Date; taxLines: TaxLine[] },
-) {
-  if (!order.taxLines.length) return;
-  await db.query(
-    `INSERT INTO tax_entries (id, store_id, order_id, rate_id, name, currency, order_status, taxable_minor, tax_minor, at)
-     SELECT gen_random_uuid(), $1, $2, r, n, $3, $4, t, x, $5 FROM unnest($6::uuid[], $7::text[], $8::bigint[], $9::bigint[]) AS u(r, n, t, x)`,
-    [
-      storeId,
-      order.id,
-      order.currency,
-      order.status,
-      order.at,
-      order.taxLines.map((t) => t.rate_id),
-      order.taxLines.map((t) => t.name),
-      order.taxLines.map((t) => t.taxable_minor),
-      order.taxLines.map((t) => t.amount_minor),
-    ],
-  );
+/**
+ * The ledger: what a placed order charged per rate, on its creation date, with its status. A
+ * common table expression of the statement that inserts the order, which names its row `o` (its
+ * id, store_id, currency, status, created_at); `param` adds a parameter and answers its
+ * placeholder. None without tax lines.
+ */
+export function orderTaxCtes(taxLines: TaxLine[], param: (value: unknown) => string): string[] {
+  if (!taxLines.length) return [];
+  const rates = param(taxLines.map((t) => t.rate_id));
+  const names = param(taxLines.map((t) => t.name));
+  const taxable = param(taxLines.map((t) => t.taxable_minor));
+  const tax = param(taxLines.map((t) => t.amount_minor));
+  return [
+    `tax_recorded AS (
+       INSERT INTO tax_entries (id, store_id, order_id, rate_id, name, currency, order_status, taxable_minor, tax_minor, at)
+       SELECT gen_random_uuid(), o.store_id, o.id, r, n, o.currency, o.status, t, x, o.created_at
+       FROM o, unnest(${rates}::uuid[], ${names}::text[], ${taxable}::bigint[], ${tax}::bigint[]) AS u(r, n, t, x)
+     )`,
+  ];
 }
 
 /** Keeps the ledger's status in step with the order's (the report counts paid, fulfilled and completed ones). */

@@ -203,6 +203,27 @@ describe('orders and tax', () => {
     expect(bare.body).toMatchObject({ tax_lines: [], tax_total: 0, total: 50 });
   });
 
+  test("an order's lines take their tax_class's rate there, else the standard one; another country's rates never apply", async () => {
+    const h = await setup();
+    const book = await mkProduct(h, 10, { tax_class: 'books' });
+    const pen = await mkProduct(h, 10);
+    const toy = await mkProduct(h, 10, { tax_class: 'toys' });
+    const std = await rate(h, { name: 'DE', country: 'DE', percentage: 19 });
+    const red = await rate(h, { name: 'DE reduced', country: 'DE', percentage: 7, tax_class: 'books' });
+    await rate(h, { name: 'AT toys', country: 'AT', percentage: 13, tax_class: 'toys' });
+    const o = await h.call('POST', '/orders', {
+      line_items: [book, pen, toy].map((product_id) => ({ product_id, quantity: 1 })),
+      shipping_address: { line1: 'Unter den Linden 1', city: 'Berlin', country: 'DE' },
+    });
+    expect(o.status).toBe(201);
+    expect(o.body.line_items.map((l: any) => l.tax)).toEqual([0.7, 1.9, 1.9]);
+    expect(o.body.tax_lines).toEqual([
+      { rate_id: red.id, name: 'DE reduced', percentage: 7, amount: 0.7 },
+      { rate_id: std.id, name: 'DE', percentage: 19, amount: 3.8 },
+    ]);
+    expect(o.body).toMatchObject({ tax_total: 4.5, total: 34.5 });
+  });
+
   test('a store whose prices include tax: the order total is the price, tax shown within it', async () => {
     const h = await setup();
     await h.call('PATCH', '/settings', { prices_include_tax: true });

@@ -97,6 +97,50 @@ describe('wholesale', () => {
     expect(await unit(trade, 1)).toBe(20);
   });
 
+  test("a variant's own group price beats its product's; the customer named in capitals is the same one; erased, retail", async () => {
+    const h = await setup();
+    const sku = () => `W-${crypto.randomUUID().slice(0, 8)}`;
+    const tee = (
+      await h.call('POST', '/products', {
+        name: 'Tee',
+        type: 'variable',
+        status: 'active',
+        pricing_data: { retail: 20 },
+        options: [{ name: 'size', values: ['S', 'M'] }],
+        variants: [
+          { options: { size: 'S' }, sku: sku(), stock_quantity: 50 },
+          { options: { size: 'M' }, sku: sku(), stock_quantity: 50 },
+        ],
+      })
+    ).body;
+    const [small, medium] = tee.variants.map((v: { id: string }) => v.id);
+    await h.call('POST', '/wholesale/pricing', {
+      customer_group: 'wholesale',
+      prices: [
+        { product_id: tee.id, price: 16 },
+        { product_id: tee.id, variant_id: medium, price: 14 },
+      ],
+    });
+    const trade = await customer(h, ['wholesale']);
+    const order = async (customer_id: string) =>
+      await h.call('POST', '/orders', {
+        customer_id,
+        line_items: [
+          { product_id: tee.id, variant_id: small, quantity: 1 },
+          { product_id: tee.id, variant_id: medium, quantity: 1 },
+        ],
+      });
+    const placed = await order(trade.toUpperCase());
+    expect(placed.status).toBe(201);
+    expect(placed.body.customer_id).toBe(trade);
+    expect(placed.body.line_items.map((l: { unit_price: number }) => l.unit_price)).toEqual([16, 14]);
+    // Erasure removes the customer's tags, and with them its groups; the order still names the customer.
+    expect((await h.call('DELETE', `/customers/${trade}`)).status).toBe(200);
+    const after = await order(trade);
+    expect(after.status).toBe(201);
+    expect(after.body).toMatchObject({ customer_id: trade, subtotal: 40 });
+  });
+
   test('create_bulk_order: one order from SKUs at group prices; a bad SKU or short stock refuses it all, naming line_items.<n>.sku', async () => {
     const h = await setup();
     const a = await mkProduct(h, 10);

@@ -160,6 +160,18 @@ test('spans are exported over OTLP/HTTP to the configured collector, with its he
   );
   expect(names).toContain('GET /v1/stores/:storeId/products');
   expect(names).toContain('db.query');
+  // One trace: the request is the root (a server span with its status) and its queries are its children.
+  const all = received.flatMap((r) => r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
+  const request = all.findLast((s: any) => s.name === 'GET /v1/stores/:storeId/products');
+  expect(request.traceId).toMatch(/^[0-9a-f]{32}$/);
+  expect(request.spanId).toMatch(/^[0-9a-f]{16}$/);
+  expect(request.parentSpanId).toBeUndefined();
+  expect(request.kind).toBe(2); // SPAN_KIND_SERVER
+  expect(request.attributes).toContainEqual({ key: 'http.response.status_code', value: { intValue: 200 } });
+  expect(BigInt(request.endTimeUnixNano)).toBeGreaterThan(BigInt(request.startTimeUnixNano));
+  const children = all.filter((s: any) => s.parentSpanId === request.spanId);
+  expect(children.length).toBeGreaterThan(0);
+  expect(children.every((s: any) => s.name === 'db.query' && s.traceId === request.traceId)).toBe(true);
   expect(received[0].auth).toBe('secret one');
   const service = received[0].body.resourceSpans[0].resource.attributes.find((a: any) => a.key === 'service.name');
   expect(service.value.stringValue).toBe('svc');

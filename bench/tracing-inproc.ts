@@ -7,14 +7,18 @@
  * instruction counts that do not move with the machine's load.
  *
  *   TRACE_REQUESTS  requests per measurement (default 10000)
+ *   TRACE_WARMUP    unmeasured requests before each measurement (default 2000)
  *   TRACE_ROUNDS    off/on pairs (default 3)
  *   TRACE_ONLY      `get` or `mcp`
  *   TRACE_MODE      `on` or `off`: one mode only
  *   TRACE_CALLGRIND=1  under valgrind --tool=callgrind: the counters are zeroed before the measured
  *                   requests and dumped after them (callgrind_control), so the dump holds only
  *                   those; divide its instruction total by TRACE_REQUESTS. E.g.
- *                   TRACE_CALLGRIND=1 TRACE_MODE=on TRACE_ONLY=get TRACE_ROUNDS=1 TRACE_REQUESTS=2000 \
- *                   valgrind --tool=callgrind --trace-children=yes node_modules/bun/bin/bun.exe bench/tracing-inproc.ts
+ *                   BUN_JSC_useConcurrentJIT=0 TRACE_CALLGRIND=1 TRACE_MODE=on TRACE_ONLY=get TRACE_ROUNDS=1 \
+ *                   TRACE_REQUESTS=2000 TRACE_WARMUP=3000 \
+ *                   valgrind --tool=callgrind node_modules/bun/bin/bun.exe bench/tracing-inproc.ts
+ *                   (JIT compilation on the main thread, so where code tiers up does not depend on
+ *                   how threads were scheduled)
  *   DATABASE_URL    server to create the throwaway database on
  */
 import { systemClock } from '../core/clock';
@@ -42,6 +46,7 @@ async function callgrind(flag: string) {
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 const N = Number(process.env.TRACE_REQUESTS ?? 10_000);
 const ROUNDS = Number(process.env.TRACE_ROUNDS ?? 3);
+const WARMUP = Number(process.env.TRACE_WARMUP ?? 2000);
 const ONLY = process.env.TRACE_ONLY;
 const MODE = process.env.TRACE_MODE;
 const bench = await createBenchDb(300);
@@ -98,7 +103,7 @@ try {
   const measure = async (shape: keyof typeof shapes, on: boolean) => {
     const t = on ? startTelemetry(db, settings, createLogger()) : undefined;
     try {
-      await run(shapes[shape], Math.min(N, 2000)); // warm-up
+      await run(shapes[shape], WARMUP); // JIT, key cache, pool
       await callgrind('-z');
       const us = await run(shapes[shape], N);
       await callgrind('-d');

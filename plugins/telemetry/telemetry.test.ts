@@ -13,6 +13,8 @@ import { fingerprint, maskMessage } from './fingerprint';
 import { prune } from './store';
 import { percentile } from './rollups';
 import type { RunningTracer } from './tracer';
+import { OtlpBatch } from './otlp';
+import { SvcSpan } from './span';
 
 /** A plugin only this file registers: a route that fails on an internal error, and a job that fails. */
 const probe = definePlugin({
@@ -270,4 +272,24 @@ test('fingerprints mask what varies and keep what tells failures apart', () => {
   expect(fingerprint('job', 'api_error', '/v1/x', 'row 17 vanished')).not.toBe(a);
   expect(fingerprint('request', 'api_error', '/v1/y', 'row 17 vanished')).not.toBe(a);
   expect(fingerprint('request', 'api_error', '/v1/x', 'column 17 vanished')).not.toBe(a);
+});
+
+test('spans waiting for a slow collector are bounded: past 2,048 waiting, new ones are dropped and counted', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await held, Response.json({})) });
+  const batch = new OtlpBatch(`http://127.0.0.1:${slow.port}`, undefined, 'svc', createLogger());
+  try {
+    // The first 512 go as a batch (held by the collector); 2,048 more wait; the rest are dropped.
+    for (let i = 0; i < 3000; i++) {
+      const s = new SvcSpan('request', 'GET /x', undefined, performance.now());
+      s.durationMs = 1;
+      batch.add(s);
+    }
+    expect(batch.dropped).toBe(3000 - 512 - 2048);
+  } finally {
+    release();
+    await batch.shutdown();
+    slow.stop(true);
+  }
 });

@@ -95,7 +95,11 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
       const late = spanBuffer.add(db, row, log);
       if (late) {
         backlogged = true;
-        late.then(() => (backlogged = false));
+        const before = dropped;
+        void late.then(() => {
+          backlogged = false;
+          if (dropped > before) log.warn('telemetry: spans not kept while the span store was behind', { dropped: dropped - before });
+        });
       }
     });
   };

@@ -18,7 +18,19 @@ const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Num
 const registry = createRegistry(pluginList, { env: process.env });
 // BENCH_TRACING=1: the telemetry plugin's tracer runs, as `svc serve` starts it (spans kept per store,
 // metrics counted; OTLP export too when OTEL_EXPORTER_OTLP_ENDPOINT is set). Unset: no tracer, as OTEL_SDK_DISABLED=true.
-if (process.env.BENCH_TRACING === '1') startTelemetry(db, registry.configOf('telemetry') as TelemetrySettings, createLogger());
+// BENCH_TRACING=toggle (bench/tracing.ts): off at first; SIGUSR1 starts the tracer, SIGUSR2 stops it, so
+// one process is measured both ways (two processes differ by more than tracing costs: JIT, placement).
+const startTracing = () => startTelemetry(db, registry.configOf('telemetry') as TelemetrySettings, createLogger());
+if (process.env.BENCH_TRACING === '1') startTracing();
+if (process.env.BENCH_TRACING === 'toggle') {
+  let running: ReturnType<typeof startTracing> | undefined;
+  process.on('SIGUSR1', () => void (running ??= startTracing()));
+  process.on('SIGUSR2', () => {
+    const r = running;
+    running = undefined;
+    void r?.stop();
+  });
+}
 const svc = makeServices({ db, clock: systemClock, registry, limits: HIGH_LIMITS });
 const app = createApp(svc).listen({ hostname: '127.0.0.1', port: 0 });
 announce(app.server!.port!);

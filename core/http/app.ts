@@ -9,7 +9,7 @@ import { SIGNED_ROUTE, serveSigned } from './signed';
 import { MCP_PATH } from '../mcp/path';
 import { lazy } from '../lazy';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
-import { tracing } from '../plugins/telemetry';
+import { tracing, type TracedOutcome } from '../plugins/telemetry';
 
 /** A route outside the REST pipeline (the console's pages): the composition root hands them in. */
 export type PageRoute = { method: string; path: string; handler: (c: { request: Request }) => Response | Promise<Response> };
@@ -31,11 +31,17 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
     // A span per request when a tracer is installed (core/plugins/telemetry.ts): one property read otherwise.
     const name = `${method} ${path}`;
     const attrs = { method, route: path };
-    const outcome = (res: Response) => ({ status: res.status, request_id: res.headers.get('x-request-id') ?? undefined });
+    // The request id is read from the answer's headers only when the route did not say it (REST routes do, rest.ts).
+    const outcome = (res: Response): TracedOutcome => ({
+      status: res.status,
+      get request_id() {
+        return res.headers.get('x-request-id') ?? undefined;
+      },
+    });
     const run: Handler = ({ request, params, server }) => {
       const tracer = tracing.tracer;
       if (!tracer) return plain({ request, params, server });
-      return tracer.span('request', name, attrs, async () => plain({ request, params, server }), outcome);
+      return tracer.span('request', name, attrs, () => plain({ request, params, server }), outcome);
     };
     app.route(method, path, run as any, { parse: 'none' } as any);
   };

@@ -236,7 +236,7 @@ export async function handleRest(
     const pathParams = pathParamsOf(params);
     const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind, request);
     // The request's span belongs to this store from here (a refused credential's never does).
-    if (store !== NO_STORE) tracing.tracer?.annotate({ store_id: store.id });
+    if (store !== NO_STORE) tracing.tracer?.annotate({ store_id: store.id, request_id: requestId });
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
       const leasing = svc.rateLimiter.check(store.id, store.plan, headers);
       if (leasing) await leasing;

@@ -1,6 +1,7 @@
 import { SvcError } from '../errors';
 import { LATEST } from './versioning';
 import { newRequestId } from '../ids';
+import { tracing } from '../plugins/telemetry';
 
 /**
  * The paths the app serves and their methods, so a request that names a real path with a method it
@@ -39,7 +40,9 @@ const complete = new WeakSet<Response>();
 
 /** A response carrying SPEC 4's headers from the start (the MCP fast path: setting them after costs more). `init.headers` gets them. */
 export function conventionResponse(body: string, init: { status: number; headers: Record<string, string> }): Response {
-  init.headers['X-Request-Id'] = newRequestId();
+  const requestId = (init.headers['X-Request-Id'] = newRequestId());
+  // The request's span (core/plugins/telemetry.ts) takes its id here rather than reading it back from the headers.
+  tracing.tracer?.annotate({ request_id: requestId });
   init.headers['X-API-Version'] = init.headers['X-API-Latest-Version'] = LATEST.id;
   const response = new Response(body, init);
   complete.add(response);

@@ -31,13 +31,13 @@ export interface TracedOutcome {
   message?: string;
   /** A failure that counts as an error (query_errors), not only as a metric. */
   error?: boolean;
-  /** The request's id (X-Request-Id), for finding its trace. */
+  /** The request's id (X-Request-Id), for finding its trace; read only when the span has none yet (it may be a getter). */
   request_id?: string;
 }
 
 export interface Tracer {
   /** Runs `run` inside a span; `outcome` reads how it ended from its value (a Response, a tool outcome). */
-  span<T>(kind: TracedKind, name: string, attrs: TracedAttrs, run: () => Promise<T>, outcome?: (value: T) => TracedOutcome): Promise<T>;
+  span<T>(kind: TracedKind, name: string, attrs: TracedAttrs, run: () => T | Promise<T>, outcome?: (value: T) => TracedOutcome): Promise<T>;
   /** A piece of work already finished (a webhook attempt), recorded as a span of its own. */
   record(kind: TracedKind, name: string, attrs: TracedAttrs, durationMs: number, outcome: TracedOutcome): void;
   /**

@@ -1,14 +1,12 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Db } from '../../core/sdk';
+import type { SvcSpan } from './span';
 
 export interface PromMetrics {
   registry: Registry;
   /** Counts an ended span into the instance's metrics. */
-  observe(kind: string, span: ReadableSpan): void;
+  observe(span: SvcSpan): void;
 }
-
-const hrSeconds = ([s, ns]: [number, number]) => s + ns / 1e9;
 
 /**
  * The instance's Prometheus metrics (this process's; scrape each process), fed by the tracer's
@@ -31,7 +29,8 @@ export function promMetrics(db: Db): PromMetrics {
   const registry = new Registry();
   // The two per-request metrics are tallied in plain maps and arrays and rendered at the scrape:
   // prom-client's labelled counters hash their labels on every increment, a measurable share of a
-  // traced request. They are still prom-client metrics of the registry (its text format).
+  // traced request. They are still prom-client metrics of the registry (its text format). A
+  // route's tally is found by its span's name (`GET /v1/...`, one constant string per route).
   const tallies = new Map<string, RouteTally>();
   registry.registerMetric({
     name: 'http_requests_total',
@@ -68,11 +67,20 @@ export function promMetrics(db: Db): PromMetrics {
       }),
     }),
   } as any);
-  const tools = new Counter({
+  // Tool calls too: counted in a plain map (by tool: successes, errors), handed to the counter at the scrape.
+  const toolCounts = new Map<string, [number, number]>();
+  new Counter({
     name: 'svc_tool_calls_total',
     help: 'Tool calls by agents and MCP clients, by tool (<plugin>.<action>) and status (success, error).',
     labelNames: ['tool', 'status'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [tool, [ok, failed]] of toolCounts) {
+        if (ok) this.inc({ tool, status: 'success' }, ok);
+        if (failed) this.inc({ tool, status: 'error' }, failed);
+      }
+    },
   });
   const webhooksFailed = new Counter({
     name: 'svc_webhook_deliveries_failed_total',
@@ -101,24 +109,32 @@ export function promMetrics(db: Db): PromMetrics {
 
   return {
     registry,
-    observe(kind, span) {
-      const a = span.attributes;
+    observe(span) {
+      const kind = span.kind;
       if (kind === 'request') {
-        const method = a['http.request.method'] as string;
-        const route = a['svc.route'] as string;
-        const key = `${method} ${route}`;
-        let t = tallies.get(key);
-        if (!t) tallies.set(key, (t = { method, route, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }));
-        const status = (a['http.response.status_code'] as number) ?? 0;
+        let t = tallies.get(span.name);
+        if (!t)
+          tallies.set(
+            span.name,
+            (t = { method: span.method ?? '', route: span.route ?? span.name, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }),
+          );
+        const status = span.status ?? 0;
         t.byStatus.set(status, (t.byStatus.get(status) ?? 0) + 1);
-        const seconds = hrSeconds(span.duration);
-        const i = BUCKETS.findIndex((le) => seconds <= le);
-        if (i >= 0) t.buckets[i]++;
+        const seconds = span.durationMs / 1000;
+        for (let i = 0; i < BUCKETS.length; i++)
+          if (seconds <= BUCKETS[i]) {
+            t.buckets[i]++;
+            break;
+          }
         t.sum += seconds;
         t.count++;
-      } else if (kind === 'tool_call') tools.labels(String(a['svc.route'] ?? span.name), a['svc.failed'] ? 'error' : 'success').inc();
-      else if (kind === 'webhook' && a['svc.failed']) webhooksFailed.inc();
-      else if (kind === 'provider' && a['svc.failed']) providerFailures.labels(String(a['svc.route'] ?? span.name)).inc();
+      } else if (kind === 'tool_call') {
+        const tool = span.route ?? span.name;
+        let n = toolCounts.get(tool);
+        if (!n) toolCounts.set(tool, (n = [0, 0]));
+        n[span.failed ? 1 : 0]++;
+      } else if (kind === 'webhook' && span.failed) webhooksFailed.inc();
+      else if (kind === 'provider' && span.failed) providerFailures.labels(span.route ?? span.name).inc();
     },
   };
 }

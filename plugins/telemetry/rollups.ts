@@ -22,18 +22,26 @@ const bucketOf = (ms: number) => {
 };
 
 /**
- * Folds ended spans into counts in memory (a Map update per span), handed to the rollup buffer
- * each second: every request is counted whatever spans are kept, at no write per request.
+ * Folds ended spans into counts in memory, handed to the rollup buffer each second: every request
+ * is counted whatever spans are kept, at no write per request. Rows are found by store, then
+ * route (strings the span already holds), then a short scan: no key string is built per span.
  */
 export class RollupTally {
-  private open = new Map<string, Rollup>();
+  private open = new Map<string, Map<string, Rollup[]>>();
   add(storeId: string, startedMs: number, kind: string, route: string, status: number, failed: boolean, error: boolean, durationMs: number) {
     const minute = startedMs - (startedMs % 60_000);
-    const key = `${storeId}|${minute}|${kind}|${route}|${status}`;
-    let r = this.open.get(key);
+    let byRoute = this.open.get(storeId);
+    if (!byRoute) this.open.set(storeId, (byRoute = new Map()));
+    let rows = byRoute.get(route);
+    if (!rows) byRoute.set(route, (rows = []));
+    let r: Rollup | undefined;
+    for (const x of rows)
+      if (x.minute === minute && x.status === status && x.kind === kind) {
+        r = x;
+        break;
+      }
     if (!r)
-      this.open.set(
-        key,
+      rows.push(
         (r = { store_id: storeId, minute, kind, route, status, count: 0, failed: 0, errors: 0, buckets: new Array(BOUNDS_MS.length + 1).fill(0) }),
       );
     r.count++;
@@ -44,10 +52,10 @@ export class RollupTally {
   /** Takes what was counted (of one store, or all). */
   take(storeId?: string): Rollup[] {
     const out: Rollup[] = [];
-    for (const [k, r] of this.open)
-      if (!storeId || r.store_id === storeId) {
-        out.push(r);
-        this.open.delete(k);
+    for (const [store, byRoute] of this.open)
+      if (!storeId || store === storeId) {
+        for (const rows of byRoute.values()) out.push(...rows);
+        this.open.delete(store);
       }
     return out;
   }

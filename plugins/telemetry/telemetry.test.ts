@@ -13,6 +13,8 @@ import { fingerprint, maskMessage } from './fingerprint';
 import { prune } from './store';
 import { percentile } from './rollups';
 import type { RunningTracer } from './tracer';
+import { OtlpBatch } from './otlp';
+import { SvcSpan } from './span';
 
 /** A plugin only this file registers: a route that fails on an internal error, and a job that fails. */
 const probe = definePlugin({
@@ -160,6 +162,18 @@ test('spans are exported over OTLP/HTTP to the configured collector, with its he
   );
   expect(names).toContain('GET /v1/stores/:storeId/products');
   expect(names).toContain('db.query');
+  // One trace: the request is the root (a server span with its status) and its queries are its children.
+  const all = received.flatMap((r) => r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
+  const request = all.findLast((s: any) => s.name === 'GET /v1/stores/:storeId/products');
+  expect(request.traceId).toMatch(/^[0-9a-f]{32}$/);
+  expect(request.spanId).toMatch(/^[0-9a-f]{16}$/);
+  expect(request.parentSpanId).toBeUndefined();
+  expect(request.kind).toBe(2); // SPAN_KIND_SERVER
+  expect(request.attributes).toContainEqual({ key: 'http.response.status_code', value: { intValue: 200 } });
+  expect(BigInt(request.endTimeUnixNano)).toBeGreaterThan(BigInt(request.startTimeUnixNano));
+  const children = all.filter((s: any) => s.parentSpanId === request.spanId);
+  expect(children.length).toBeGreaterThan(0);
+  expect(children.every((s: any) => s.name === 'db.query' && s.traceId === request.traceId)).toBe(true);
   expect(received[0].auth).toBe('secret one');
   const service = received[0].body.resourceSpans[0].resource.attributes.find((a: any) => a.key === 'service.name');
   expect(service.value.stringValue).toBe('svc');
@@ -258,4 +272,24 @@ test('fingerprints mask what varies and keep what tells failures apart', () => {
   expect(fingerprint('job', 'api_error', '/v1/x', 'row 17 vanished')).not.toBe(a);
   expect(fingerprint('request', 'api_error', '/v1/y', 'row 17 vanished')).not.toBe(a);
   expect(fingerprint('request', 'api_error', '/v1/x', 'column 17 vanished')).not.toBe(a);
+});
+
+test('spans waiting for a slow collector are bounded: past 2,048 waiting, new ones are dropped and counted', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await held, Response.json({})) });
+  const batch = new OtlpBatch(`http://127.0.0.1:${slow.port}`, undefined, 'svc', createLogger());
+  try {
+    // The first 512 go as a batch (held by the collector); 2,048 more wait; the rest are dropped.
+    for (let i = 0; i < 3000; i++) {
+      const s = new SvcSpan('request', 'GET /x', undefined, performance.now());
+      s.durationMs = 1;
+      batch.add(s);
+    }
+    expect(batch.dropped).toBe(3000 - 512 - 2048);
+  } finally {
+    release();
+    await batch.shutdown();
+    slow.stop(true);
+  }
 });

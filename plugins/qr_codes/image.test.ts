@@ -232,7 +232,10 @@ describe('SVG', () => {
           const { chromium } = await import('playwright-core');
           browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
           const side = Math.max(size, 200);
-          const page = await browser.newPage({ viewport: { width: side, height: side } });
+          // Below 100 px a module spans under two pixels at 1:1 (64 px / 37 modules), so some codes'
+          // patterns (the slug is random) lose a module edge and jsqr misses them; screens draw a
+          // vector image at two device pixels per CSS pixel or more, as here.
+          const page = await browser.newPage({ viewport: { width: side, height: side }, deviceScaleFactor: size < 100 ? 2 : 1 });
           try {
             await page.setContent(`<html><body style="margin:0;background:#fff">${svg}</body></html>`);
             const shot = await page.screenshot({ clip: { x: 0, y: 0, width: size, height: size } });

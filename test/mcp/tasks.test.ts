@@ -64,7 +64,7 @@ async function gatedTool(h: Harness, extra: Record<string, unknown> = {}) {
     requires_approval: true,
     ...extra,
   });
-  expect(r.status).toBe(201);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body as { id: string; name: string };
 }
 

@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksumOf, migrate, type Migration } from './migrate';
 import type { Db } from './types';
-import type { PGlite } from '@electric-sql/pglite';
 import pglitePkg from '../../node_modules/@electric-sql/pglite/package.json';
 import bossPkg from '../../node_modules/pg-boss/package.json';
 
@@ -20,7 +19,7 @@ import bossPkg from '../../node_modules/pg-boss/package.json';
  */
 
 /** Bumped when what an archive holds changes in a way the migrations do not show. */
-const SEED_FORMAT = 2;
+const SEED_FORMAT = 1;
 export const SEED_PREFIX = 'pglite-seed-';
 
 /** Where source runs keep their archives (absent inside the compiled binary, which embeds its own). */
@@ -74,16 +73,7 @@ export async function buildSeed(
     await migrate(db, [...migrations]);
     await more(db);
     await db.exec('CHECKPOINT');
-    const pg = (db.native as { pglite: PGlite }).pglite;
-    // PGlite's in-memory file system (Emscripten's FS), not typed as public.
-    const fs = (pg as unknown as { mod: { FS: { readdir(p: string): string[]; unlink(p: string): void } } }).mod.FS;
-    // Write-ahead log segments past the current one are preallocated and hold only zeros (16 MB
-    // each): PostgreSQL makes them again when it needs them, so a new data folder is spared writing them.
-    const [{ dir, current }] = await db.query<{ dir: string; current: string }>(
-      'SELECT current_setting($1) AS dir, pg_walfile_name(pg_current_wal_insert_lsn()) AS current',
-      ['data_directory'],
-    );
-    for (const name of fs.readdir(`${dir}/pg_wal`)) if (/^[0-9A-F]{24}$/.test(name) && name > current) fs.unlink(`${dir}/pg_wal/${name}`);
+    const pg = (db.native as { pglite: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).pglite;
     return new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer());
   } finally {
     await db.close();

@@ -119,6 +119,25 @@ describe('the embedded database made from the build-time archive', () => {
     expect(await served(join(root, 'older-archive'))).toEqual(byMigrations);
   }, 300_000);
 
+  test('a start that died half-way through unpacking is redone, and a cut archive makes no database', async () => {
+    const archive = findSeed(migrations)!;
+    const pg = join(root, 'half', 'pg');
+    // A cut archive fails the start and leaves only the folder beside, never a half database.
+    const cut = new Blob([(await archive.bytes()).subarray(0, 2_000_000)]);
+    await expect(pgliteDb(pg, { seed: () => cut })).rejects.toThrow();
+    expect(existsSync(join(pg, 'PG_VERSION'))).toBe(false);
+    // What a start killed while unpacking leaves: some files aside, the folder not there yet.
+    mkdirSync(join(`${pg}.unpacking`, 'base'), { recursive: true });
+    writeFileSync(join(`${pg}.unpacking`, 'PG_VERSION'), '18\n');
+    const db = await pgliteDb(pg, { seed: () => archive });
+    try {
+      expect(existsSync(`${pg}.unpacking`)).toBe(false);
+      expect(await migrate(db, migrations)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 300_000);
+
   test('an archive made from other migrations is not used', () => {
     const edited = migrations.map((m, i) => (i === migrations.length - 1 ? { ...m, sql: m.sql + '\n-- edited' } : m));
     expect(findSeed(migrations)).toBeDefined();

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from './types';
 import { pgliteExtensions } from './pglite-extensions';
+import { untarGz } from './untar';
 // Embedded into the compiled binary as files: the binary has no node_modules at run time.
 import wasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' with { type: 'file' };
 import initdbPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' };
@@ -45,9 +46,33 @@ const loadInitdb = () =>
 export interface PgliteOptions {
   /**
    * An archive of a data directory to start a new one from (core/db/seed.ts), asked for only when
-   * dataDir holds no database yet. Without one, initdb makes the database.
+   * dataDir (on disk) holds no database yet. Without one, initdb makes the database.
    */
   seed?: () => Blob | undefined;
+}
+
+/**
+ * A new data folder from the archive, unpacked by svc rather than by PGlite's `loadDataDir`, which
+ * holds the whole inflated archive twice over at its peak (docs/footprint.md). It is unpacked
+ * beside the folder and renamed into place once whole, so a start that dies half-way leaves only
+ * `<dataDir>.unpacking`, which the next start removes before unpacking again. A release before this
+ * one unpacked into the folder itself and left a file of that name as its marker: then the folder
+ * is the half-written one, removed too. Returns whether dataDir now holds a database.
+ */
+async function unpackSeed(dataDir: string, seed: PgliteOptions['seed']): Promise<boolean> {
+  const aside = `${dataDir}.unpacking`;
+  if (existsSync(aside)) {
+    if (!statSync(aside).isDirectory()) rmSync(dataDir, { recursive: true, force: true });
+    rmSync(aside, { recursive: true, force: true });
+  }
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return true;
+  const archive = seed?.();
+  if (!archive) return false;
+  await untarGz(archive, aside);
+  // An empty folder (made by hand, or by a mount) is replaced; anything else in it is an error to see.
+  if (existsSync(dataDir) && readdirSync(dataDir).length === 0) rmdirSync(dataDir);
+  renameSync(aside, dataDir);
+  return true;
 }
 
 /**
@@ -56,24 +81,15 @@ export interface PgliteOptions {
  * dataDir undefined means an in-memory database (tests).
  */
 export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
-  // A start that died while unpacking leaves a partial folder behind the marker: it held nothing
-  // yet (migrations run after), so it is removed and unpacked again.
-  const unpacking = dataDir && `${dataDir}.unpacking`;
-  if (unpacking && existsSync(unpacking)) rmSync(dataDir!, { recursive: true, force: true });
   if (dataDir) mkdirSync(dirname(dataDir), { recursive: true });
-  const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
-  const seed = fresh && dataDir ? opts.seed?.() : undefined;
-  if (seed && unpacking) writeFileSync(unpacking, '');
+  const made = dataDir ? await unpackSeed(dataDir, opts.seed) : false;
   const pg = await PGlite.create({
     dataDir,
     ...(await loadAssets()),
-    ...(fresh && !seed ? { initdbWasmModule: await loadInitdb() } : {}),
-    ...(seed ? { loadDataDir: seed } : {}),
+    ...(made ? {} : { initdbWasmModule: await loadInitdb() }),
     startParams: [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
     extensions: await pgliteExtensions(),
   });
-  // PGlite writes the unpacked files straight into dataDir: once it has started, they are whole.
-  if (seed && unpacking) rmSync(unpacking, { force: true });
   const wrap = (conn: any, inTx: boolean): Db => ({
     kind: 'pglite',
     native: { pglite: pg },

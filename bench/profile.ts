@@ -15,6 +15,7 @@ import { createRegistry } from '../core/plugins/registry';
 import { pluginList } from '../plugins';
 import { createBenchDb } from './seed';
 import { HIGH_LIMITS } from './child';
+import { mcpSession } from './mcp-session';
 import { flushAudits } from '../core/tools/executions';
 
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -67,20 +68,7 @@ try {
   if (!only || only === 'mcp') {
     const mcp = 'http://svc.test/agent/mcp';
     const rpc = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await app.handle(
-      new Request(mcp, {
-        method: 'POST',
-        headers: rpc,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } },
-        }),
-      }),
-    );
-    const session = { ...rpc, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-    await app.handle(new Request(mcp, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }));
+    const session = { ...rpc, ...(await mcpSession('http://svc.test', headers, (url, init) => app.handle(new Request(url, init)))) };
     await measure(
       'MCP tools/call get_product',
       () => mcp,

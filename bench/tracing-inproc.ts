@@ -32,6 +32,7 @@ import { startTelemetry } from '../plugins/telemetry';
 import type { TelemetrySettings } from '../plugins/telemetry/config';
 import { createBenchDb } from './seed';
 import { HIGH_LIMITS } from './child';
+import { mcpSession } from './mcp-session';
 import { flushAudits } from '../core/tools/executions';
 
 /** callgrind_control against this process; the event loop keeps turning meanwhile, so valgrind sees the command. */
@@ -66,20 +67,7 @@ try {
   const headers = { 'x-api-key': bench.apiKey };
   const mcp = 'http://svc.test/agent/mcp';
   const rpc = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await app.handle(
-    new Request(mcp, {
-      method: 'POST',
-      headers: rpc,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-      }),
-    }),
-  );
-  const session = { ...rpc, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-  await app.handle(new Request(mcp, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }));
+  const session = { ...rpc, ...(await mcpSession('http://svc.test', headers, (url, init) => app.handle(new Request(url, init)))) };
 
   const shapes = {
     get: (i: number) => new Request(`${store}/products/${ids[i % ids.length]}`, { headers }),

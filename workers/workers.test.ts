@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { manualClock } from '../core/clock';
-import { startWorkers } from '../core/jobs/run';
+import { installJobs, startWorkers } from '../core/jobs/run';
 import { createRegistry } from '../core/plugins/registry';
 import { allJobs } from '.';
 import { definePlugin, job } from '../core/plugins/contract';
@@ -118,5 +118,49 @@ describe('workers (pg-boss on the same database)', () => {
     } finally {
       await workers.stop();
     }
+  }, 30_000);
+});
+
+describe('queues and schedules at start', () => {
+  test('a start writes no queue or schedule already as declared, and updates one whose settings changed', async () => {
+    const h = await setup();
+    const queue = `test.install.${h.store.id}`;
+    const row = async () =>
+      (
+        await h.db.query<{ retry_limit: number; updated_on: string }>(
+          'SELECT retry_limit, updated_on::text AS updated_on FROM pgboss.queue WHERE name = $1',
+          [queue],
+        )
+      )[0];
+    const schedule = async () =>
+      (
+        await h.db.query<{ cron: string; updated_on: string }>('SELECT cron, updated_on::text AS updated_on FROM pgboss.schedule WHERE name = $1', [
+          queue,
+        ])
+      )[0];
+    const declared = (retryLimit: number, cron: string) => [
+      { queue, cron, options: { retryLimit, retryDelay: 5, retryBackoff: true }, run: async () => {} },
+    ];
+
+    await installJobs(h.db, declared(3, '*/5 * * * *'));
+    const made = await row();
+    expect(made.retry_limit).toBe(3);
+    await installJobs(h.db, declared(3, '*/5 * * * *'));
+    expect(await row()).toEqual(made);
+
+    let workers = await startWorkers(h.db, declared(3, '*/5 * * * *'), () => {});
+    await workers.stop();
+    const scheduled = await schedule();
+    expect(scheduled.cron).toBe('*/5 * * * *');
+    workers = await startWorkers(h.db, declared(3, '*/5 * * * *'), () => {});
+    await workers.stop();
+    expect(await schedule()).toEqual(scheduled);
+    expect(await row()).toEqual(made);
+
+    await installJobs(h.db, declared(7, '*/5 * * * *'));
+    expect((await row()).retry_limit).toBe(7);
+    workers = await startWorkers(h.db, declared(7, '0 * * * *'), () => {});
+    await workers.stop();
+    expect((await schedule()).cron).toBe('0 * * * *');
   }, 30_000);
 });

@@ -164,3 +164,40 @@ describe('queues and schedules at start', () => {
     expect((await schedule()).cron).toBe('0 * * * *');
   }, 30_000);
 });
+
+describe('waking workers', () => {
+  test('idle queues are not fetched; a job sent, and one whose start time arrives, runs within about a second', async () => {
+    const h = await setup();
+    const queues = Array.from({ length: 8 }, (_, i) => `test.wake${i}.${h.store.id}`);
+    const ran: { queue: string; at: number }[] = [];
+    const workers = await startWorkers(
+      h.db,
+      queues.map((queue) => ({ queue, run: async () => void ran.push({ queue, at: Date.now() }) })),
+      () => {},
+    );
+    try {
+      const fetched = () => new Map(workers.boss.getWipData().map((w) => [w.name, w.lastFetchedOn]));
+      await Bun.sleep(300); // each worker's first fetch, at start
+      const before = fetched();
+      await Bun.sleep(2000);
+      expect(fetched()).toEqual(before); // no queue was polled while nothing was ready
+
+      const sent = Date.now();
+      await workers.boss.send(queues[3], { n: 1 });
+      for (let i = 0; i < 50 && !ran.length; i++) await Bun.sleep(50);
+      expect(ran.map((r) => r.queue)).toEqual([queues[3]]);
+      expect(ran[0].at - sent).toBeLessThan(1500);
+      const after = fetched();
+      for (const q of queues) if (q !== queues[3]) expect(after.get(q)).toEqual(before.get(q));
+
+      const due = Date.now() + 1000;
+      await workers.boss.send(queues[5], { n: 2 }, { startAfter: new Date(due) });
+      for (let i = 0; i < 80 && ran.length < 2; i++) await Bun.sleep(50);
+      expect(ran[1]?.queue).toBe(queues[5]);
+      expect(ran[1].at).toBeGreaterThanOrEqual(due - 50);
+      expect(ran[1].at - due).toBeLessThan(1500);
+    } finally {
+      await workers.stop();
+    }
+  }, 30_000);
+});

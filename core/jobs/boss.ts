@@ -3,8 +3,7 @@ import type { Db } from '../db/types';
 
 /**
  * pg-boss on svc's own database (embedded PGlite or PostgreSQL), through pg-boss's adapters for
- * the drivers we already hold. Measured: with default polling a worker waits a full interval after
- * every fetch (2 jobs/s at batch size 1), so workers poll every half second and fetch in batches.
+ * the drivers we already hold.
  */
 export function createBoss(db: Db, opts: { supervise: boolean; schedule?: boolean }): PgBoss {
   const native = db.native as { pglite?: any; sql?: any };
@@ -23,4 +22,8 @@ export function createBoss(db: Db, opts: { supervise: boolean; schedule?: boolea
   });
 }
 
-export const WORK_DEFAULTS = { pollingIntervalSeconds: 0.5, batchSize: 50 };
+/**
+ * Workers fetch in batches. Their own polling is a backstop: one statement per half second wakes
+ * the workers of the queues holding a ready job (wake.ts), so an idle queue costs nothing.
+ */
+export const WORK_DEFAULTS = { pollingIntervalSeconds: 30, batchSize: 50 };

@@ -5,6 +5,7 @@ import type { Registry } from '../plugins/contract';
 import type { JobSpec, PluginDef, Store } from '../plugins/contract';
 import { createLogger, errorFields, type Logger } from '../log';
 import { createBoss, WORK_DEFAULTS } from './boss';
+import { wakeWorkers } from './wake';
 import { SvcError } from '../errors';
 import { jobContext, runAfterCommit, validateInput, writeJobEvents, type CallerDeps, type JobData } from '../plugins/invoke';
 import { reactionQueue } from '../events/outbox';
@@ -241,10 +242,19 @@ export async function startWorkers(db: Db, jobs: JobDef[], log: (line: string) =
     else await boss.work(job.queue, work, async (batch) => job.run!(batch.map((j) => j.data)));
     if (job.cron && !scheduled.has(`${job.queue} ${job.cron}`)) await boss.schedule(job.queue, job.cron);
   }
+  const waking = wakeWorkers(
+    db,
+    boss,
+    jobs.map((j) => j.queue),
+    (e) => log(`jobs: ${e.message}`),
+  );
   log(`workers: ${jobs.map((j) => j.queue).join(', ')}`);
   return {
     boss,
     /** Jobs in hand get `timeoutMs` to finish (pg-boss's floor is 1 s); then pg-boss fails them, and they are retried. */
-    stop: (timeoutMs = 30_000) => boss.stop({ graceful: true, timeout: timeoutMs }),
+    stop: async (timeoutMs = 30_000) => {
+      await waking.stop();
+      await boss.stop({ graceful: true, timeout: timeoutMs });
+    },
   };
 }

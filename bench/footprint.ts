@@ -160,52 +160,41 @@ async function mixedLoad(base: string) {
   );
 }
 
+/** A first start, a later one on what it left, idle memory before and after the mixed load. */
+async function measureStarts(bin: string, gcHook: boolean, dir: string, env: Record<string, string>): Promise<Run> {
+  const first = await start(bin, dir, env);
+  await stop(first.proc);
+  const later = await start(bin, dir, env);
+  const idle = await idleMb(later.proc, gcHook);
+  await mixedLoad(later.base);
+  const after = await idleMb(later.proc, gcHook);
+  await stop(later.proc);
+  return {
+    firstMs: first.readyMs,
+    laterMs: later.readyMs,
+    firstCpuMs: first.cpuMs,
+    laterCpuMs: later.cpuMs,
+    peakMb: first.peakMb,
+    idleMb: idle,
+    afterMb: after,
+  };
+}
+
 async function embeddedRun(bin: string, gcHook: boolean): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-footprint-'));
   try {
-    const env = { DATABASE_URL: '', SVC_DATA_DIR: join(dir, 'data') };
-    const first = await start(bin, dir, env);
-    await stop(first.proc);
-    const later = await start(bin, dir, env);
-    const idle = await idleMb(later.proc, gcHook);
-    await mixedLoad(later.base);
-    const after = await idleMb(later.proc, gcHook);
-    await stop(later.proc);
-    return {
-      firstMs: first.readyMs,
-      laterMs: later.readyMs,
-      firstCpuMs: first.cpuMs,
-      laterCpuMs: later.cpuMs,
-      peakMb: first.peakMb,
-      idleMb: idle,
-      afterMb: after,
-    };
+    return await measureStarts(bin, gcHook, dir, { DATABASE_URL: '', SVC_DATA_DIR: join(dir, 'data') });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The first start migrates an empty database; the later start (the target's case) finds it migrated. */
 async function postgresRun(bin: string, gcHook: boolean): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-footprint-'));
   const { url, drop } = await createThrowawayDatabase();
   try {
-    const env = { DATABASE_URL: url, SVC_DATA_DIR: join(dir, 'data') };
-    const first = await start(bin, dir, env); // an empty database: every migration runs
-    await stop(first.proc);
-    const later = await start(bin, dir, env);
-    const idle = await idleMb(later.proc, gcHook);
-    await mixedLoad(later.base);
-    const after = await idleMb(later.proc, gcHook);
-    await stop(later.proc);
-    return {
-      firstMs: first.readyMs,
-      laterMs: later.readyMs,
-      firstCpuMs: first.cpuMs,
-      laterCpuMs: later.cpuMs,
-      peakMb: first.peakMb,
-      idleMb: idle,
-      afterMb: after,
-    };
+    return await measureStarts(bin, gcHook, dir, { DATABASE_URL: url, SVC_DATA_DIR: join(dir, 'data') });
   } finally {
     await drop();
     rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,9 @@ import type { ErrorDef } from '../errors';
 import type { Site } from '../net/site';
 import type { McpApps, McpClient, McpPromptDef, McpResourceDef } from './mcp-types';
 import type { JobObject } from './job-object';
+import type { ActionExample } from './action-example';
+import type { AuthKind, Authenticator, RestMapping } from './rest-mapping';
+import type { JobCtx, JobDeps, JobSpec, Reaction, Reactions } from './job-types';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -104,6 +107,19 @@ export interface Ctx<C = any> {
 
 export type { McpApps, McpClient, McpPromptContent, McpPromptDef, McpResourceDef } from './mcp-types';
 export type { JobObject } from './job-object';
+export { noExample, noExampleReason, type ActionExample, type ExampleKit, type NoExample } from './action-example';
+export type { AuthKind, Authenticated, Authenticator, RestMapping } from './rest-mapping';
+export {
+  job,
+  type DeclaredEvents,
+  type EventsOf,
+  type JobCtx,
+  type JobDeps,
+  type JobSpec,
+  type Reaction,
+  type ReactionEvent,
+  type Reactions,
+} from './job-types';
 
 export interface CallOptions {
   /**
@@ -141,74 +157,6 @@ export type CallerCtx = Omit<Ctx, 'emit' | 'call' | 'enqueue' | 'startJob' | 'af
    */
   withChange?: (tx: Db, result: unknown) => Promise<void>;
 };
-
-/**
- * How an action is reached over HTTP. The defaults are the common case: a store-scoped JSON route
- * behind an API key (or a user's token).
- */
-export interface RestMapping {
-  method: HttpMethod;
-  /**
-   * Store routes: relative to /v1/stores/:storeId. Global routes: the full path (`/auth/login`,
-   * `/s/:code`). `:name` path parameters become input fields.
-   */
-  path: string;
-  status?: number;
-  /**
-   * Who may call: `api_key` (default; a user's token is accepted too), `user` (a signed-in user only), `admin` (the operator token), `public` (anyone).
-   * A list admits each kind named, exactly as written: `['admin', 'api_key', 'user']` is one route the operator and the store's own credentials share
-   * (the store's key routes), since two routes may not have the same method and path.
-   */
-  auth?: AuthKind | AuthKind[];
-  /** `store` (default): under /v1/stores/:storeId; `global`: the path as written. */
-  scope?: 'store' | 'global';
-  /**
-   * A global route acting on the store the request's Host names (core/hosts.ts: a claimed
-   * hostname, or the instance's only store); none is 404, and a store credential of another
-   * store is 404 too (the agentic endpoints, issue 50).
-   */
-  host?: boolean;
-  /**
-   * `own`: the handler keeps its own Idempotency-Key rules (a protocol that fixes other answers
-   * than SPEC 7's, such as ACP), so the core neither reads the header nor replays.
-   */
-  idempotency?: 'own';
-  /**
-   * `json` (default): a JSON object merged with path and query parameters. `raw`: the handler gets
-   * `input.body` as bytes with `input.content_type`. `multipart`: `input.form` (a FormData).
-   * `form`: an URL-encoded form as a plain object (HTML forms, OAuth token requests).
-   */
-  body?: 'json' | 'raw' | 'multipart' | 'form';
-  /**
-   * `json` (default): the value becomes the JSON body. `raw`: the handler returns a Response
-   * (an SSE stream, an image, a page, a redirect). A raw action runs outside any transaction (a
-   * stream outlives one): it writes in its own short transactions and records events with
-   * `emitEvents`. It is a tool for agents and MCP clients only when `asTool` says in which form.
-   */
-  response?: 'json' | 'raw';
-  /**
-   * How a raw answer reaches agents and MCP clients (plugins/README.md, "Raw answers over MCP"):
-   * `image` (image/png, image/jpeg, image/webp, image/svg+xml) as MCP image content; `link` (a
-   * read only: a PDF, a CSV, a ZIP) as a signed link `{url, expires_at}` that runs the action again
-   * without a credential until it expires. Without it a raw action (a stream, a page) is REST only.
-   */
-  asTool?: 'image' | 'link';
-  /** How long this action's signed links work, in seconds (`asTool: 'link'`); default SVC_SIGNED_URL_TTL_S. */
-  linkTtlS?: number;
-  /** The media type of a raw answer, for OpenAPI (`text/event-stream`, `image/png`, `text/html`). */
-  contentType?: string;
-  /**
-   * The API version that added this route (SPEC 9, e.g. `v2026-01-15`). A request pinned to an
-   * older version with X-API-Version gets 404, as that version's snapshot had no such endpoint.
-   * Routes without it exist in every version.
-   */
-  since?: string;
-  /**
-   * A raw answer that may instead be one JSON object (the client asks for it, e.g. agent chat with
-   * `Accept: application/json`): that object's schema, documented as the `application/json` content.
-   */
-  jsonOutput?: TSchema;
-}
 
 export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSchema, C = any> {
   kind: ActionKind;
@@ -269,27 +217,6 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   example?: ActionExample<Static<I>>;
   handler: (ctx: Ctx<C>, input: Static<I>) => Promise<Static<O>>;
 }
-
-/**
- * What an example may use: `make('products.create_product', over?)` runs that action with its
- * own example (fields of `over` replacing its fields) in the same store and returns the output;
- * `ctx` is the store's caller, for a resource no action makes (a held tool execution).
- */
-export interface ExampleKit {
-  make<T = any>(target: string, over?: Record<string, unknown>): Promise<T>;
-  ctx: CallerCtx;
-}
-
-const NO_EXAMPLE = Symbol('no example');
-export interface NoExample {
-  readonly [NO_EXAMPLE]: string;
-}
-export type ActionExample<I = Record<string, unknown>> = Partial<I> | ((kit: ExampleKit) => Promise<Partial<I>>) | NoExample;
-/** An action no example can reach, with the reason (printed by the sweeps). */
-export const noExample = (reason: string): NoExample => ({ [NO_EXAMPLE]: reason });
-/** The reason an action declared `noExample`, if it did. */
-export const noExampleReason = (e: unknown): string | undefined =>
-  e && typeof e === 'object' && NO_EXAMPLE in e ? (e as NoExample)[NO_EXAMPLE] : undefined;
 
 export interface PluginDef {
   /** The one canonical id: REST segment, MCP tool name, audit `tool`, table prefix. */
@@ -389,83 +316,6 @@ export interface PluginDef {
   oauth?: { authorizationPath: string; tokenPath: string };
 }
 
-export interface JobDeps {
-  db: Db;
-  clock: Clock;
-  registry: Registry;
-  log: Logger;
-  config: Record<string, any>;
-}
-
-/** What a job's handler gets: an action's ctx (store, call, log, clock, db, emit, enqueue), plus progress. */
-export interface JobCtx extends Ctx {
-  /** The job's id when a client follows it (started with ctx.startJob, or a reaction). */
-  jobId?: string;
-  /**
-   * Records how far the job is (`GET STORE/jobs/{id}` shows it). Throws once the job was
-   * cancelled, which ends the handler; `ctx.shutdown` is aborted then too, for long waits.
-   */
-  progress(done: number, total?: number): Promise<void>;
-}
-
-export interface JobSpec<I extends TSchema = TSchema> {
-  /** What it does, for the logs and the jobs list. */
-  description?: string;
-  /** Its input, checked when queued and again when run (a bad one fails at once, never retried). */
-  input: I;
-  /** Cron schedule (once per cluster): runs with `{}` as input and no store (a sweep over every store). */
-  cron?: string;
-  /** Attempts after the first before it is failed (default 5), 5 s doubling up to 10 minutes apart. */
-  retries?: number;
-  /**
-   * pg-boss's heartbeat: a job whose worker died (kill -9) is handed back once this many seconds
-   * pass without a beat, instead of after pg-boss's 15-minute expiry. For short jobs that must resume.
-   */
-  heartbeatSeconds?: number;
-  /**
-   * One input. Runs outside a transaction (long work, outside calls): ctx.db is the database, and
-   * what must commit together goes in `ctx.db.transaction`. A throw retries it.
-   */
-  handler?: (ctx: JobCtx, input: Static<I>) => Promise<unknown>;
-  /**
-   * Instead of `handler`: many inputs at once (up to 50, from every store: ctx has no store), for
-   * high-rate internal work such as deliveries. A throw retries the whole batch.
-   */
-  batch?: (ctx: JobCtx, inputs: Static<I>[]) => Promise<void>;
-}
-
-/** A job of a plugin's declaration: `jobs: { reindex: job({ input, handler }) }`. */
-export const job = <I extends TSchema>(j: JobSpec<I>): JobSpec<I> => j;
-
-/**
- * Every event type's payload, by type, for typed reactions. Empty here: a plugin that emits
- * events fills in its own from its index.ts
- * (`declare module '../../core/sdk' { interface DeclaredEvents extends EventsOf<typeof orders> {} }`).
- */
-export interface DeclaredEvents {}
-
-/** A plugin's `events` as `type -> payload type`, for DeclaredEvents. */
-export type EventsOf<P extends { events?: Record<string, TSchema> }> = {
-  [T in keyof NonNullable<P['events']> & string]: Static<NonNullable<P['events']>[T]>;
-};
-
-/** The event a reaction gets: as a webhook receives it (SPEC 6.1). */
-export interface ReactionEvent<D = any> {
-  id: string;
-  object: 'event';
-  type: string;
-  created_at: string;
-  data: D;
-  /** What caused it, when the writer said so (`withEventCause`): a workflow run's chain depth. */
-  cause?: Record<string, unknown>;
-}
-
-/** Who caused the event and in which request (null for events written before this was kept). */
-export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>, origin: EventOrigin) => Promise<void>;
-
-/** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
-export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };
-
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
 /**
@@ -497,35 +347,6 @@ export function acceptedScopes(plugin: PluginDef, kind: ActionKind): string[] {
 /** The scopes that allow `action` to a principal of this kind: a user's token may be held to the action's userScopes. */
 export const scopesFor = (plugin: PluginDef, action: ActionDef, principal: Principal['kind']): string[] =>
   (principal === 'user' && action.userScopes) || acceptedScopes(plugin, action.kind);
-
-/** Who a route lets in: the kinds of principal its declaration accepts. */
-export type AuthKind = 'api_key' | 'user' | 'admin' | 'public';
-
-export interface Authenticated {
-  principal: Principal;
-  /** The credential's store (API keys and user tokens are bound to one). */
-  store?: Store;
-}
-
-/**
- * One way of proving who is calling. Each looks at the request and either claims it (and then
- * resolves it, or throws 401) or passes; the first that claims it decides. Plugins that bring a
- * new kind of credential (users' tokens) add theirs to `Services.authenticators`.
- */
-export interface Authenticator {
-  kind: AuthKind;
-  claims(credential: string): boolean;
-  /**
-   * `request`: the request carrying it, for checks that need it (a token's audience is this server).
-   * May answer synchronously (a cached API key: no promise per request on the hot path).
-   */
-  resolve(credential: string, request?: Request): Authenticated | Promise<Authenticated>;
-  /**
-   * The `WWW-Authenticate` value a 401 answer should carry so a client can find its way to a
-   * credential of this kind (OAuth: RFC 9728 `resource_metadata`); the first one given is used.
-   */
-  challenge?(request: Request): string;
-}
 
 /** One action, found by its flat tool name (`products_get_product`). */
 export interface ActionRef {

@@ -7,12 +7,9 @@ import type { ErrorDef } from '../errors';
 import type { Site } from '../net/site';
 import type { McpApps, McpClient, McpPromptDef, McpResourceDef } from './mcp-types';
 import type { JobObject } from './job-object';
-import type { ActionExample } from './action-example';
 import type { AuthKind, Authenticator, RestMapping } from './rest-mapping';
-import type { JobCtx, JobDeps, JobSpec, Reaction, Reactions } from './job-types';
 
 export type ActionKind = 'read' | 'write' | 'destructive';
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 import type { Plan } from '../plans';
 import type { Principal, Store } from './principal';
 import type { EventOrigin } from '../events/types';
@@ -107,19 +104,7 @@ export interface Ctx<C = any> {
 
 export type { McpApps, McpClient, McpPromptContent, McpPromptDef, McpResourceDef } from './mcp-types';
 export type { JobObject } from './job-object';
-export { noExample, noExampleReason, type ActionExample, type ExampleKit, type NoExample } from './action-example';
-export type { AuthKind, Authenticated, Authenticator, RestMapping } from './rest-mapping';
-export {
-  job,
-  type DeclaredEvents,
-  type EventsOf,
-  type JobCtx,
-  type JobDeps,
-  type JobSpec,
-  type Reaction,
-  type ReactionEvent,
-  type Reactions,
-} from './job-types';
+export type { AuthKind, Authenticated, Authenticator, HttpMethod, RestMapping } from './rest-mapping';
 
 export interface CallOptions {
   /**
@@ -218,6 +203,26 @@ export interface ActionDef<I extends TSchema = TSchema, O extends TSchema = TSch
   handler: (ctx: Ctx<C>, input: Static<I>) => Promise<Static<O>>;
 }
 
+/**
+ * What an example may use: `make('products.create_product', over?)` runs that action with its
+ * own example (fields of `over` replacing its fields) in the same store and returns the output;
+ * `ctx` is the store's caller, for a resource no action makes (a held tool execution).
+ */
+export interface ExampleKit {
+  make<T = any>(target: string, over?: Record<string, unknown>): Promise<T>;
+  ctx: CallerCtx;
+}
+
+const NO_EXAMPLE = Symbol('no example');
+export interface NoExample {
+  readonly [NO_EXAMPLE]: string;
+}
+export type ActionExample<I = Record<string, unknown>> = Partial<I> | ((kit: ExampleKit) => Promise<Partial<I>>) | NoExample;
+/** An action no example can reach, with the reason (printed by the sweeps). */
+export const noExample = (reason: string): NoExample => ({ [NO_EXAMPLE]: reason });
+/** The reason an action declared `noExample`, if it did. */
+export const noExampleReason = (e: unknown): string | undefined =>
+  e && typeof e === 'object' && NO_EXAMPLE in e ? (e as NoExample)[NO_EXAMPLE] : undefined;
 export interface PluginDef {
   /** The one canonical id: REST segment, MCP tool name, audit `tool`, table prefix. */
   name: string;
@@ -316,6 +321,82 @@ export interface PluginDef {
   oauth?: { authorizationPath: string; tokenPath: string };
 }
 
+export interface JobDeps {
+  db: Db;
+  clock: Clock;
+  registry: Registry;
+  log: Logger;
+  config: Record<string, any>;
+}
+
+/** What a job's handler gets: an action's ctx (store, call, log, clock, db, emit, enqueue), plus progress. */
+export interface JobCtx extends Ctx {
+  /** The job's id when a client follows it (started with ctx.startJob, or a reaction). */
+  jobId?: string;
+  /**
+   * Records how far the job is (`GET STORE/jobs/{id}` shows it). Throws once the job was
+   * cancelled, which ends the handler; `ctx.shutdown` is aborted then too, for long waits.
+   */
+  progress(done: number, total?: number): Promise<void>;
+}
+
+export interface JobSpec<I extends TSchema = TSchema> {
+  /** What it does, for the logs and the jobs list. */
+  description?: string;
+  /** Its input, checked when queued and again when run (a bad one fails at once, never retried). */
+  input: I;
+  /** Cron schedule (once per cluster): runs with `{}` as input and no store (a sweep over every store). */
+  cron?: string;
+  /** Attempts after the first before it is failed (default 5), 5 s doubling up to 10 minutes apart. */
+  retries?: number;
+  /**
+   * pg-boss's heartbeat: a job whose worker died (kill -9) is handed back once this many seconds
+   * pass without a beat, instead of after pg-boss's 15-minute expiry. For short jobs that must resume.
+   */
+  heartbeatSeconds?: number;
+  /**
+   * One input. Runs outside a transaction (long work, outside calls): ctx.db is the database, and
+   * what must commit together goes in `ctx.db.transaction`. A throw retries it.
+   */
+  handler?: (ctx: JobCtx, input: Static<I>) => Promise<unknown>;
+  /**
+   * Instead of `handler`: many inputs at once (up to 50, from every store: ctx has no store), for
+   * high-rate internal work such as deliveries. A throw retries the whole batch.
+   */
+  batch?: (ctx: JobCtx, inputs: Static<I>[]) => Promise<void>;
+}
+
+/** A job of a plugin's declaration: `jobs: { reindex: job({ input, handler }) }`. */
+export const job = <I extends TSchema>(j: JobSpec<I>): JobSpec<I> => j;
+
+/**
+ * Every event type's payload, by type, for typed reactions. Empty here: a plugin that emits
+ * events fills in its own from its index.ts
+ * (`declare module '../../core/sdk' { interface DeclaredEvents extends EventsOf<typeof orders> {} }`).
+ */
+export interface DeclaredEvents {}
+
+/** A plugin's `events` as `type -> payload type`, for DeclaredEvents. */
+export type EventsOf<P extends { events?: Record<string, TSchema> }> = {
+  [T in keyof NonNullable<P['events']> & string]: Static<NonNullable<P['events']>[T]>;
+};
+
+/** The event a reaction gets: as a webhook receives it (SPEC 6.1). */
+export interface ReactionEvent<D = any> {
+  id: string;
+  object: 'event';
+  type: string;
+  created_at: string;
+  data: D;
+  /** What caused it, when the writer said so (`withEventCause`): a workflow run's chain depth. */
+  cause?: Record<string, unknown>;
+}
+
+/** Who caused the event and in which request (null for events written before this was kept). */
+export type Reaction<D = any> = (ctx: JobCtx, event: ReactionEvent<D>, origin: EventOrigin) => Promise<void>;
+
+/** `on` of a declaration: typed payloads for declared types, any other registered type as `any`. */
+export type Reactions = { [T in keyof DeclaredEvents]?: Reaction<DeclaredEvents[T]> } & { [type: string]: Reaction | undefined };
 export const definePlugin = <P extends PluginDef>(p: P): P => p;
 export const action = <I extends TSchema, O extends TSchema>(a: ActionDef<I, O>): ActionDef<I, O> => a;
 /**

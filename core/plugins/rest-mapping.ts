@@ -1,5 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { HttpMethod, Principal, Store } from './contract';
+import type { Principal, Store } from './principal';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * How an action is reached over HTTP. The defaults are the common case: a store-scoped JSON route

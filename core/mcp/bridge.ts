@@ -137,7 +137,6 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void, on
   const local = new Peer();
   let hello: InitializeRequest['params'] | undefined;
   let current: Promise<Session> | undefined;
-  let ended = false;
 
   const open = async (params: InitializeRequest['params'], onclose: () => void): Promise<Session> => {
     const url = new URL(MCP_PATH, upstream.url);
@@ -243,19 +242,19 @@ export function bridgeServer(upstream: Upstream, log: (line: string) => void, on
   };
 
   /** Ends the upstream session (DELETE), so the server drops its subscriptions at once; waits 2 s at most. */
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    const s = await current?.catch(() => undefined);
-    current = undefined;
-    if (!s) return;
-    const transport = s.peer.transport as StreamableHTTPClientTransport | undefined;
-    await within(
-      2000,
-      transport?.terminateSession().catch(() => {}),
-    );
-    await s.peer.close().catch(() => {});
-  };
+  let ending: Promise<void> | undefined;
+  const end = () =>
+    (ending ??= (async () => {
+      const s = await current?.catch(() => undefined);
+      current = undefined;
+      if (!s) return;
+      const transport = s.peer.transport as StreamableHTTPClientTransport | undefined;
+      await within(
+        2000,
+        transport?.terminateSession().catch(() => {}),
+      );
+      await s.peer.close().catch(() => {});
+    })());
   local.onclose = () => void end();
 
   return {

@@ -13,6 +13,7 @@ import {
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { product, setup, type Harness } from '../kit/setup';
@@ -181,7 +182,7 @@ describe('svc mcp over stdio (bridge to a running server)', () => {
     await client.close();
   });
 
-  test('carries everything the hosted endpoint offers, as the client declared itself: capabilities, confirmations by elicitation, resources and subscriptions, prompts, completion, progress, logs, sampling, tasks', async () => {
+  test('carries everything the hosted endpoint offers, as the client declared itself: capabilities, confirmations by elicitation, resources and subscriptions, prompts, completion, progress, logs, sampling, tasks, list changes', async () => {
     const { client, asked } = eliciting([{ action: 'accept', content: { confirm: true } }, { action: 'decline' }]);
     await stdioClient(['--store', h.store.id, '--url', url], { SVC_API_KEY: h.key, HOME: home() }, client);
     // initialize answers what the server advertises, not tools alone.
@@ -196,6 +197,19 @@ describe('svc mcp over stdio (bridge to a running server)', () => {
     expect((await h.call('PATCH', `/products/${id}`, { name: 'Bridged mug, renamed' })).status).toBe(200);
     expect(await heard).toBe(uri);
     await client.unsubscribeResource({ uri });
+
+    // A tool added through REST: the server's tools/list_changed reaches the client, and the list has it.
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const made = await h.call('POST', '/tools', {
+      name: 'bridged_tool',
+      description: 'Added while a client is on the bridge.',
+      parameters: { type: 'object', properties: {} },
+      execution_type: 'javascript',
+      execution_config: { code: 'return 1;' },
+    });
+    expect(made.status).toBe(201);
+    await changed;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('bridged_tool');
     await client.close();
   });
 

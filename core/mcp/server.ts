@@ -54,6 +54,18 @@ export const SERVER_INFO = { name: 'svc', version: pkg.version };
 export const INSTRUCTIONS =
   'Commerce tools for one store. Each tool is a category with an "action" argument; call discover_tools with tool_name for the full input schema of its actions.';
 
+/** What /agent/mcp offers every client (the local bridges advertise it too while the server is unreachable). */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  logging: {},
+  // Tasks (2025-11-25): any tools/call may run as one; a client that does not ask sees no change.
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
+  resources: { subscribe: true },
+  prompts: {},
+  completions: {},
+};
+
 export { protocolError } from './results';
 import { protocolError } from './results';
 
@@ -77,16 +89,7 @@ export interface SessionHooks {
  */
 export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'source'>, opts: ToolOptions, hooks?: SessionHooks): Server {
   const server = new Server(SERVER_INFO, {
-    // Tasks (2025-11-25): any tools/call may run as one; a client that does not ask sees no change.
-    capabilities: {
-      tools: { listChanged: true },
-      logging: {},
-      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-      // Records by URI (svc://products/{id}, core/mcp/resources.ts) and three prompts (core/mcp/prompts.ts).
-      resources: { subscribe: true },
-      prompts: {},
-      completions: {},
-    },
+    capabilities: SERVER_CAPABILITIES,
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });

@@ -12,7 +12,8 @@ function unauthorized(res: ServerResponse, message: string) {
 /**
  * The legacy HTTP+SSE transport (protocol 2024-11-05): GET /sse opens the stream, whose first
  * event names the POST /messages URL. Both need `Authorization: Bearer <API_KEY>`; each stream is
- * bridged to the svc server with that key.
+ * bridged to the svc server with that key, as a server session of its own (everything relayed, as
+ * over stdio: core/mcp/bridge.ts), ended when the stream closes.
  */
 export function serveSseBridge(opts: { port: number; hostname: string; upstream: Omit<Upstream, 'apiKey'>; log: (l: string) => void }) {
   const sessions = new Map<string, { transport: SSEServerTransport; key: string }>();

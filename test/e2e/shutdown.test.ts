@@ -255,7 +255,7 @@ describe('SIGTERM with clients connected', () => {
 
     const stream = await mcpGetStream(url, key);
     const { chat, executionId } = await heldChat(url, key, storeId);
-    await Bun.sleep(300); // the bridge opens its own GET stream just after its first call
+    // The bridge's own GET stream is open already: it answers initialize only once it is.
     expect(chat.ended).toBeUndefined();
     expect(stream.ended).toBeUndefined();
 

@@ -24,6 +24,7 @@ import { requestOrigin } from '../net/site';
 import { tracing } from '../plugins/telemetry';
 import { declaresUi } from './apps';
 import { answerRoute, type AnswerRoute } from './answers';
+import { cancelRoute, type CancelRoute } from './cancels';
 
 export { MCP_PATH } from './path';
 const decoder = new TextDecoder();
@@ -45,6 +46,12 @@ const answerRoutes = new WeakMap<Services, AnswerRoute>();
 function answersOf(svc: Services): AnswerRoute {
   let r = answerRoutes.get(svc);
   if (!r) answerRoutes.set(svc, (r = answerRoute(svc.db, svc.clock)));
+  return r;
+}
+const cancelRoutes = new WeakMap<Services, CancelRoute>();
+function cancelsOf(svc: Services): CancelRoute {
+  let r = cancelRoutes.get(svc);
+  if (!r) cancelRoutes.set(svc, (r = cancelRoute(svc.db)));
   return r;
 }
 
@@ -366,6 +373,13 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     await answersOf(svc).route(store.id, sid, message);
     return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
   }
+  // The client gave up on a call of its session: to that call, on whichever process holds it.
+  if (sid && message?.method === 'notifications/cancelled' && message.id === undefined) {
+    const { requestId, reason } = message.params ?? {};
+    if (typeof requestId === 'string' || Number.isSafeInteger(requestId))
+      await cancelsOf(svc).route(sid, requestId, typeof reason === 'string' ? reason : undefined);
+    return new Response(null, { status: 202, headers: { 'Mcp-Session-Id': sid } });
+  }
   // A call that may ask its client something does so over the answer's SSE stream (never the fast
   // path); so does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
   const confirming =
@@ -380,8 +394,10 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
-  // A call that may ask its client listens for answers landing on other processes first.
+  // A call that may ask its client listens for answers (and cancellations) landing on other processes first.
+  const streamed = !!current.options.logLevel || confirming;
   if (confirming) await answersOf(svc).start();
+  if (streamed) await cancelsOf(svc).start();
   const server = buildMcpServer(svc.registry, caller, current.options, {
     sessionId: current.id,
     logLevel: current.options.logLevel,
@@ -393,11 +409,14 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   // choose); a session that asked for log messages gets SSE, which can carry them.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: !current.options.logLevel && !confirming,
+    enableJsonResponse: !streamed,
   });
   await server.connect(transport);
   // Its questions to the client go out under ids of their own, answered from any process.
   const unwire = confirming ? answersOf(svc).wire(transport, current.id) : () => {};
+  // A streamed call can be cancelled by its client until it answers (or the client leaves).
+  if (streamed && request.method === 'POST' && message?.method && message.id !== undefined)
+    request.signal.addEventListener('abort', cancelsOf(svc).hold(transport, current.id, message.id), { once: true });
   const response = await transport.handleRequest(request, { parsedBody });
 
   // A GET stream stays open for notifications. Everything else is done once answered; the server is

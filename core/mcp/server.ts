@@ -120,7 +120,10 @@ export function buildMcpServer(registry: Registry, caller: Omit<ToolCaller, 'sou
           async (req) => {
             hooks?.awaiting?.(true);
             try {
-              return await extra.sendRequest(req as any, req.method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema);
+              // A cancelled call stops waiting for the client's answer (core/mcp/cancels.ts).
+              return await extra.sendRequest(req as any, req.method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema, {
+                signal: extra.signal,
+              });
             } finally {
               hooks?.awaiting?.(false);
             }

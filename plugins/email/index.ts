@@ -34,8 +34,11 @@ const { sendEmail } = onFirstCall(() => import('./send'));
 const { createDomain, deleteDomain, getDomain, listDomains } = onFirstCall(() => import('./domains'));
 const { recheckDomains, verifyDomain } = onFirstCall(() => import('./verify'));
 const { startDnsListener } = onFirstCall(() => import('./dns'));
-// At stop, closeTransports loads delivery.ts if nothing has yet (it then has no transport to close).
-const { closeTransports, deliverBatch, requeueStale } = onFirstCall(() => import('./delivery'));
+// delivery.ts: its transports exist only once its jobs have run through these, so a stop closes
+// them only then (and never loads the module just to find nothing to close).
+let delivery: Promise<typeof import('./delivery')> | undefined;
+const { deliverBatch, requeueStale } = onFirstCall(() => (delivery ??= import('./delivery')));
+const closeTransports = () => delivery?.then((m) => m.closeTransports());
 const { emailStats } = onFirstCall(() => import('./stats'));
 
 const template = (over: Record<string, unknown> = {}) => ({

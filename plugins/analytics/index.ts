@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { action, definePlugin, job, type ActionsOf } from '../../core/sdk';
+import { action, definePlugin, job, onFirstCall, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_rollups.sql' with { type: 'text' };
 import migration002 from './migrations/002_customer_lifetimes.sql' with { type: 'text' };
 import migration003 from './migrations/003_history.sql' with { type: 'text' };
-import { customerReport, inventoryReport, salesReport } from './reports';
-import { backfill, onOrderEvent, sweep } from './rollups';
 import { CustomerQuery, CustomerReport, InventoryQuery, InventoryReport, SalesQuery, SalesReport } from './schemas';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { customerReport, inventoryReport, salesReport } = onFirstCall(() => import('./reports'));
+const { backfill, onOrderEvent, sweep } = onFirstCall(() => import('./rollups'));
 
 const PERIOD = "from/to are inclusive dates in the store's time zone (default the last 30 days); compare: true adds `previous`.";
 

@@ -1,17 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { actionFor, conflict, definePlugin, Input, invalid, type ActionsOf } from '../../core/sdk';
+import { actionFor, conflict, definePlugin, Input, invalid, onFirstCall, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_checkout.sql' with { type: 'text' };
 import migration002 from './migrations/002_acp.sql' with { type: 'text' };
-import { acpActions } from './acp/routes';
-import { acpOrderCreated, sendAcpOrderEvent } from './acp/webhooks';
-import { downloadFeed, exportFeeds } from './acp/feed';
+import { acpActions, acpOrderCreated, exportFeedsJob } from './acp/actions';
 import { appActions, checkoutApps } from './apps';
+import { CheckoutConfig } from './config';
 import { ucpAllActions, UcpConfigFields, ucpJobs, ucpMigrations, ucpReactions, ucpTables } from './ucp';
-import { completeSession } from './complete';
 import { refuseUnknownItems, restAgent, toRest } from './rest';
-import { Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
-import { cancelSession, CheckoutConfig, createSession, getSession, updateSession } from './sessions';
-import { EngineCall, EngineResult, runEngine } from './engine-action';
+import { EngineCall, EngineResult, Session, SessionComplete, SessionCreate, SessionId, SessionUpdate } from './schemas';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md); the ACP and UCP
+// adapters' declarations (acp/actions.ts, ucp/actions.ts) take theirs the same way.
+const { completeSession } = onFirstCall(() => import('./complete'));
+const { cancelSession, createSession, getSession, updateSession } = onFirstCall(() => import('./sessions'));
+const { runEngine } = onFirstCall(() => import('./engine-action'));
+const { downloadFeed } = onFirstCall(() => import('./acp/feed'));
+const { sendAcpOrderEvent } = onFirstCall(() => import('./acp/webhooks'));
 
 const act = actionFor(CheckoutConfig);
 
@@ -38,7 +42,7 @@ const checkout = definePlugin({
     payment_handler_unsupported: invalid('The payment names a handler the store does not take.'),
     continue_url_missing: conflict('The store escalates checkouts to its own page but set no payments.continue_url.'),
   },
-  jobs: { export_feeds: exportFeeds, acp_order_created: acpOrderCreated, ...ucpJobs },
+  jobs: { export_feeds: exportFeedsJob, acp_order_created: acpOrderCreated, ...ucpJobs },
   // ACP order webhooks: jobs once the order's change committed, retried when a delivery fails. A new
   // order's is queued by completion itself (complete.ts); later changes come from order.updated,
   // which only stores with an ACP webhook subscribe to (settings-store.ts), so other stores'

@@ -3,5 +3,13 @@
  * GET/PATCH STORE/agentic), and the engine for adapters living elsewhere (engine.ts).
  * A plugin importing this file declares `requires: ['checkout']`.
  */
+import { onFirstCall } from '../../core/sdk';
+
 export { agenticSettings, readSettingsView, writeSettings, type AgenticPatch, type AgenticSettings } from './settings-store';
-export { rotateKeys as rotateUcpSigningKeys, signingKeysView as ucpSigningKeys, ROTATION_GRACE_DAYS } from './ucp/keys';
+
+// The signing keys' module (and the signatures under it): loaded at the first call, not when a
+// plugin importing this file starts (plugins/README.md).
+const keys = onFirstCall(() => import('./ucp/keys'));
+export const rotateUcpSigningKeys = keys.rotateKeys;
+export const ucpSigningKeys = keys.signingKeysView;
+export { ROTATION_GRACE_DAYS } from './ucp/config';

@@ -91,3 +91,20 @@ export const Session = Type.Object({
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
+
+/**
+ * The engine as one internal action (`checkout.run_engine`, engine-action.ts), reached only by ctx.call.
+ */
+export const EngineCall = Input({
+  op: Type.Union(['create', 'get', 'update', 'complete', 'cancel', 'quote'].map((o) => Type.Literal(o))),
+  agent: Type.Object({
+    protocol: Type.Union([Type.Literal('api'), Type.Literal('ucp'), Type.Literal('acp')]),
+    profile_url: Type.Optional(Type.String()),
+    api_key_id: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+  }),
+  id: Type.Optional(Type.String({ maxLength: 100 })),
+  changes: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  payment: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+export const EngineResult = Type.Object({}, { additionalProperties: true, description: "The engine's session (engine.ts Session)." });

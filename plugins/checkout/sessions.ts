@@ -5,22 +5,10 @@ import { errors, fail, iso, type Ctx, type Db, type Row } from '../../core/sdk';
 import { priceSession, type Priced, type SessionState } from './price';
 import { agenticSettings, type AgenticSettings } from './settings-store';
 import type { AgentRef, Message, Session, SessionChanges, SessionStatus } from './types';
+import { CheckoutConfig } from './config';
 
-export const CheckoutConfig = Type.Object({
-  session_ttl_seconds: Type.Integer({
-    env: 'SVC_CHECKOUT_SESSION_TTL_SECONDS',
-    default: 21600,
-    minimum: 1,
-    description: 'A checkout session expires this many seconds after its creation (UCP: 6 h).',
-  }),
-  stripe_api_key: Type.Optional(
-    Type.String({ env: 'SVC_STRIPE_API_KEY', description: "Stripe's secret key, for stores that set none of their own." }),
-  ),
-  stripe_url: Type.Optional(
-    Type.String({ env: 'SVC_STRIPE_URL', description: 'Stripe API base (default https://api.stripe.com); a local fake in tests.' }),
-  ),
-  provider_timeout_s: Type.Number({ env: 'SVC_PROVIDER_TIMEOUT_S', exclusiveMinimum: 0, default: 60 }),
-});
+// Declared in config.ts (the plugin's declaration takes it at start); kept here for this module's users.
+export { CheckoutConfig };
 export type CheckoutCtx = Ctx<Static<typeof CheckoutConfig>>;
 
 /** Who may see a session: a UCP agent by its profile URL, an ACP agent by its API key. */

@@ -1,8 +1,10 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, onFirstCall, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_coupons.sql' with { type: 'text' };
 import migration002 from './migrations/002_customer.sql' with { type: 'text' };
 import { Coupon, CouponCreate, CouponId, CouponList, CouponQuery, ValidateInput, Validation } from './schemas';
-import { createCoupon, deactivate, getCoupon, listCoupons, validate } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createCoupon, deactivate, getCoupon, listCoupons, validate } = onFirstCall(() => import('./store'));
 
 let codes = 0;
 

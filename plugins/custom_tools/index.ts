@@ -1,4 +1,4 @@
-import { action, definePlugin, noExample } from '../../core/sdk';
+import { action, definePlugin, noExample, onFirstCall } from '../../core/sdk';
 
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_requires_confirmation.sql' with { type: 'text' };
@@ -22,9 +22,12 @@ import {
   ToolQuery,
   ToolUpdate,
 } from './schemas';
-import { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool, type View } from './store';
-import { disableTool, enableTool, readableTool } from './published';
+import type { View } from './store';
 import { operatorActions } from './operator';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createTool, deleteTool, listTools, render, setSecrets, testTool, updateTool } = onFirstCall(() => import('./store'));
+const { disableTool, enableTool, readableTool } = onFirstCall(() => import('./published'));
 
 /** SPEC 9: custom tools came with API version v2026-03-07. */
 const SINCE = 'v2026-03-07';

@@ -1,10 +1,12 @@
-import { action, definePlugin } from '../../core/sdk';
+import { action, definePlugin, onFirstCall } from '../../core/sdk';
 import { conflict } from '../../core/sdk';
 import migration001 from './migrations/001_customers.sql' with { type: 'text' };
 import migration002 from './migrations/002_erasure_search.sql' with { type: 'text' };
 import { Customer, CustomerCreate, CustomerDeleted, CustomerId, CustomerList, CustomerQuery, CustomerUpdate } from './schemas';
-import { createCustomer, customerRow, eraseCustomer, listCustomers, toCustomer, updateCustomer } from './store';
-import { enrichCustomer } from './enrich';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createCustomer, customerRow, eraseCustomer, listCustomers, toCustomer, updateCustomer } = onFirstCall(() => import('./store'));
+const { enrichCustomer } = onFirstCall(() => import('./enrich'));
 
 export default definePlugin({
   name: 'customers',

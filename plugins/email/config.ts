@@ -40,3 +40,6 @@ export type EmailCtx = Ctx<EmailSettings>;
  * receives through public.ts) ctx.config is that plugin's, never email's.
  */
 export const emailSettings = (registry: Pick<Ctx['registry'], 'configOf'>): EmailSettings => registry.configOf('email') as EmailSettings;
+
+/** The setting a queued message waits for, named in the send response and at start-up. */
+export const SMTP_MISSING = 'SMTP_URL is not set: the message stays queued until a relay is configured (SMTP_URL=smtp://host:587).';

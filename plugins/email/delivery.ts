@@ -1,7 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 // nodemailer is loaded at the first message sent: a server that sends none never holds it (docs/footprint.md).
 import type { Transporter } from 'nodemailer';
-import { Type } from '@sinclair/typebox';
 import { errorFields, type JobCtx, type Row } from '../../core/sdk';
 import { dkimSign } from './dkim';
 import { composeSimple } from './mime';
@@ -11,7 +10,8 @@ import { unsubscribeUrl, verpAddress } from './links';
 
 export const DELIVER_QUEUE = 'email.deliver';
 /** The `deliver` job's input: one message. */
-export const DeliverInput = Type.Object({ message_id: Type.String() });
+// Declared with the schemas (index.ts takes it at start); kept here for this module's users.
+export { DeliverInput } from './schemas';
 /** Attempts before a message that keeps meeting 4xx answers (or no relay at all) is `failed`. */
 export const MAX_ATTEMPTS = 10;
 /** Delay before attempt n+1: 30 s doubling, capped at an hour (about 9 hours over all attempts). */

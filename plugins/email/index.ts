@@ -4,7 +4,7 @@ import migration001 from './migrations/001_email.sql' with { type: 'text' };
 import migration002 from './migrations/002_approval_notices.sql' with { type: 'text' };
 import migration003 from './migrations/003_daily_stats.sql' with { type: 'text' };
 import migration004 from './migrations/004_hourly_sends.sql' with { type: 'text' };
-import { EmailConfig } from './config';
+import { EmailConfig, SMTP_MISSING } from './config';
 import {
   PreviewInput,
   Rendered,
@@ -18,13 +18,11 @@ import {
   TemplateVersionList,
 } from './schemas';
 import { Deleted, noExample } from '../../core/sdk';
-import { Message, MessageId, MessageList, MessageQuery, SendInput } from './schemas';
+import { DeliverInput, Message, MessageId, MessageList, MessageQuery, SendInput } from './schemas';
 import { Domain, DomainCreate, DomainId, DomainList, DomainQuery } from './domain-schemas';
 import { EmailEvent, EventList } from './event-schemas';
-import { closeTransports, deliverBatch, DeliverInput, requeueStale } from './delivery';
-import { SMTP_MISSING } from './messages';
-import { trackingActions } from './tracking';
-import { emailStats, Stats, StatsQuery } from './stats';
+import { trackingActions } from './tracking-actions';
+import { Stats, StatsQuery } from './stats-schemas';
 
 // Handlers: evaluated at their first call, not at start (plugins/README.md).
 const { notifyApprovers, watchApprovals } = onFirstCall(() => import('./approvers'));
@@ -36,6 +34,12 @@ const { sendEmail } = onFirstCall(() => import('./send'));
 const { createDomain, deleteDomain, getDomain, listDomains } = onFirstCall(() => import('./domains'));
 const { recheckDomains, verifyDomain } = onFirstCall(() => import('./verify'));
 const { startDnsListener } = onFirstCall(() => import('./dns'));
+// delivery.ts: its transports exist only once its jobs have run through these, so a stop closes
+// them only then (and never loads the module just to find nothing to close).
+let delivery: Promise<typeof import('./delivery')> | undefined;
+const { deliverBatch, requeueStale } = onFirstCall(() => (delivery ??= import('./delivery')));
+const closeTransports = () => delivery?.then((m) => m.closeTransports());
+const { emailStats } = onFirstCall(() => import('./stats'));
 
 const template = (over: Record<string, unknown> = {}) => ({
   name: 'Order confirmation',

@@ -1,9 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import { emitEvents, iso, jsonParam, listPage, rowOr404, stamps, type Ctx, type Db, type EventTypes, type Row } from '../../core/sdk';
+import { SMTP_MISSING } from './config';
 import type { MessageQuery } from './schemas';
 
-/** The setting a queued message waits for, named in the send response and at start-up. */
-export const SMTP_MISSING = 'SMTP_URL is not set: the message stays queued until a relay is configured (SMTP_URL=smtp://host:587).';
+// Declared in config.ts (index.ts prints it at start); kept here for this module's users.
+export { SMTP_MISSING };
 
 export const toMessage = (r: Row, opts: { smtpConfigured?: boolean } = {}) => ({
   object: 'email_message' as const,

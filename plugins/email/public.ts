@@ -1,8 +1,14 @@
-import type { Db } from '../../core/sdk';
+import { onFirstCall, type Db } from '../../core/sdk';
 
-/** What other plugins (the shared inbox) may use of email: the sending pipeline and inbound addresses. */
-export { sendEmail, checkAddress, type SendExtras } from './send';
-export { recordReport } from './reports';
+/**
+ * What other plugins (the shared inbox) may use of email: the sending pipeline and inbound addresses.
+ * The sending pipeline (send.ts and all it imports) and reports.ts are loaded at their first call, not
+ * when a plugin importing this file starts (plugins/README.md).
+ */
+export const { sendEmail } = onFirstCall(() => import('./send'));
+export const { recordReport } = onFirstCall(() => import('./reports'));
+export type { SendExtras } from './send';
+export { checkAddress } from './address';
 export { parseInboundAddress, threadAddress, storeInboxAddress, type InboundAddress } from './links';
 export { SendInput, Message } from './schemas';
 export { emailSettings, type EmailSettings } from './config';

@@ -198,3 +198,6 @@ export const MessageQuery = Input({
   to: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
 });
 export const MessageId = Input({ id: Uuid('Message id') });
+
+/** The deliver job's input (delivery.ts): one queued message. */
+export const DeliverInput = Type.Object({ message_id: Type.String() });

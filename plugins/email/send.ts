@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { EMAIL_ADDRESS, errors, PLAN_LIMITS, type Ctx, type Plan } from '../../core/sdk';
+import { errors, PLAN_LIMITS, type Ctx, type Plan } from '../../core/sdk';
+import { checkAddress } from './address';
 import type { EmailSettings } from './config';
 import { acceptMessage } from './accept';
 import { SMTP_MISSING, toMessage } from './messages';
@@ -13,10 +14,8 @@ export const HOURLY_LIMIT = Object.fromEntries(
   Object.entries(PLAN_LIMITS).map(([plan, l]) => [plan, l.emails_per_hour ?? Number.MAX_SAFE_INTEGER]),
 ) as Record<Plan, number>;
 
-export function checkAddress(value: string, param: string): string {
-  if (!EMAIL_ADDRESS.test(value)) throw errors.validation(`Invalid ${param}: '${value.slice(0, 80)}' is not an email address.`, param);
-  return value.toLowerCase();
-}
+// In address.ts (public.ts hands it out without loading this module); kept here for this module's users.
+export { checkAddress };
 
 const HOUR_MS = 3600_000;
 

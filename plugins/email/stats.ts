@@ -1,25 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import { errors, Input, type Ctx } from '../../core/sdk';
+import { errors, type Ctx } from '../../core/sdk';
 
-const DATE = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', errorMessage: 'must be a date such as 2026-04-01' });
-export const StatsQuery = Input({
-  date_from: Type.Optional({ ...DATE, description: 'First day (UTC), inclusive; default 30 days before date_to.' }),
-  date_to: Type.Optional({ ...DATE, description: 'Last day (UTC), inclusive; default today.' }),
-});
-export const Stats = Type.Object({
-  object: Type.Literal('email_stats'),
-  date_range: Type.Object({ from: Type.String(), to: Type.String() }),
-  sent: Type.Integer(),
-  delivered: Type.Integer(),
-  opened: Type.Integer(),
-  clicked: Type.Integer(),
-  bounced: Type.Integer(),
-  complained: Type.Integer(),
-  unsubscribed: Type.Integer(),
-  open_rate: Type.Number({ description: 'Percent of delivered messages opened by a person (machine opens left out).' }),
-  click_rate: Type.Number({ description: 'Percent of delivered messages clicked.' }),
-  bounce_rate: Type.Number({ description: 'Percent of sent messages bounced.' }),
-});
+// Declared in stats-schemas.ts (index.ts takes them at start); kept here for this module's users.
+export { Stats, StatsQuery } from './stats-schemas';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 function parseDay(text: string, param: string): Date {

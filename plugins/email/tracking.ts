@@ -1,13 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
-import { action, type Ctx, type RestMapping, type Row } from '../../core/sdk';
+import { type Ctx, type Row } from '../../core/sdk';
 import { addEvent, suppress } from './messages';
 import { recordOpen } from './opens';
 
 /**
  * The public side of tracking: the open pixel, click redirects and the unsubscribe page with its
  * RFC 8058 one-click POST. Links carry the message id and its random token (links.ts); a wrong
- * token answers exactly like an unknown message.
+ * token answers exactly like an unknown message. Their routes are declared in tracking-actions.ts.
  */
 
 // A transparent 1x1 GIF.
@@ -98,52 +97,3 @@ export async function unsubscribe(ctx: Ctx, input: { id: string; token: string }
   });
   return page('Unsubscribed', '<p>You will not receive marketing email from this sender any more.</p>');
 }
-
-const Html = Type.Object({}, { additionalProperties: true, description: 'An HTML page, an image or a redirect.' });
-const PathOf = (...names: string[]) =>
-  Type.Object(Object.fromEntries(names.map((n) => [n, Type.String({ maxLength: 64 })])), { additionalProperties: true });
-const pub = (method: 'GET' | 'POST', path: string, contentType: string): RestMapping => ({
-  method,
-  path,
-  auth: 'public',
-  scope: 'global',
-  response: 'raw',
-  contentType,
-  // One-click POSTs come form-encoded or multipart (RFC 8058): taken as bytes, whatever they hold.
-  ...(method === 'POST' ? { body: 'raw' as const } : {}),
-});
-
-export const trackingActions = {
-  track_open: action({
-    kind: 'read',
-    description: 'The open pixel of a sent message (records `opened`).',
-    input: PathOf('id', 'file'),
-    output: Html,
-    rest: pub('GET', '/e/o/:id/:file', 'image/gif'),
-    handler: (ctx, input) => openPixel(ctx, input as { id: string; file: string }),
-  }),
-  track_click: action({
-    kind: 'read',
-    description: 'A click redirect of a sent message (records `clicked`), only to a URL of that message.',
-    input: PathOf('id', 'token', 'n'),
-    output: Html,
-    rest: pub('GET', '/e/c/:id/:token/:n', 'text/html'),
-    handler: (ctx, input) => clickRedirect(ctx, input as { id: string; token: string; n: string }),
-  }),
-  unsubscribe_page: action({
-    kind: 'read',
-    description: 'The unsubscribe confirmation page of a message.',
-    input: PathOf('id', 'token'),
-    output: Html,
-    rest: pub('GET', '/e/u/:id/:token', 'text/html'),
-    handler: (ctx, input) => unsubscribePage(ctx, input as { id: string; token: string }),
-  }),
-  unsubscribe: action({
-    kind: 'write',
-    description: 'Unsubscribe (the page form and RFC 8058 one-click POST): suppresses the address, records `unsubscribed`.',
-    input: PathOf('id', 'token'),
-    output: Html,
-    rest: pub('POST', '/e/u/:id/:token', 'text/html'),
-    handler: (ctx, input) => unsubscribe(ctx, input as { id: string; token: string }),
-  }),
-};

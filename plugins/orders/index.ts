@@ -1,9 +1,8 @@
-import { action, conflict, definePlugin, type ActionsOf, type EventsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, onFirstCall, type ActionsOf, type EventsOf } from '../../core/sdk';
 import migration001 from './migrations/001_orders.sql' with { type: 'text' };
 import migration002 from './migrations/002_currency_minor_units.sql' with { type: 'text' };
 import migration003 from './migrations/003_addresses_notes_refunds.sql' with { type: 'text' };
 import { Refund, RefundCreate, RefundList, RefundQuery } from './refund-schemas';
-import { createRefund, listRefunds } from './refunds';
 import { Order, OrderCancel, OrderCreate, OrderId, OrderList, OrderQuery, OrderUpdate } from './schemas';
 import migration004 from './migrations/004_line_variant.sql' with { type: 'text' };
 import migration005 from './migrations/005_attribution.sql' with { type: 'text' };
@@ -11,7 +10,10 @@ import migration006 from './migrations/006_discounts_tax.sql' with { type: 'text
 import migration007 from './migrations/007_report_indexes.sql' with { type: 'text' };
 import migration008 from './migrations/008_wallet_amount.sql' with { type: 'text' };
 import migration009 from './migrations/009_channel_agent_shipping.sql' with { type: 'text' };
-import { cancelOrder, createOrder, getOrder, listOrders, updateOrder } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { cancelOrder, createOrder, getOrder, listOrders, updateOrder } = onFirstCall(() => import('./store'));
+const { createRefund, listRefunds } = onFirstCall(() => import('./refunds'));
 
 const orders = definePlugin({
   name: 'orders',

@@ -1,9 +1,11 @@
-import { action, conflict, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, conflict, definePlugin, onFirstCall, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_tax.sql' with { type: 'text' };
-import { calculateTax } from './calculate';
-import { createRate, deleteRate, getRate, listRates, updateRate } from './rates';
-import { taxReport } from './report';
 import { Calculation, CalculateInput, Rate, RateCreate, RateDeleted, RateId, RateList, RateQuery, RateUpdate, Report, ReportInput } from './schemas';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { calculateTax } = onFirstCall(() => import('./calculate'));
+const { createRate, deleteRate, getRate, listRates, updateRate } = onFirstCall(() => import('./rates'));
+const { taxReport } = onFirstCall(() => import('./report'));
 
 let places = 0;
 

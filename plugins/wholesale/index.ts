@@ -1,7 +1,9 @@
-import { action, definePlugin, type ActionsOf } from '../../core/sdk';
+import { action, definePlugin, onFirstCall, type ActionsOf } from '../../core/sdk';
 import migration001 from './migrations/001_wholesale.sql' with { type: 'text' };
 import { BulkOrder, PlacedOrder, PriceList, PriceQuery, PricingSet, SetPricing } from './schemas';
-import { createBulkOrder, listPrices, setPricing } from './store';
+
+// Handlers: evaluated at their first call, not at start (plugins/README.md).
+const { createBulkOrder, listPrices, setPricing } = onFirstCall(() => import('./store'));
 
 const wholesale = definePlugin({
   name: 'wholesale',

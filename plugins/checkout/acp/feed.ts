@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { job, toMinor, type Ctx, type Db } from '../../../core/sdk';
+import { toMinor, type Ctx, type Db, type JobCtx } from '../../../core/sdk';
 import { sellableProducts } from '../../products/public';
 import { storeSettings } from '../../store/public';
 
@@ -62,20 +61,17 @@ export async function downloadFeed(ctx: Ctx) {
 
 /**
  * The scheduled export (daily, once per cluster): a full snapshot for every store that takes ACP
- * checkouts, kept in checkout_feeds (the feed's contract is a full snapshot at least daily).
+ * checkouts, kept in checkout_feeds (the feed's contract is a full snapshot at least daily). Its job
+ * is declared in actions.ts.
  */
-export const exportFeeds = job({
-  input: Type.Object({}),
-  cron: '17 3 * * *',
-  handler: async (ctx) => {
-    const stores = await ctx.db.query<{ store_id: string }>(`SELECT store_id FROM checkout_settings WHERE (acp->>'enabled')::boolean IS TRUE`);
-    for (const { store_id } of stores) {
-      const feed = await feedLines(ctx.db, store_id);
-      await ctx.db.query(
-        `INSERT INTO checkout_feeds (store_id, body, products, generated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (store_id) DO UPDATE SET body = $2, products = $3, generated_at = $4`,
-        [store_id, feed.text, feed.count, ctx.clock.now()],
-      );
-    }
-  },
-});
+export async function exportFeeds(ctx: JobCtx) {
+  const stores = await ctx.db.query<{ store_id: string }>(`SELECT store_id FROM checkout_settings WHERE (acp->>'enabled')::boolean IS TRUE`);
+  for (const { store_id } of stores) {
+    const feed = await feedLines(ctx.db, store_id);
+    await ctx.db.query(
+      `INSERT INTO checkout_feeds (store_id, body, products, generated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (store_id) DO UPDATE SET body = $2, products = $3, generated_at = $4`,
+      [store_id, feed.text, feed.count, ctx.clock.now()],
+    );
+  }
+}

@@ -1,12 +1,11 @@
-import { Type } from '@sinclair/typebox';
-import { Input, SvcError, noExample } from '../../../core/sdk';
+import { SvcError } from '../../../core/sdk';
 import type { CheckoutCtx } from '../sessions';
 import { agenticSettings } from '../settings-store';
 import type { AgentRef, Session } from '../types';
 import { idempotent } from './idempotency';
 import { ACP_VERSION, AcpInvalid, acpError, changesOf, rawCardPath, SUPPORTED_VERSIONS, toAcp } from './wire';
 
-type Op = 'create' | 'get' | 'update' | 'complete' | 'cancel';
+export type Op = 'create' | 'get' | 'update' | 'complete' | 'cancel';
 
 const decoder = new TextDecoder();
 
@@ -32,7 +31,8 @@ function mapError(e: unknown, op: Op): Response {
  * data is refused, every POST goes through ACP's Idempotency-Key rules, then the engine runs (in
  * its own transaction, through `checkout.run_engine`) and the session is answered in ACP's shape.
  */
-async function handle(ctx: CheckoutCtx, op: Op, input: { id?: string; body?: Uint8Array }) {
+/** One ACP route (declared in actions.ts): the body checked, the engine run, the answer in ACP's wire. */
+export async function handle(ctx: CheckoutCtx, op: Op, input: { id?: string; body?: Uint8Array }) {
   const request = ctx.http!.request;
   const settings = await agenticSettings(ctx.db, ctx.store.id);
   if (!settings.acp.enabled) return acpError(404, 'not_found', 'This store does not take ACP checkouts.');
@@ -116,93 +116,20 @@ async function execute(ctx: CheckoutCtx, op: Op, agent: AgentRef, id: string | u
   });
 }
 
-const raw = { scope: 'global' as const, host: true, auth: ['api_key' as const], response: 'raw' as const, contentType: 'application/json' };
-const post = { ...raw, method: 'POST' as const, body: 'raw' as const, idempotency: 'own' as const };
-const RawBody = Input({
-  id: Type.Optional(Type.String({ maxLength: 100 })),
-  body: Type.Optional(Type.Any()),
-  content_type: Type.Optional(Type.String()),
-});
-const AcpSession = Type.Object({}, { additionalProperties: true, description: "ACP's CheckoutSession (schema.agentic_checkout.json)." });
-const why = noExample("an ACP route: the store is the Host's, with ACP turned on; plugins/checkout/acp tests cover it");
-
-/** The ACP REST binding (2026-04-17) at /acp: api_base_url of /.well-known/acp.json. */
-export const acpActions = (act: (a: any) => any) => ({
-  acp_create_session: act({
-    kind: 'write',
-    description: 'ACP: create a checkout session (201).',
-    input: RawBody,
-    output: AcpSession,
-    rest: { ...post, path: '/acp/checkout_sessions' },
-    example: why,
-    handler: (ctx: CheckoutCtx, input: any) => handle(ctx, 'create', input),
-  }),
-  acp_get_session: act({
-    kind: 'read',
-    description: 'ACP: read a checkout session.',
-    input: Input({ id: Type.String({ maxLength: 100 }) }),
-    output: AcpSession,
-    rest: { ...raw, method: 'GET', path: '/acp/checkout_sessions/:id' },
-    example: why,
-    handler: (ctx: CheckoutCtx, input: any) => handle(ctx, 'get', input),
-  }),
-  acp_update_session: act({
-    kind: 'write',
-    description: 'ACP: update a checkout session.',
-    input: RawBody,
-    output: AcpSession,
-    rest: { ...post, path: '/acp/checkout_sessions/:id' },
-    example: why,
-    handler: (ctx: CheckoutCtx, input: any) => handle(ctx, 'update', input),
-  }),
-  acp_complete_session: act({
-    kind: 'write',
-    description: 'ACP: complete a checkout session into an order.',
-    input: RawBody,
-    output: AcpSession,
-    rest: { ...post, path: '/acp/checkout_sessions/:id/complete' },
-    example: why,
-    handler: (ctx: CheckoutCtx, input: any) => handle(ctx, 'complete', input),
-  }),
-  acp_cancel_session: act({
-    kind: 'write',
-    description: 'ACP: cancel a checkout session (405 once completed or canceled).',
-    input: RawBody,
-    output: AcpSession,
-    rest: { ...post, path: '/acp/checkout_sessions/:id/cancel' },
-    example: why,
-    handler: (ctx: CheckoutCtx, input: any) => handle(ctx, 'cancel', input),
-  }),
-  acp_discovery: act({
-    kind: 'read',
-    description: "ACP discovery (/.well-known/acp.json) for the Host's store; 404 when it does not take ACP checkouts.",
-    input: Input({}),
-    output: AcpSession,
-    rest: {
-      scope: 'global',
-      host: true,
-      auth: 'public',
-      response: 'raw',
-      contentType: 'application/json',
-      method: 'GET',
-      path: '/.well-known/acp.json',
+/** GET /.well-known/acp.json (acp_discovery, declared in actions.ts). */
+export async function discovery(ctx: CheckoutCtx) {
+  const settings = await agenticSettings(ctx.db, ctx.store.id);
+  if (!settings.acp.enabled) return acpError(404, 'not_found', 'This store does not take ACP checkouts.');
+  return Response.json(
+    {
+      protocol: { name: 'acp', version: ACP_VERSION, supported_versions: SUPPORTED_VERSIONS },
+      api_base_url: `${ctx.origin}/acp`,
+      transports: ['rest'],
+      capabilities: {
+        services: ['checkout', 'orders'],
+        extensions: [{ name: 'discount' }],
+      },
     },
-    example: why,
-    handler: async (ctx: CheckoutCtx) => {
-      const settings = await agenticSettings(ctx.db, ctx.store.id);
-      if (!settings.acp.enabled) return acpError(404, 'not_found', 'This store does not take ACP checkouts.');
-      return Response.json(
-        {
-          protocol: { name: 'acp', version: ACP_VERSION, supported_versions: SUPPORTED_VERSIONS },
-          api_base_url: `${ctx.origin}/acp`,
-          transports: ['rest'],
-          capabilities: {
-            services: ['checkout', 'orders'],
-            extensions: [{ name: 'discount' }],
-          },
-        },
-        { headers: { 'Cache-Control': 'public, max-age=3600' } },
-      );
-    },
-  }),
-});
+    { headers: { 'Cache-Control': 'public, max-age=3600' } },
+  );
+}

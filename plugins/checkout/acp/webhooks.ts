@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
-import { egressFetch, fail, job, storeHostnames, toMinor, type Ctx } from '../../../core/sdk';
+import { egressFetch, fail, storeHostnames, toMinor, type Ctx } from '../../../core/sdk';
 import { agenticSettings } from '../settings-store';
 
 /** What an order webhook carries of an order (ACP's Order, `type: "order"`). */
-interface OrderLike {
+export interface OrderLike {
   id: string;
   order_number: string;
   status: string;
@@ -79,9 +78,3 @@ export async function sendAcpOrderEvent(ctx: Ctx, type: 'order_create' | 'order_
 }
 
 /** The order_create event of an ACP order (queued by completion when the store has a webhook URL). */
-export const acpOrderCreated = job({
-  input: Type.Object({ order_id: Type.String() }),
-  // ctx.call untyped here: this job is part of the declaration CallableActions is derived from.
-  handler: async (ctx, { order_id }) =>
-    sendAcpOrderEvent(ctx, 'order_create', await (ctx.call as (a: string, i: object) => Promise<OrderLike>)('orders.get_order', { id: order_id })),
-});

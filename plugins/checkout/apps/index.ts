@@ -5,9 +5,11 @@
  * nothing: no session, no order, no stock taken.
  */
 import { Type } from '@sinclair/typebox';
-import { action, Input, type McpApps } from '../../../core/sdk';
-import { quoteCart } from '../engine';
+import { action, Input, onFirstCall, type McpApps } from '../../../core/sdk';
 import { VIEWS } from './views';
+
+// The engine: loaded at the first quote, not at start (plugins/README.md).
+const { quoteCart } = onFirstCall(() => import('../engine'));
 
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 

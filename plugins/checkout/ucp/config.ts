@@ -12,3 +12,6 @@ export const UcpConfigFields = {
 
 /** Whether this process lets http:// profiles through (read from the plugin's config). */
 export const allowInsecure = (config: unknown) => Boolean((config as { ucp_allow_insecure_profiles?: boolean })?.ucp_allow_insecure_profiles);
+
+/** Days a rotated-out signing key stays published (keys.ts), so agents can still verify what it signed. */
+export const ROTATION_GRACE_DAYS = 7;

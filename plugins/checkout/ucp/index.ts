@@ -5,10 +5,8 @@
  * says how each part follows the spec.
  */
 import migration from './migrations/001_ucp.sql' with { type: 'text' };
-import { ucpActions } from './http';
-import { ucpMcpActions } from './mcp';
-import { ucpOpActions } from './ops';
-import { ucpJobs, ucpReactions } from './webhooks';
+// Declarations only: the handlers' modules are loaded at their first call (actions.ts).
+import { ucpActions, ucpJobs, ucpMcpActions, ucpOpActions, ucpReactions } from './actions';
 
 export { UcpConfigFields } from './config';
 export { ucpJobs, ucpReactions };

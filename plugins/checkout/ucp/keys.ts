@@ -10,9 +10,11 @@
  * keeps the old key published for a grace period (signatures.md: at least 7 days).
  */
 import { secretBox, type Clock, type Db } from '../../../core/sdk';
+import { ROTATION_GRACE_DAYS } from './config';
 import { generateSigningKey, type Jwk } from './signatures';
 
-export const ROTATION_GRACE_DAYS = 7;
+// Declared in config.ts (the agentic plugin's declaration names it at start); kept here for this module's users.
+export { ROTATION_GRACE_DAYS };
 
 export interface StoreKeys {
   /** The newest key, with its private part: what svc signs with. */

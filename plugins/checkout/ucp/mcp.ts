@@ -7,15 +7,14 @@
  * errors are JSON-RPC errors with the spec's codes (-32001 discovery, -32000 the rest) and the
  * matching HTTP status.
  */
-import { Type } from '@sinclair/typebox';
-import { action, noExample, type Ctx } from '../../../core/sdk';
+import type { Ctx } from '../../../core/sdk';
 import { identifyAgent } from './agent';
 import { allowInsecure } from './config';
 import { ucpFail, UcpError } from './errors';
 import { parseBody, perform } from './http';
 import { idempotencyKey } from './idempotency';
 import { storeKeys } from './keys';
-import { OPERATIONS, WRITES, type Op } from './ops';
+import { OPERATIONS, WRITES, type Op } from './operations';
 import { UCP_VERSION } from './profiles';
 import { agenticScope } from './scope';
 import { signMessage } from './signatures';
@@ -111,7 +110,8 @@ async function toolCall(ctx: Ctx, request: Request, body: Uint8Array, id: unknow
   return answer;
 }
 
-async function handle(ctx: Ctx, body: Uint8Array) {
+/** One JSON-RPC message of `/ucp/mcp` (its route is declared in actions.ts). */
+export async function handle(ctx: Ctx, body: Uint8Array) {
   const request = ctx.http!.request;
   let msg: Json;
   try {
@@ -151,28 +151,3 @@ async function handle(ctx: Ctx, body: Uint8Array) {
     throw err;
   }
 }
-
-export const ucpMcpActions = {
-  ucp_mcp: action({
-    kind: 'write',
-    description: "UCP's MCP binding (Streamable HTTP, stateless JSON): the spec's shopping tools for this store.",
-    input: Type.Object({ body: Type.Optional(Type.Any()), content_type: Type.Optional(Type.String()) }, { additionalProperties: true }),
-    output: Type.Object({}, { additionalProperties: true, description: 'A JSON-RPC 2.0 response.' }),
-    rest: {
-      method: 'POST',
-      path: '/ucp/mcp',
-      auth: 'public',
-      scope: 'global',
-      host: true,
-      idempotency: 'own',
-      body: 'raw',
-      response: 'raw',
-      contentType: 'application/json',
-    },
-    example: noExample('UCP routes answer only on a claimed hostname with UCP enabled, to a signed agent (plugins/checkout/ucp tests).'),
-    handler: async (ctx, input) => {
-      const out = await handle(ctx, (input as { body?: Uint8Array }).body ?? new Uint8Array());
-      return new Response(out.text || null, { status: out.status, headers: out.headers });
-    },
-  }),
-};

@@ -3,11 +3,11 @@
  * wire into an operation, an optional resource id and a payload, and render the Outcome. The
  * agent is already identified (profile fetched, signature checked) when an operation runs.
  */
-import { Type } from '@sinclair/typebox';
-import { action, SvcError, type Ctx } from '../../../core/sdk';
+import { SvcError, type Ctx } from '../../../core/sdk';
 import { agenticSettings, cancelSession, completeSession, createSession, getSession, updateSession } from '../engine';
 import type { AgenticSettings, AgentRef } from '../engine';
 import { idempotent, requestHash } from './idempotency';
+import { OPERATIONS, WRITES, type Op } from './operations';
 import { getCatalogProduct, lookupCatalog, searchCatalog } from './catalog';
 import { ucpFail, UcpError } from './errors';
 import { toUcpOrder } from './orders';
@@ -20,21 +20,8 @@ type Json = Record<string, any>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const OPERATIONS = [
-  'create_checkout',
-  'get_checkout',
-  'update_checkout',
-  'complete_checkout',
-  'cancel_checkout',
-  'get_order',
-  'search_catalog',
-  'lookup_catalog',
-  'get_product',
-] as const;
-export type Op = (typeof OPERATIONS)[number];
-
-/** Operations that change something: they take an Idempotency-Key and run in a transaction. */
-export const WRITES: ReadonlySet<Op> = new Set(['create_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout']);
+// Declared in operations.ts (the routes' declarations take them at start); kept here for this module's users.
+export { OPERATIONS, WRITES, type Op };
 
 const ROOT: Record<Op, Root> = {
   create_checkout: 'dev.ucp.shopping.checkout',
@@ -177,49 +164,24 @@ export async function runOp(call: UcpCall, op: Op, id: string | undefined, paylo
   }
 }
 
-/** What the route hands the store-scoped operation (ctx.call): the agent is already identified. */
-export const OpInput = Type.Object({
-  op: Type.Union(OPERATIONS.map((o) => Type.Literal(o))),
-  id: Type.Optional(Type.String({ maxLength: 200 })),
-  payload: Type.Optional(Type.Any()),
-  key: Type.Optional(Type.String({ maxLength: 255 })),
-  agent: Type.Any({ description: 'The AgentProfile identified by the route.' }),
-  origin: Type.String(),
-});
-const OpOutput = Type.Object({ status: Type.Integer(), body: Type.Any(), replayed: Type.Optional(Type.Boolean()) });
 type OpArgs = { op: Op; id?: string; payload?: unknown; key?: string; agent: AgentProfile; origin: string };
 
 async function callOf(ctx: Ctx, i: OpArgs): Promise<UcpCall> {
   return { ctx, settings: await agenticSettings(ctx.db, ctx.store.id), origin: i.origin, agent: i.agent };
 }
 
-/** The internal actions the UCP routes run in the store their Host names (REST and MCP alike). */
-export const ucpOpActions = {
-  ucp_write: action({
-    kind: 'write',
-    internal: true,
-    description: 'A UCP write (create, update, complete, cancel) of an identified agent, with its idempotency record.',
-    input: OpInput,
-    output: OpOutput,
-    emits: ['checkout.completed'],
-    handler: async (ctx, input) => {
-      const i = input as OpArgs;
-      const call = await callOf(ctx, i);
-      const scope = i.key
-        ? { storeId: ctx.store.id, agent: i.agent.url, key: i.key, hash: requestHash([i.op, i.id ?? null, i.payload ?? null]) }
-        : undefined;
-      return idempotent(ctx.db, ctx.clock, scope, () => runOp(call, i.op, i.id, i.payload));
-    },
-  }),
-  ucp_read: action({
-    kind: 'read',
-    internal: true,
-    description: 'A UCP read (get checkout, get order, catalog) of an identified agent.',
-    input: OpInput,
-    output: OpOutput,
-    handler: async (ctx, input) => {
-      const i = input as OpArgs;
-      return runOp(await callOf(ctx, i), i.op, i.id, i.payload);
-    },
-  }),
-};
+/** checkout.ucp_write (actions.ts): a write of an identified agent, with its idempotency record. */
+export async function writeOp(ctx: Ctx, input: unknown) {
+  const i = input as OpArgs;
+  const call = await callOf(ctx, i);
+  const scope = i.key
+    ? { storeId: ctx.store.id, agent: i.agent.url, key: i.key, hash: requestHash([i.op, i.id ?? null, i.payload ?? null]) }
+    : undefined;
+  return idempotent(ctx.db, ctx.clock, scope, () => runOp(call, i.op, i.id, i.payload));
+}
+
+/** checkout.ucp_read (actions.ts): a read of an identified agent. */
+export async function readOp(ctx: Ctx, input: unknown) {
+  const i = input as OpArgs;
+  return runOp(await callOf(ctx, i), i.op, i.id, i.payload);
+}

@@ -10,24 +10,17 @@
  * never sends a stale state. The URL comes from an agent's profile, so it goes through the egress
  * guard, https only (unless SVC_UCP_ALLOW_INSECURE_PROFILES), no redirects.
  */
-import { Type } from '@sinclair/typebox';
-import { egressFetch, job, storeHostnames, type Ctx, type JobCtx, type ReactionEvent } from '../../../core/sdk';
+import { egressFetch, storeHostnames, type Ctx, type JobCtx } from '../../../core/sdk';
 import { allowInsecure } from './config';
 import { storeKeys } from './keys';
 import { orderUrl } from './ops';
 import { toUcpOrder } from './orders';
 import { agentProfile, UCP_VERSION } from './profiles';
 import { signMessage } from './signatures';
-import { pruneIdempotency } from './idempotency';
+import { WEBHOOK_JOB } from './operations';
 
-export const WEBHOOK_JOB = 'ucp_order_webhook';
-
-export const WebhookInput = Type.Object({
-  order_id: Type.String(),
-  profile_url: Type.String(),
-  event_id: Type.String(),
-  origin: Type.String(),
-});
+// Declared in operations.ts; kept here for this module's users.
+export { WEBHOOK_JOB };
 
 type Json = Record<string, any>;
 
@@ -66,21 +59,6 @@ export async function deliverOrderWebhook(ctx: JobCtx, input: { order_id: string
   return { delivered: true, status: res.status };
 }
 
-export const ucpJobs = {
-  ucp_prune_idempotency: job({
-    description: 'Drops UCP idempotency records older than 48 hours (every store).',
-    input: Type.Object({}),
-    cron: '47 * * * *',
-    handler: async (ctx) => ({ deleted: await pruneIdempotency(ctx.db, ctx.clock.now()) }),
-  }),
-  [WEBHOOK_JOB]: job({
-    description: 'Sends a UCP agent the current state of an order it placed (signed, RFC 9421), retried until it answers 2xx.',
-    input: WebhookInput,
-    retries: 10,
-    handler: deliverOrderWebhook,
-  }),
-};
-
 /** Queues the webhook of an order a UCP agent placed, in the caller's transaction. */
 export async function queueOrderWebhook(ctx: Ctx, order: Json, eventId: string, origin: string) {
   const profile = order.agent?.profile_url;
@@ -103,18 +81,10 @@ async function storeOrigin(ctx: Ctx): Promise<string | undefined> {
 }
 
 /** An order a UCP agent placed changed (paid, shipped, refunded, cancelled): its webhook is queued. */
-async function orderChanged(ctx: Ctx, event: { id: string; data: Json }) {
+export async function orderChanged(ctx: Ctx, event: { id: string; data: Json }) {
   const order = event.data;
   if (order.channel !== 'ucp' || typeof order.agent?.profile_url !== 'string') return;
   const origin = await storeOrigin(ctx);
   if (!origin) return ctx.log.warn('UCP order webhook not sent: no hostname claimed and no SVC_PUBLIC_URL', { order_id: order.id });
   await queueOrderWebhook(ctx, order, event.id, origin);
 }
-
-/** Reactions spread into the checkout plugin's `on`: every later state of a UCP order reaches its agent. */
-export const ucpReactions = {
-  'order.updated': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
-  'order.paid': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
-  'order.fulfilled': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
-  'order.cancelled': (ctx: Ctx, e: ReactionEvent) => orderChanged(ctx, e as never),
-};

@@ -151,3 +151,43 @@ test('two calls of one session ask at once: each answer reaches its own call, ac
   expect(JSON.parse(two.content[0].text).error.message).toContain('declined');
   await client.close();
 });
+
+test('a call the client cancels while it asks stops at once, on whichever process holds it: its stream ends with no answer, nothing runs', async () => {
+  for (const elsewhere of [false, true]) {
+    const [a, b] = [processOf(), processOf()];
+    let callStream: Promise<string> | undefined;
+    const cancel = new AbortController();
+    const transport = new StreamableHTTPClientTransport(new URL('http://svc.test/agent/mcp'), {
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+        // The cancellation lands on the other process in the second round.
+        const app = elsewhere && body?.method === 'notifications/cancelled' ? b : a;
+        const response = await app.handle(new Request(input, init));
+        if (body?.method !== 'tools/call' || !response.body) return response;
+        // The client's copy, and ours to see when the server ends the call's stream.
+        const [mine, theirs] = response.body.tee();
+        callStream = new Response(mine).text();
+        return new Response(theirs, response);
+      }) as typeof fetch,
+      requestInit: { headers: { 'x-api-key': h.key } },
+    });
+    const client = new Client({ name: 'cancelling', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    // The user walks away from the question: the client cancels the call instead of answering.
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      cancel.abort('the user closed the dialog');
+      return new Promise<ElicitResult>(() => {});
+    });
+    await client.connect(transport);
+    const amount = elsewhere ? 31 : 30;
+    const call = client.callTool({ name: 'refund_order', arguments: { amount } }, CallToolResultSchema, { signal: cancel.signal });
+    await expect(call).rejects.toThrow();
+    const started = Date.now();
+    const streamed = await callStream!;
+    // Ended by the server within a moment, not after the question's 60 s timeout; no answer in it.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(streamed).not.toContain('"result"');
+    expect(streamed).not.toContain('"error"');
+    expect((await executions()).filter((e) => e.input?.amount === amount && e.status === 'success')).toEqual([]);
+    await client.close();
+  }
+});

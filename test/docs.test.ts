@@ -82,9 +82,11 @@ describe('GET /docs in headless Chromium', () => {
         // seconds on a quiet machine, 20 s and more on a loaded 2-core one. A ceiling, not a speed check.
         await page.getByText('products_list_products', { exact: false }).first().waitFor({ timeout: 90_000 });
         await page.getByText('Create a product.', { exact: false }).first().waitFor({ timeout: 20_000 });
-        // One operation opened, so the screenshot shows parameters and responses too.
-        await page.locator('#operations-products-products_list_products button').first().click();
-        await page.getByText('Filter by status', { exact: false }).first().waitFor({ timeout: 20_000 });
+        // One operation opened, so the screenshot shows parameters and responses too. The click sets
+        // the URL's hash (deep links): Playwright would wait for that "navigation" while the page's
+        // one thread is still rendering (30 s and more at a load of 15), so it waits for the result.
+        await page.locator('#operations-products-products_list_products button').first().click({ noWaitAfter: true, timeout: 60_000 });
+        await page.getByText('Filter by status', { exact: false }).first().waitFor({ timeout: 60_000 });
         await page.waitForLoadState('networkidle');
         await page.screenshot({ path: '/tmp/docs.png', fullPage: false });
 
@@ -105,6 +107,6 @@ describe('GET /docs in headless Chromium', () => {
         server.stop(true);
       }
     },
-    180_000,
+    300_000,
   );
 });

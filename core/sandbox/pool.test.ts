@@ -140,9 +140,14 @@ describe('runInSandbox (worker pool)', () => {
     // Each ends as its kind must (a timeout or error is the watchdog at work). How close to its
     // limit is what the single-call tests above hold; queued behind 71 others on a loaded machine,
     // a call's own time can stretch, so here the bound only tells "ended" from "ran on".
+    // A hostile call may also be stopped by its watchdog before it ends its own way: at a load of
+    // 15 a worker thread can wait longer than the 300 ms limit for a core (a never-settling promise
+    // was stopped at 648 ms). Ending is what counts here; the single-call tests above check each
+    // kind's own error. A good call must still succeed.
     results.forEach((r, i) => {
       const [kind, , expected] = runs[i];
-      if (!expected(r) || r.durationMs >= LIMIT * 10) throw new Error(`${kind}: unexpected ${JSON.stringify(r)}`);
+      const stopped = kind !== 'ok' && !r.ok && r.status === 'timeout';
+      if (!(expected(r) || stopped) || r.durationMs >= LIMIT * 10) throw new Error(`${kind}: unexpected ${JSON.stringify(r)}`);
     });
     await expectHealthy();
     const rssAfter = await settledRss();

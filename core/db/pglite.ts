@@ -96,8 +96,18 @@ export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Prom
     async query(text, params = []) {
       // A span per query of traced work when a tracer is installed (core/plugins/telemetry.ts).
       const tracer = tracing.tracer;
-      if (tracer) return tracer.query(text, async () => (await conn.query(text, params)).rows);
-      return (await conn.query(text, params)).rows;
+      const parent = tracer?.queryStart();
+      if (!parent) return (await conn.query(text, params)).rows;
+      const t0 = performance.now();
+      let rows: any[];
+      try {
+        rows = (await conn.query(text, params)).rows;
+      } catch (e) {
+        tracer!.queryEnd(parent, text, t0, e ?? 'failed');
+        throw e;
+      }
+      tracer!.queryEnd(parent, text, t0);
+      return rows;
     },
     async transaction(fn) {
       if (inTx) return fn(this);

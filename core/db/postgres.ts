@@ -13,8 +13,18 @@ export function postgresDb(url: string, max = 10): Db {
     async query(text, params = []) {
       // A span per query of traced work when a tracer is installed (core/plugins/telemetry.ts).
       const tracer = tracing.tracer;
-      if (tracer) return tracer.query(text, async () => (await conn.unsafe(text, params)) as any[]);
-      return (await conn.unsafe(text, params)) as any[];
+      const parent = tracer?.queryStart();
+      if (!parent) return (await conn.unsafe(text, params)) as any[];
+      const t0 = performance.now();
+      let rows: any[];
+      try {
+        rows = await conn.unsafe(text, params);
+      } catch (e) {
+        tracer!.queryEnd(parent, text, t0, e ?? 'failed');
+        throw e;
+      }
+      tracer!.queryEnd(parent, text, t0);
+      return rows;
     },
     async transaction(fn) {
       if (inTx) return fn(this);

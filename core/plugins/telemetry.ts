@@ -45,8 +45,14 @@ export interface Tracer {
    * (`store_id`), its `request_id`, the `error_code` and `error_message` of a 5xx it answers.
    */
   annotate(attrs: Record<string, string | number | boolean | undefined>): void;
-  /** A query, inside the active span when there is one (none: the query runs untraced). */
-  query<T>(text: string, run: () => Promise<T>): Promise<T>;
+  /**
+   * A query is about to run: the span it runs inside (handed back to `queryEnd`), or undefined when
+   * it runs untraced (no active span, or one that has ended). The database wrappers time the
+   * driver's own promise between the two calls: no closure and no promise of the tracer's per query.
+   */
+  queryStart(): object | undefined;
+  /** The query begun at `t0` (performance.now()) inside `parent` ended; `failure` is what it threw, if it did. */
+  queryEnd(parent: object, text: string, t0: number, failure?: unknown): void;
 }
 
 /** The installed tracer, if any. Read on every hook: a plain property, no function call. */

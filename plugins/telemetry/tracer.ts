@@ -127,19 +127,10 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
     ended(s);
   };
 
-  /** A query of traced work: timed, and a span when it fails, proves slow, or a collector wants every one. */
-  const tracedQuery = async <T>(parent: SvcSpan, text: string, run: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    let rows: T;
-    try {
-      rows = await run();
-    } catch (e) {
-      querySpan(parent, text, t0, performance.now() - t0, e ?? 'failed');
-      throw e;
-    }
+  /** A query of traced work ended: a span when it failed, proved slow, or a collector wants every one. */
+  const queryEnd = (parent: object, text: string, t0: number, failure?: unknown) => {
     const ms = performance.now() - t0;
-    if (everyQuery || ms >= slowQueryMs) querySpan(parent, text, t0, ms, undefined);
-    return rows;
+    if (failure !== undefined || everyQuery || ms >= slowQueryMs) querySpan(parent as SvcSpan, text, t0, ms, failure);
   };
 
   return {
@@ -176,13 +167,13 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
     annotate(attrs) {
       current.getStore()?.set(attrs);
     },
-    query(text, run) {
+    queryStart() {
       const parent = current.getStore();
       // Only queries of traced work: the span store's own writes, pg-boss's polling and start-up run bare,
       // and so does work a span left behind it (a write-behind's timer) once that span has ended.
-      if (!parent || parent.ended) return run();
-      return tracedQuery(parent, text, run);
+      return parent && !parent.ended ? parent : undefined;
     },
+    queryEnd,
     flush: async () => {
       await otlp?.flush();
       await spanBuffer.flush(db);

@@ -122,13 +122,16 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  * fast path: an action declaring `interactive` (ctx.mcp), a built-in action the store's
  * tool-config wants confirmed, a custom tool whose own requires_confirmation is set.
  */
-async function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): Promise<boolean> {
+function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): boolean | Promise<boolean> {
   const { name, arguments: args } = message.params ?? {};
   if (typeof name !== 'string') return false;
   const call = resolveCall(svc.registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
-  if (!call) return !!(await findCustomTool(svc.db, storeId, name))?.requires_confirmation;
+  if (!call) return findCustomTool(svc.db, storeId, name).then((tool) => !!tool?.requires_confirmation);
   if (call.actionName && call.plugin.actions[call.actionName]?.interactive) return true;
-  return !!confirmationFor(svc.registry, freshStoreToolConfig(storeId) ?? (await storeToolConfig(svc.db, storeId)), message);
+  // Answered without an await when the store's tool-config is in memory (the common call).
+  const config = freshStoreToolConfig(storeId);
+  if (config) return !!confirmationFor(svc.registry, config, message);
+  return storeToolConfig(svc.db, storeId).then((c) => !!confirmationFor(svc.registry, c, message));
 }
 
 /**
@@ -174,7 +177,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     // Listening (once per process) lets the session's copy in memory stand in for its row.
     const watch = watchFor(svc.db);
     if (!watch.live) await watch.start();
-    session = await svc.mcpSessions.get(sid, watch.live);
+    session = svc.mcpSessions.trusted(sid, watch.live) ?? (await svc.mcpSessions.get(sid, watch.live));
     // A session presented with another credential is as good as unknown.
     if (!session || session.apiKeyId !== credentialId(principal)) return rpcError(404, -32001, 'Session not found');
   }
@@ -273,11 +276,13 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
   // A call that may ask its client something does so over the answer's SSE stream (never the fast
   // path); so does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
-  const confirming =
-    request.method === 'POST' && message?.method === 'tools/call'
-      ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
-        (await asksClient(svc, store.id, message))
-      : false;
+  let confirming = false;
+  if (request.method === 'POST' && message?.method === 'tools/call') {
+    confirming = !!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role);
+    // Awaited only when it is a promise: an await of a plain value still costs a turn of the microtask queue.
+    const asks = confirming || asksClient(svc, store.id, message);
+    confirming = asks === true || (asks !== false && (await asks));
+  }
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };

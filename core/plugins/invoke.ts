@@ -18,7 +18,7 @@ import { newRequestId } from '../ids';
 import type { Registry } from './contract';
 import type { Db } from '../db/types';
 import { configuredOrigin } from '../net/site';
-import { createLogger, errorFields, type Logger } from '../log';
+import { createLogger, errorFields, type LogFields, type Logger } from '../log';
 import { enqueue } from '../jobs/send';
 import { subscribedTypes } from '../events/subscriptions';
 import { writeEvents } from '../events/outbox';
@@ -142,21 +142,52 @@ function checkOutput(plugin: PluginDef, name: string, action: ActionDef, out: un
   throw new Error(`${plugin.name}.${name}: output does not match its schema at ${e?.path || '/'}: ${e?.message}`);
 }
 
+/**
+ * ctx.log: the call's child logger (request id, plugin), made when first used: most calls log
+ * nothing, and a child logger per call is measurable. An object, not a getter on ctx: an accessor
+ * in an object literal puts JavaScriptCore on its slow path for the whole literal, spread included
+ * (about 2 µs per ctx in a micro-benchmark; 2-3% of an MCP tools/call's CPU in bench/profile.ts).
+ */
+class LazyLog implements Logger {
+  private made?: Logger;
+  constructor(
+    private readonly caller: CallerCtx,
+    private readonly plugin: string,
+  ) {}
+  private get log(): Logger {
+    return (this.made ??= (this.caller.log ?? rootLog).child({ request_id: this.caller.requestId, plugin: this.plugin }));
+  }
+  debug(msg: string, fields?: LogFields) {
+    this.log.debug(msg, fields);
+  }
+  info(msg: string, fields?: LogFields) {
+    this.log.info(msg, fields);
+  }
+  warn(msg: string, fields?: LogFields) {
+    this.log.warn(msg, fields);
+  }
+  error(msg: string, fields?: LogFields) {
+    this.log.error(msg, fields);
+  }
+  child(fields: LogFields): Logger {
+    return this.log.child(fields);
+  }
+}
+
 /** The parts of ctx bound to the plugin and this call: config, log, call, enqueue, afterCommit. */
 function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise<void>)[], emit: Ctx['emit']): (db: Db) => Ctx {
-  // Made when first used: most calls log nothing, and a child logger per call is measurable.
-  let log: Ctx['log'] | undefined;
+  const log = new LazyLog(caller, plugin.name);
+  // The origin as a plain value when the call has no request to work it out from (MCP, where the
+  // caller names it; or SVC_PUBLIC_URL): a getter only when it is asked of the request, or unknown.
+  const site = caller.registry.site;
+  const origin = caller.http || (!caller.origin && !site.publicUrl) ? undefined : (caller.origin ?? site.publicUrl);
   return (db) => {
     const ctx: Ctx = {
       ...caller,
       db,
-      get log() {
-        return (log ??= (caller.log ?? rootLog).child({ request_id: caller.requestId, plugin: plugin.name }));
-      },
+      log,
       shutdown: caller.shutdown ?? never,
-      get origin() {
-        return caller.http?.origin ?? caller.origin ?? configuredOrigin(caller.registry.site);
-      },
+      origin: origin!,
       config: caller.registry.configOf(plugin.name),
       emit,
       afterCommit: (fn) => void queue.push(fn),
@@ -175,10 +206,15 @@ function bind(plugin: PluginDef, caller: CallerCtx, queue: (() => void | Promise
         }
       },
     };
+    if (caller.http)
+      Object.defineProperty(ctx, 'origin', {
+        get: () => caller.http?.origin ?? caller.origin ?? configuredOrigin(caller.registry.site),
+        enumerable: true,
+        configurable: true,
+      });
     // No origin is known (a job or stdio, without SVC_PUBLIC_URL): reading it still throws the clear
     // error, but a copy (`{ ...ctx, db: tx }`) must not, so the getter is left out of spreads.
-    if (!caller.http && !caller.origin && !caller.registry.site.publicUrl)
-      Object.defineProperty(ctx, 'origin', { get: () => configuredOrigin(caller.registry.site), enumerable: false });
+    else if (origin === undefined) Object.defineProperty(ctx, 'origin', { get: () => configuredOrigin(caller.registry.site), enumerable: false });
     return ctx;
   };
 }

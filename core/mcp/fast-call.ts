@@ -28,7 +28,7 @@ export async function fastToolCall(
   const { id, params } = body;
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
   if (!isRecord(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isRecord(params.arguments))) return undefined;
-  if (Object.keys(params).some((k) => !PLAIN_PARAMS.has(k))) return undefined;
+  for (const k in params) if (!PLAIN_PARAMS.has(k)) return undefined;
   const accept = request.headers.get('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (request.headers.get('content-type')?.split(';')[0].trim().toLowerCase() !== 'application/json') return undefined;
@@ -50,9 +50,9 @@ export async function fastToolCall(
 
 /** A result whose text mirror is its structuredContent's JSON (core/mcp/server.ts textResult) reuses that text. */
 function resultJson(result: CallToolResult): string {
-  const [only, ...rest] = result.content;
-  const keys = Object.keys(result);
-  const mirrored =
-    !rest.length && only?.type === 'text' && result.structuredContent && keys.length === 2 && jsonText(result.structuredContent) === only.text;
+  const only = result.content.length === 1 ? result.content[0] : undefined;
+  let keys = 0;
+  for (const _ in result) keys++;
+  const mirrored = only?.type === 'text' && result.structuredContent && keys === 2 && jsonText(result.structuredContent) === only.text;
   return mirrored ? `{"content":${JSON.stringify(result.content)},"structuredContent":${only.text}}` : JSON.stringify(result);
 }

@@ -1,6 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toSvcError } from '../errors';
 import type { Services } from '../http/services';
 import { buildMcpServer, toolCallHandler } from './server';
@@ -9,15 +8,11 @@ import { authenticate } from '../http/auth';
 import { credentialId } from '../plugins/contract';
 import type { McpSession } from './sessions';
 import { resolveCall, type ToolOptions } from '../tools/catalog';
-import type { Db } from '../db/types';
-import { watchChanges } from './tool-watch';
-import { changedTask, watchTasks } from './tasks';
 import { missingScope, startingScopes } from './step-up';
-import { subscribersOf, watchResources } from './resources';
 import { confirmationFor } from './confirm';
 import { freshStoreToolConfig, storeToolConfig } from '../tools/store-config';
-import { forgetSession } from './sessions';
-import { findCustomTool, forgetCustomTools } from '../tools/custom';
+import { findCustomTool } from '../tools/custom';
+import { endStream, keepOpen, watchFor } from './streams';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
@@ -27,6 +22,7 @@ import { answerRoute, type AnswerRoute } from './answers';
 import { cancelRoute, type CancelRoute } from './cancels';
 
 export { MCP_PATH } from './path';
+export { openToolStreams } from './streams';
 const decoder = new TextDecoder();
 
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
@@ -35,12 +31,6 @@ const rpcError = (status: number, code: number, message: string, headers: Record
     headers: { 'Content-Type': 'application/json', ...headers },
   });
 
-/** Open GET streams of this process, by session: where tools/list_changed notifications go. */
-interface LiveStream {
-  storeId: string;
-  server: Server;
-}
-const liveStreams = new Map<string, LiveStream>();
 /** Per api process (its Services): the calls waiting for their client's answer, and how answers reach them (core/mcp/answers.ts). */
 const answerRoutes = new WeakMap<Services, AnswerRoute>();
 function answersOf(svc: Services): AnswerRoute {
@@ -53,97 +43,6 @@ function cancelsOf(svc: Services): CancelRoute {
   let r = cancelRoutes.get(svc);
   if (!r) cancelRoutes.set(svc, (r = cancelRoute(svc.db)));
   return r;
-}
-
-// One watch per process and database: changes committed anywhere (this process included) reach
-// the open streams through the database's notifications, once each.
-const watches = new WeakMap<Db, ReturnType<typeof watchChanges>>();
-function watchFor(db: Db) {
-  let w = watches.get(db);
-  if (!w)
-    watches.set(
-      db,
-      (w = watchChanges(db, {
-        toolsChanged: (storeId) => {
-          forgetCustomTools(storeId); // a cached copy may predate the change
-          void sendToolListChanged(storeId);
-        },
-        sessionEnded: (sessionId) => {
-          forgetSession(db, sessionId);
-          void endStream(sessionId);
-        },
-        sessionChanged: (sessionId) => forgetSession(db, sessionId),
-      })),
-    );
-  return w;
-}
-
-/** Diagnostics and tests: how many GET streams this process would notify. */
-export const openToolStreams = () => liveStreams.size;
-
-/** Forgets a stream, unless the session has since opened another one. */
-const forget = (sessionId: string, entry: LiveStream) => {
-  if (liveStreams.get(sessionId) === entry) liveStreams.delete(sessionId);
-};
-
-/**
- * The GET stream's body, watched: when the client goes away (the body is cancelled, the request
- * aborted) or the stream ends, the entry is forgotten. The SDK transport drops its own side on a
- * cancel but calls no onclose, so without this every stream ever opened would stay in the map.
- */
-function watched(response: Response, request: Request, sessionId: string, entry: LiveStream, ended: () => void): Response {
-  const done = () => {
-    forget(sessionId, entry);
-    ended();
-  };
-  request.signal.addEventListener('abort', done, { once: true });
-  const reader = response.body!.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: ended, value } = await reader.read();
-        if (ended) {
-          done();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (err) {
-        done();
-        controller.error(err);
-      }
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-async function sendToolListChanged(storeId: string) {
-  await Promise.all(
-    [...liveStreams.values()].filter((s) => storeId === '*' || s.storeId === storeId).map((s) => s.server.sendToolListChanged().catch(() => {})),
-  );
-}
-
-/**
- * notifications/tasks/status: a task changed somewhere (announced by the database); its session's
- * GET stream, when this process holds it, hears the new status.
- */
-async function notifyTask(svc: Services, storeId: string, id: string) {
-  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
-  const changed = await changedTask(svc, storeId, id, (sessionId) => liveStreams.has(sessionId)).catch(() => undefined);
-  const live = changed && liveStreams.get(changed.sessionId);
-  if (live) await live.server.notification({ method: 'notifications/tasks/status', params: changed.task }).catch(() => {});
-}
-
-/** notifications/resources/updated: a subscribed record changed (any process); its sessions' streams here hear it. */
-async function notifyResource(svc: Services, storeId: string, type: string, id: string) {
-  if (![...liveStreams.values()].some((s) => s.storeId === storeId)) return;
-  const subs = await subscribersOf(svc.db, storeId, type, id).catch(() => undefined);
-  for (const sessionId of subs?.sessions ?? []) {
-    const live = liveStreams.get(sessionId);
-    if (live) await live.server.notification({ method: 'notifications/resources/updated', params: { uri: subs!.uri } }).catch(() => {});
-  }
 }
 
 /**
@@ -159,14 +58,6 @@ function challenge(svc: Services, request: Request, message: string): string {
       ? `, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
       : '';
   return (own ?? 'Bearer realm="svc"') + detail;
-}
-
-/** Ends a terminated session's GET stream on this process, if it has one. */
-async function endStream(sessionId: string) {
-  const live = liveStreams.get(sessionId);
-  if (!live) return;
-  liveStreams.delete(sessionId);
-  await live.server.close().catch(() => {});
 }
 
 /** Verdicts of hostAllowed by (allowed list, Host, Origin): clients send the same few values on every request. */
@@ -231,13 +122,16 @@ export function toolOptions(request: Request, defaultMode: ToolOptions['mode'], 
  * fast path: an action declaring `interactive` (ctx.mcp), a built-in action the store's
  * tool-config wants confirmed, a custom tool whose own requires_confirmation is set.
  */
-async function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): Promise<boolean> {
+function asksClient(svc: Services, storeId: string, message: { params?: { name?: unknown; arguments?: unknown } }): boolean | Promise<boolean> {
   const { name, arguments: args } = message.params ?? {};
   if (typeof name !== 'string') return false;
   const call = resolveCall(svc.registry, name, args && typeof args === 'object' ? (args as Record<string, unknown>) : {});
-  if (!call) return !!(await findCustomTool(svc.db, storeId, name))?.requires_confirmation;
+  if (!call) return findCustomTool(svc.db, storeId, name).then((tool) => !!tool?.requires_confirmation);
   if (call.actionName && call.plugin.actions[call.actionName]?.interactive) return true;
-  return !!confirmationFor(svc.registry, freshStoreToolConfig(storeId) ?? (await storeToolConfig(svc.db, storeId)), message);
+  // Answered without an await when the store's tool-config is in memory (the common call).
+  const config = freshStoreToolConfig(storeId);
+  if (config) return !!confirmationFor(svc.registry, config, message);
+  return storeToolConfig(svc.db, storeId).then((c) => !!confirmationFor(svc.registry, c, message));
 }
 
 /**
@@ -283,7 +177,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
     // Listening (once per process) lets the session's copy in memory stand in for its row.
     const watch = watchFor(svc.db);
     if (!watch.live) await watch.start();
-    session = await svc.mcpSessions.get(sid, watch.live);
+    session = svc.mcpSessions.trusted(sid, watch.live) ?? (await svc.mcpSessions.get(sid, watch.live));
     // A session presented with another credential is as good as unknown.
     if (!session || session.apiKeyId !== credentialId(principal)) return rpcError(404, -32001, 'Session not found');
   }
@@ -382,11 +276,13 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   }
   // A call that may ask its client something does so over the answer's SSE stream (never the fast
   // path); so does any call of an approver whose client takes URL elicitation: a held one sends the approval page.
-  const confirming =
-    request.method === 'POST' && message?.method === 'tools/call'
-      ? (!!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role)) ||
-        (await asksClient(svc, store.id, message))
-      : false;
+  let confirming = false;
+  if (request.method === 'POST' && message?.method === 'tools/call') {
+    confirming = !!current.options.elicitation?.url && principal.kind === 'user' && ['owner', 'admin', 'approver'].includes(principal.role);
+    // Awaited only when it is a promise: an await of a plain value still costs a turn of the microtask queue.
+    const asks = confirming || asksClient(svc, store.id, message);
+    confirming = asks === true || (asks !== false && (await asks));
+  }
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
   const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
@@ -422,22 +318,7 @@ async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   // A GET stream stays open for notifications. Everything else is done once answered; the server is
   // left to the garbage collector rather than closed, since closing aborts its (finished) requests
   // with errors whose stack traces cost more than the call itself.
-  if (request.method === 'GET' && response.ok && response.body) {
-    const entry: LiveStream = { storeId: store.id, server };
-    liveStreams.set(current.id, entry);
-    // Listening before the stream is handed over, so no change committed after it opened is missed.
-    await watchFor(svc.db).start();
-    await watchTasks(svc.db, (storeId, id) => void notifyTask(svc, storeId, id));
-    await watchResources(svc.db, (storeId, type, id) => void notifyResource(svc, storeId, type, id));
-    transport.onclose = () => forget(current.id, entry);
-    // At shutdown the stream ends (closing the server ends it), so the process need not wait for
-    // the client to leave; the client reconnects to whichever process serves next.
-    const end = () => void server.close().catch(() => {});
-    svc.shutdown?.addEventListener('abort', end, { once: true });
-    const stream = watched(response, request, current.id, entry, () => svc.shutdown?.removeEventListener('abort', end));
-    stream.headers.set('Mcp-Session-Id', current.id);
-    return stream;
-  }
+  if (request.method === 'GET' && response.ok && response.body) return keepOpen(svc, request, response, current.id, store.id, server, transport);
   response.headers.set('Mcp-Session-Id', current.id);
   return response;
 }

@@ -43,12 +43,16 @@ const MEDIA: Record<string, (v: Record<string, unknown>) => Content | undefined>
       : undefined,
 };
 
+/** MEDIA's entries, made once: mediaOf runs on every tool result. */
+const MEDIA_ENTRIES = Object.entries(MEDIA);
+const NO_MEDIA: Content[] = [];
+
 const mediaOf = (v: Record<string, unknown>): Content[] => {
-  const out: Content[] = [];
-  for (const [key, make] of Object.entries(MEDIA)) {
+  let out = NO_MEDIA;
+  for (const [key, make] of MEDIA_ENTRIES) {
     const field = v[key];
     const content = isRecord(field) ? make(field) : undefined;
-    if (content) out.push(content);
+    if (content) (out === NO_MEDIA ? (out = []) : out).push(content);
   }
   return out;
 };

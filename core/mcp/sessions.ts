@@ -71,6 +71,17 @@ export class McpSessions {
     return session;
   }
 
+  /**
+   * The copy in memory when it may stand in for the row right now (see get), without an await: the
+   * tools/call hot path asks this first. Undefined means "ask get", never "no such session".
+   */
+  trusted(id: string, heard: boolean): McpSession | undefined {
+    if (!heard) return undefined;
+    const cached = this.cache.get(id);
+    if (!cached?.session || performance.now() - cached.at >= TRUST_MS) return undefined;
+    return this.clock.now().getTime() - cached.touchedAt <= TOUCH_EVERY_MS ? cached.session : undefined;
+  }
+
   /** `heard`: whether this process hears the database's session announcements right now. */
   async get(id: string, heard = false): Promise<McpSession | undefined> {
     const cached = this.cache.get(id);

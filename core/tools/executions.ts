@@ -61,11 +61,12 @@ const SECRET_FIELDS = new Set(['access_token', 'refresh_token', 'device_code', '
 function withoutSecrets(value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const o = value as Record<string, unknown>;
-  const secret = (k: string) => SECRET_FIELDS.has(k) || (k === 'key' && o.object === 'api_key');
-  // A loop, not Object.keys().some: this runs on every call's input and output.
+  const apiKey = o.object === 'api_key';
+  // A loop with no closure, not Object.keys().some: this runs on every call's input and output.
   let any = false;
-  for (const k in o) if ((any = secret(k))) break;
+  for (const k in o) if ((any = SECRET_FIELDS.has(k) || (apiKey && k === 'key'))) break;
   if (!any) return value;
+  const secret = (k: string) => SECRET_FIELDS.has(k) || (apiKey && k === 'key');
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, secret(k) && typeof v === 'string' ? '[redacted]' : v]));
 }
 

@@ -22,3 +22,17 @@ export async function mcpClient(h: Harness, opts: { key?: string; query?: string
   await client.connect(transport);
   return { client, transport };
 }
+
+/** A custom tool that asks the human behind an MCP call before it runs (`requires_confirmation`); answers its id. */
+export async function refundToolAskingFirst(h: Harness): Promise<string> {
+  const made = await h.call('POST', '/tools', {
+    name: 'refund_order',
+    description: 'Refunds an order.',
+    parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+    execution_type: 'javascript',
+    execution_config: { code: 'return { refunded: params.amount };' },
+    requires_confirmation: true,
+  });
+  if (made.status !== 201) throw new Error(`the confirming tool was not made: ${made.status} ${JSON.stringify(made.body)}`);
+  return made.body.id;
+}

@@ -19,6 +19,7 @@ import {
 import { product, setup, type Harness } from '../kit/setup';
 import { eventually } from '../kit/custom-tools';
 import { conformancePlugins } from '../fixtures/conformance';
+import { refundToolAskingFirst } from '../kit/mcp';
 import { SERVER_CAPABILITIES } from '../../core/mcp/server';
 
 setDefaultTimeout(60_000);
@@ -33,15 +34,7 @@ beforeAll(async () => {
   // The conformance fixtures: an interactive action's progress and logs, a plugin prompt whose argument completes.
   h = await setup({ extra: conformancePlugins });
   // A custom tool that asks the human behind the call before it runs (requires_confirmation).
-  const made = await h.call('POST', '/tools', {
-    name: 'refund_order',
-    description: 'Refunds an order.',
-    parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
-    execution_type: 'javascript',
-    execution_config: { code: 'return { refunded: params.amount };' },
-    requires_confirmation: true,
-  });
-  expect(made.status).toBe(201);
+  await refundToolAskingFirst(h);
   server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

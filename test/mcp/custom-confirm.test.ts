@@ -10,7 +10,7 @@ import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult } from '@m
 import { createApp } from '../../core/http/app';
 import { LOCAL_HOSTS, makeServices } from '../../core/http/services';
 import { NO_LIMITS, setup, type Harness } from '../kit/setup';
-import { mcpClient } from '../kit/mcp';
+import { mcpClient, refundToolAskingFirst } from '../kit/mcp';
 
 setDefaultTimeout(30_000);
 
@@ -18,16 +18,7 @@ let h: Harness;
 let toolId: string;
 beforeAll(async () => {
   h = await setup();
-  const made = await h.call('POST', '/tools', {
-    name: 'refund_order',
-    description: 'Refunds an order.',
-    parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
-    execution_type: 'javascript',
-    execution_config: { code: 'return { refunded: params.amount };' },
-    requires_confirmation: true,
-  });
-  expect(made.status).toBe(201);
-  toolId = made.body.id;
+  toolId = await refundToolAskingFirst(h);
 }, 60_000);
 
 /** Another api process over the same database. */

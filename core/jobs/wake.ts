@@ -2,7 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Db } from '../db/types';
 
 /** How often one statement asks which of this process's queues hold a job ready to run. */
-export const WAKE_INTERVAL_MS = 500;
+const WAKE_INTERVAL_MS = 500;
 
 /**
  * Wakes the workers of the queues that hold a job ready to run, from ONE statement per interval

@@ -18,7 +18,18 @@ export const ANSWERS_CHANNEL = 'svc_mcp_answer';
 const KEEP_MS = 60 * 60 * 1000;
 
 type Id = string | number;
-const keyOf = (sessionId: string, id: Id) => `${sessionId} ${typeof id}:${id}`;
+/** One JSON-RPC id of one session (a string id and a number id never match). */
+export const keyOf = (sessionId: string, id: Id) => `${sessionId} ${typeof id}:${id}`;
+
+/** Listens on `channel` once per route: a failed LISTEN is tried again at the next call. */
+export function listenOnce(db: Db, channel: string, onPayload: (payload: string) => void): () => Promise<unknown> {
+  let listening: Promise<unknown> | undefined;
+  return () =>
+    (listening ??= db.listen(channel, onPayload).catch((err) => {
+      listening = undefined;
+      throw err;
+    }));
+}
 /** An id no other request of the session uses: random, and a safe integer, as clients expect numbers. */
 const uniqueId = () => Math.floor(Math.random() * Number.MAX_SAFE_INTEGER);
 
@@ -38,7 +49,12 @@ export interface AnswerRoute {
 /** One route per api process (its Services): the calls it holds are its own. */
 export function answerRoute(db: Db, clock: Clock): AnswerRoute {
   const waiting = new Map<string, (message: JSONRPCMessage) => void>();
-  let listening: Promise<unknown> | undefined;
+  const listen = listenOnce(db, ANSWERS_CHANNEL, (payload) => {
+    try {
+      const { id, key } = JSON.parse(payload);
+      if (waiting.has(key)) void take(String(id), String(key)).catch(() => {});
+    } catch {}
+  });
 
   const take = async (rowId: string, key: string) => {
     const deliver = waiting.get(key);
@@ -82,18 +98,7 @@ export function answerRoute(db: Db, clock: Clock): AnswerRoute {
       );
     },
     async start() {
-      listening ??= db
-        .listen(ANSWERS_CHANNEL, (payload) => {
-          try {
-            const { id, key } = JSON.parse(payload);
-            if (waiting.has(key)) void take(String(id), String(key)).catch(() => {});
-          } catch {}
-        })
-        .catch((err) => {
-          listening = undefined;
-          throw err;
-        });
-      await listening;
+      await listen();
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Db } from '../db/types';
+import { keyOf, listenOnce } from './answers';
 
 /**
  * A client's `notifications/cancelled` for a call still running (MCP: the receiver should stop
@@ -12,10 +13,9 @@ import type { Db } from '../db/types';
  * SDK aborts the call's signal, which ends the waits, and the call's stream is ended with no
  * answer, as the protocol has it. A plain JSON call is over before a cancellation could arrive.
  */
-export const CANCEL_CHANNEL = 'svc_mcp_cancel';
+const CANCEL_CHANNEL = 'svc_mcp_cancel';
 
 type Id = string | number;
-const keyOf = (sessionId: string, id: Id) => `${sessionId} ${typeof id}:${id}`;
 
 export interface CancelRoute {
   /** While request `id` of `sessionId` runs on `transport`: a cancellation for it, from any process, stops it. Returns the release. */
@@ -29,7 +29,12 @@ export interface CancelRoute {
 /** One route per api process (its Services): the calls it holds are its own. */
 export function cancelRoute(db: Db): CancelRoute {
   const running = new Map<string, (reason?: string) => void>();
-  let listening: Promise<unknown> | undefined;
+  const listen = listenOnce(db, CANCEL_CHANNEL, (payload) => {
+    try {
+      const { key, reason } = JSON.parse(payload);
+      running.get(String(key))?.(typeof reason === 'string' ? reason : undefined);
+    } catch {}
+  });
   return {
     hold(transport, sessionId, id) {
       const key = keyOf(sessionId, id);
@@ -55,18 +60,7 @@ export function cancelRoute(db: Db): CancelRoute {
       await db.query(`SELECT pg_notify('${CANCEL_CHANNEL}', $1)`, [JSON.stringify({ key, reason })]);
     },
     async start() {
-      listening ??= db
-        .listen(CANCEL_CHANNEL, (payload) => {
-          try {
-            const { key, reason } = JSON.parse(payload);
-            running.get(String(key))?.(typeof reason === 'string' ? reason : undefined);
-          } catch {}
-        })
-        .catch((err) => {
-          listening = undefined;
-          throw err;
-        });
-      await listening;
+      await listen();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import { baseDb } from '../db/traced';
 import { toExecution } from './executions';
 
 /**
@@ -18,7 +19,8 @@ interface Hub {
 }
 const hubs = new WeakMap<Db, Hub>();
 
-function hubOf(db: Db): Hub {
+function hubOf(given: Db): Hub {
+  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
   let hub = hubs.get(db);
   if (!hub) hubs.set(db, (hub = { byStore: new Map() }));
   if (!hub.listening) {

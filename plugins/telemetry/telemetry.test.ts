@@ -2,8 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { action, definePlugin, Input, job } from '../../core/sdk';
 import { createLogger } from '../../core/log';
-import { providerFetch } from '../../core/providers/wire';
-import { tracing } from '../../core/plugins/telemetry';
+import { fakeServer } from '../../test/kit/fake-models';
 import { ADMIN_TOKEN, product, setup, type Harness } from '../../test/kit/setup';
 import { mcpClient } from '../../test/kit/mcp';
 import { runJob } from '../../test/kit/jobs';
@@ -134,24 +133,50 @@ test('tool calls over MCP are spans; a job failed for good is an error; get_metr
   expect(errors.find((e: any) => e.kind === 'job')).toMatchObject({ route: 'telemetry_probe.doomed', count: 1 });
   const tools = (await fresh.call('GET', `/telemetry/spans?route=products.get_product`)).body.data;
   expect(tools.map((s: any) => s.failed).sort()).toEqual([false, true]);
+  // Each tool call is the child of its MCP request, and its queries are its own children.
+  const all = (await spans('', fresh)).data;
+  for (const tool of tools) {
+    expect(all.find((s: any) => s.span_id === tool.parent_span_id)).toMatchObject({ kind: 'request', route: '/agent/mcp', trace_id: tool.trace_id });
+    expect(all.some((s: any) => s.kind === 'query' && s.parent_span_id === tool.span_id)).toBe(true);
+  }
 });
 
-test('a failing provider call is a provider error of the store whose work made it', async () => {
-  const fresh = await setup();
-  const provider = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('{"error":"bad key"}', { status: 401 }) });
+test('a failing provider call is a provider error of the store whose work made it, the child of its request or tool call', async () => {
+  const models = fakeServer([
+    { status: 401, body: '{"error":{"message":"bad key"}}' },
+    { status: 401, body: '{"error":{"message":"bad key"}}' },
+  ]);
+  const env = { OPENAI_BASE_URL: `${models.url}/v1`, OPENAI_API_KEY: 'sk-test', SVC_LLM_MODEL: 'openai/gpt-4o-mini' };
+  const fresh = await setup({ env });
   try {
-    // As a tool's handler would call it: inside the store's work.
-    await tracing.tracer!.span('tool_call', 'llm.generate', { store_id: fresh.store.id, route: 'llm.generate' }, async () => {
-      const res = await providerFetch({ provider: 'openai', timeoutMs: 2000 })(`http://127.0.0.1:${provider.port}/v1/models`);
-      return res.status;
-    });
+    // Over REST: the request carries its span; the action calls out, and the provider's span finds it.
+    const rest = await fresh.call('POST', '/llm/generate', { prompt: 'A tagline.' });
+    expect(rest.status).toBeGreaterThanOrEqual(400);
+    // Over MCP: the request's span, its tool call's span, the provider's span, one trace.
+    const { client } = await mcpClient(fresh);
+    const out: any = await client.callTool({ name: 'llm', arguments: { action: 'generate', prompt: 'A tagline.' } });
+    expect(out.isError).toBe(true);
+    await client.close();
+    const restRequest = (await spans(`?request_id=${rest.headers.get('x-request-id')}`, fresh)).data.find((s: any) => s.kind === 'request');
+    const all = (await spans('', fresh)).data;
+    const calls = all.filter((s: any) => s.kind === 'provider' && s.route === 'openai');
+    expect(calls).toHaveLength(2);
+    const byId = new Map(all.map((s: any) => [s.span_id, s]));
+    const viaRest = calls.find((c: any) => c.trace_id === restRequest.trace_id);
+    expect(viaRest.parent_span_id).toBe(restRequest.span_id);
+    const viaMcp = calls.find((c: any) => c !== viaRest);
+    const tool: any = byId.get(viaMcp.parent_span_id);
+    expect(tool).toMatchObject({ kind: 'tool_call', route: 'llm.generate', trace_id: viaMcp.trace_id });
+    expect(byId.get(tool.parent_span_id)).toMatchObject({ kind: 'request', route: '/agent/mcp' });
   } finally {
-    provider.stop(true);
+    models.stop();
   }
   const m = (await fresh.call('GET', '/telemetry/metrics')).body;
-  expect(m.providers).toEqual({ calls: 1, failed: 1 });
+  expect(m.providers).toEqual({ calls: 2, failed: 2 });
   const [group] = (await fresh.call('GET', '/telemetry/errors?kind=provider')).body.data;
-  expect(group).toMatchObject({ kind: 'provider', code: 'provider_error', route: 'openai', count: 1 });
+  expect(group).toMatchObject({ kind: 'provider', code: 'provider_error', route: 'openai', count: 2 });
+  // Another store sees none of it.
+  expect((await h.call('GET', '/telemetry/errors?kind=provider')).body.data).toEqual([]);
 });
 
 test('spans are exported over OTLP/HTTP to the configured collector, with its headers', async () => {

@@ -47,8 +47,6 @@ export { PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans';
 
 // Rows, time, money.
 export type { Db } from './db/types';
-// Anything a plugin keeps per database keys on baseDb(db): a request's queries run on a traced Db over it (core/db/traced.ts).
-export { baseDb } from './db/traced';
 export { isUniqueViolation, sqlState } from './db/pg-errors';
 export { existingIds, jsonParam, listPage, rowOr404, setClause, stamps, unique, type Row } from './db/rows';
 // A lock on (store, key) until the transaction ends, for a row that may not exist yet.

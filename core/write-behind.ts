@@ -1,5 +1,4 @@
 import type { Db } from './db/types';
-import { baseDb } from './db/traced';
 import { errorFields, type Logger } from './log';
 
 /**
@@ -66,9 +65,7 @@ const everyWriteBehind = new Set<WriteBehind<any>>();
 /** A write-behind, drained with every other at shutdown. Made once, at module level. */
 export function writeBehind<T extends object>(options: WriteBehindOptions<T>): WriteBehind<T> {
   const byDb = new Map<Db, Lanes<T>>();
-  // Keyed on the database underneath: a request's traced Db (core/db/traced.ts) is one of many over it.
-  const lanesOf = (given: Db, log: Logger) => {
-    const db = baseDb(given);
+  const lanesOf = (db: Db, log: Logger) => {
     let lanes = byDb.get(db);
     if (!lanes) byDb.set(db, (lanes = new Lanes(db, log, options)));
     return lanes;
@@ -76,14 +73,14 @@ export function writeBehind<T extends object>(options: WriteBehindOptions<T>): W
   const wb: WriteBehind<T> = {
     add: (db, item, log, delayMs) => lanesOf(db, log).add(item, delayMs ?? options.delayMs),
     flush: async (db, matches = () => true) => {
-      await Promise.all([...byDb].filter(([d]) => !db || d === baseDb(db)).map(([, lanes]) => lanes.flush(matches)));
+      await Promise.all([...byDb].filter(([d]) => !db || d === db).map(([, lanes]) => lanes.flush(matches)));
     },
     unwritten: (matches) => [...byDb.values()].flatMap((lanes) => lanes.unwritten(matches)),
     drain: async (db) => {
-      const lanes = byDb.get(baseDb(db));
+      const lanes = byDb.get(db);
       if (lanes) await lanes.close();
     },
-    resume: (db) => byDb.get(baseDb(db))?.reopen(),
+    resume: (db) => byDb.get(db)?.reopen(),
   };
   everyWriteBehind.add(wb);
   return wb;

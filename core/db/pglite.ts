@@ -8,7 +8,7 @@ import { untarGz } from './untar';
 import wasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' with { type: 'file' };
 import initdbPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' };
 import dataPath from '../../node_modules/@electric-sql/pglite/dist/pglite.data' with { type: 'file' };
-import { RUN, timedQuery } from './traced';
+import { tracing } from '../plugins/telemetry';
 
 /**
  * Settings for a database that lives inside the one svc process (docs/footprint.md has the
@@ -90,30 +90,39 @@ export async function pgliteDb(dataDir?: string, opts: PgliteOptions = {}): Prom
     startParams: [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
     extensions: await pgliteExtensions(),
   });
-  const wrap = (conn: any, inTx: boolean): Db => {
-    const run = async (text: string, params: unknown[]) => (await conn.query(text, params)).rows;
-    return {
-      kind: 'pglite',
-      native: { pglite: pg },
-      query(text, params = []) {
-        return timedQuery(run, text, params, undefined);
-      },
-      [RUN]: run,
-      async transaction(fn) {
-        if (inTx) return fn(this);
-        return pg.transaction((tx) => fn(wrap(tx, true)));
-      },
-      async exec(text) {
-        await conn.exec(text);
-      },
-      async close() {
-        if (!inTx) await pg.close();
-      },
-      async listen(channel, onPayload) {
-        const stop = await pg.listen(channel, onPayload);
-        return async () => stop();
-      },
-    } as Db;
-  };
+  const wrap = (conn: any, inTx: boolean): Db => ({
+    kind: 'pglite',
+    native: { pglite: pg },
+    async query(text, params = []) {
+      // A span per query of traced work when a tracer is installed (core/plugins/telemetry.ts).
+      const tracer = tracing.tracer;
+      const parent = tracer?.queryStart();
+      if (!parent) return (await conn.query(text, params)).rows;
+      const t0 = performance.now();
+      let rows: any[];
+      try {
+        rows = (await conn.query(text, params)).rows;
+      } catch (e) {
+        tracer!.queryEnd(parent, text, t0, e ?? 'failed');
+        throw e;
+      }
+      tracer!.queryEnd(parent, text, t0);
+      return rows;
+    },
+    async transaction(fn) {
+      if (inTx) return fn(this);
+      return pg.transaction((tx) => fn(wrap(tx, true)));
+    },
+    async exec(text) {
+      await conn.exec(text);
+    },
+    async close() {
+      if (!inTx) await pg.close();
+    },
+    async listen(channel, onPayload) {
+      const stop = await pg.listen(channel, onPayload);
+      return async () => stop();
+    },
+  });
   return wrap(pg, false);
 }

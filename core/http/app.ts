@@ -9,7 +9,7 @@ import { SIGNED_ROUTE, serveSigned } from './signed';
 import { MCP_PATH } from '../mcp/path';
 import { lazy } from '../lazy';
 import { RouteTable, methodNotAllowed, withConventionHeaders } from './routes-table';
-import { tracing, type OpenSpan, type TracedOutcome, type Tracer } from '../plugins/telemetry';
+import { tracing, type TracedOutcome } from '../plugins/telemetry';
 
 /**
  * A request's answer as its span's outcome. The request id is read from the answer's headers only
@@ -25,19 +25,7 @@ class Answered implements TracedOutcome {
     return this.res.headers.get('x-request-id') ?? undefined;
   }
 }
-
-/** The request's answer, its span closed with how it ended. */
-async function answering(tracer: Tracer, span: OpenSpan, answer: () => Response | Promise<Response>): Promise<Response> {
-  let res: Response;
-  try {
-    res = await answer();
-  } catch (e) {
-    tracer.fail(span, e);
-    throw e;
-  }
-  tracer.close(span, new Answered(res));
-  return res;
-}
+const answered = (res: Response): TracedOutcome => new Answered(res);
 
 /** A route outside the REST pipeline (the console's pages): the composition root hands them in. */
 export type PageRoute = { method: string; path: string; handler: (c: { request: Request }) => Response | Promise<Response> };
@@ -50,26 +38,24 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
   // Handlers name what they read ({ request, params, server }): Elysia inspects a handler's
   // parameters and, for one that takes the whole context, parses cookies, query and headers of
   // every request first (measured: a sixth of an MCP tools/call).
-  // `span` is the request's, when a tracer is installed: carried, not entered into async context (core/plugins/telemetry.ts).
-  type Handler = (c: { request: Request; params: Record<string, string>; server: any }, span?: OpenSpan) => Response | Promise<Response>;
+  type Handler = (c: { request: Request; params: Record<string, string>; server: any }) => Response | Promise<Response>;
   const route = (method: string, path: string, handler: Handler, conventions = false) => {
     table.add(method, path);
-    const plain: Handler = conventions ? async (c, span) => withConventionHeaders(await handler(c, span)) : handler;
+    const plain: Handler = conventions
+      ? async ({ request, params, server }) => withConventionHeaders(await handler({ request, params, server }))
+      : handler;
     // A span per request when a tracer is installed (core/plugins/telemetry.ts): one property read otherwise.
     const name = `${method} ${path}`;
     const attrs = { method, route: path };
-    const run = ({ request, params, server }: Parameters<Handler>[0]) => {
+    const run: Handler = ({ request, params, server }) => {
       const tracer = tracing.tracer;
       if (!tracer) return plain({ request, params, server });
-      const span = tracer.open('request', name, attrs);
-      return answering(tracer, span, () => plain({ request, params, server }, span));
+      return tracer.span('request', name, attrs, () => plain({ request, params, server }), answered);
     };
     app.route(method, path, run as any, { parse: 'none' } as any);
   };
   for (const r of restRoutes(svc.registry))
-    route(r.method, r.path, ({ request, params, server }, span) =>
-      handleRest(svc, r, request, params, () => server?.requestIP?.(request)?.address, span),
-    );
+    route(r.method, r.path, ({ request, params, server }) => handleRest(svc, r, request, params, () => server?.requestIP?.(request)?.address));
   route(
     'GET',
     SIGNED_ROUTE,
@@ -80,7 +66,7 @@ export function createApp(svc: Services, pages: PageRoute[] = []) {
   // The MCP server (and the SDK under it) loads at the first MCP request, not at start (docs/footprint.md).
   const mcp = lazy(() => import('../mcp/http'));
   for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'])
-    route(method, MCP_PATH, async ({ request }, span) => (await mcp()).handleMcp(svc, request, span), true);
+    route(method, MCP_PATH, async ({ request }) => (await mcp()).handleMcp(svc, request), true);
   route('GET', '/health', () => new Response('{"status":"ok"}', { headers: { 'Content-Type': 'application/json' } }), true);
   app.onError(({ code, error, request }) => {
     const requestId = newRequestId();

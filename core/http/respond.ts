@@ -1,7 +1,7 @@
 import { toSvcError } from '../errors';
 import { createLogger, errorFields, type Logger } from '../log';
 import { LATEST } from './versioning';
-import { tracing, type OpenSpan } from '../plugins/telemetry';
+import { tracing } from '../plugins/telemetry';
 
 /** The headers every response carries (SPEC 4, 9). */
 export function baseHeaders(requestId: string, version = LATEST.id): Record<string, string> {
@@ -30,13 +30,7 @@ export function textResponse(status: number, text: string, headers: Record<strin
 const fallbackLog = createLogger();
 
 /** Any thrown value as the SPEC 7 envelope; unexpected errors are logged here (one line, with the request id) and answered as a bare 500. */
-export function errorResponse(
-  err: unknown,
-  requestId: string,
-  headers: Record<string, string>,
-  log: Logger = fallbackLog,
-  span?: OpenSpan,
-): Response {
+export function errorResponse(err: unknown, requestId: string, headers: Record<string, string>, log: Logger = fallbackLog): Response {
   const e = toSvcError(err);
   if (e !== err && e.code === 'database_unavailable') log.warn('database unavailable', { request_id: requestId, ...errorFields(err) });
   else if (e !== err)
@@ -46,7 +40,7 @@ export function errorResponse(
       ...(err instanceof Error && err.stack ? { at: err.stack.split('\n')[1]?.trim() } : {}),
     });
   // A 5xx is an error of the request's span (query_errors groups it); the cause's own message says more than the envelope's.
-  if (e.status >= 500) tracing.tracer?.annotate({ error_code: e.code, error_message: err instanceof Error ? err.message : e.message }, span);
+  if (e.status >= 500) tracing.tracer?.annotate({ error_code: e.code, error_message: err instanceof Error ? err.message : e.message });
   return json(
     e.status,
     { error: { type: e.type, message: e.message, code: e.code, param: e.param, request_id: requestId } },

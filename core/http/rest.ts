@@ -16,8 +16,7 @@ import { baseHeaders, errorResponse, textResponse } from './respond';
 import type { Services } from './services';
 import { LATEST, VERSIONS, downgradeBody, notYetInVersion, resolveVersion, type ResolvedVersion } from './versioning';
 import { requestFacts } from '../net/site';
-import { tracing, type OpenSpan } from '../plugins/telemetry';
-import { tracedDb } from '../db/traced';
+import { tracing } from '../plugins/telemetry';
 
 export const STORE_PREFIX = '/v1/stores/:storeId';
 
@@ -220,11 +219,8 @@ export async function handleRest(
   request: Request,
   params: Record<string, string>,
   ip?: () => string | undefined,
-  span?: OpenSpan,
 ): Promise<Response> {
   const requestId = newRequestId();
-  // The request's queries are its span's children when it has one (core/db/traced.ts).
-  const db = span ? tracedDb(svc.db, span) : svc.db;
   let headers = baseHeaders(requestId);
   let ownerCheck: (() => Promise<void>) | undefined;
   try {
@@ -240,7 +236,7 @@ export async function handleRest(
     const pathParams = pathParamsOf(params);
     const store = await storeOf(svc, route, params?.storeId, authStore, principal.kind, request);
     // The request's span belongs to this store from here (a refused credential's never does).
-    if (store !== NO_STORE && span) tracing.tracer?.annotate({ store_id: store.id, request_id: requestId }, span);
+    if (store !== NO_STORE) tracing.tracer?.annotate({ store_id: store.id, request_id: requestId });
     if (store !== NO_STORE && (principal.kind === 'api_key' || principal.kind === 'user')) {
       const leasing = svc.rateLimiter.check(store.id, store.plan, headers);
       if (leasing) await leasing;
@@ -250,7 +246,6 @@ export async function handleRest(
     // The origin and the client's address are worked out only for the few handlers that read them.
     const http = requestFacts(svc.registry.site, request, ip);
     const ctx = callerCtx(svc, principal, store, { requestId, http, apiVersion: version.version.id });
-    ctx.db = db;
     // Ownership before the body: a refused input on another store's resource is that resource's 404.
     if (route.owner) ownerCheck = () => ownerExists(route.owner!, ctx, pathParams);
 
@@ -258,9 +253,9 @@ export async function handleRest(
     const body = hasBody ? await readBody(request, route.body) : { raw: '', value: queryInput(route, request.url) };
     const input = hasBody && route.body !== 'json' && route.body !== 'form' ? { ...queryInput(route, request.url), ...body.value } : body.value;
     Object.assign(input, pathParams);
-    const run = async (on: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
+    const run = async (db: Db, afterCommitQueue?: (() => void | Promise<void>)[]) => ({
       status: route.status,
-      body: await invoke(route.plugin, route.action, on === db && !afterCommitQueue ? ctx : { ...ctx, db: on, afterCommitQueue }, input),
+      body: await invoke(route.plugin, route.action, db === svc.db && !afterCommitQueue ? ctx : { ...ctx, db, afterCommitQueue }, input),
     });
 
     // The one key rule (length) wherever the header is read: every POST and PATCH.
@@ -275,9 +270,9 @@ export async function handleRest(
     // its own writes. Under a key it is recorded when it ends, and a repeat replays it
     // (core/http/idempotent-stream.ts).
     if (route.response === 'raw') {
-      const start = async () => (await run(db)).body as Response;
+      const start = async () => (await run(svc.db)).body as Response;
       if (!scope || route.action.external) return rawResponse(await start(), headers);
-      const out = await streamIdempotently(db, svc.clock, scope, start);
+      const out = await streamIdempotently(svc.db, svc.clock, scope, start);
       if (out.replayed) headers['Idempotent-Replayed'] = 'true';
       return rawResponse(out.response, headers);
     }
@@ -290,14 +285,14 @@ export async function handleRest(
       // An outside call (a model, a remote API) holds no transaction open while it waits, so its key
       // is claimed with a lease and its answer recorded when it ends, as a stream's is: a repeat
       // replays it instead of calling out (and paying) again.
-      const out = await streamIdempotently(db, svc.clock, scope, async () => {
-        const r = await run(db);
+      const out = await streamIdempotently(svc.db, svc.clock, scope, async () => {
+        const r = await run(svc.db);
         return new Response(render(r), { status: r.status });
       });
       if (out.replayed) headers['Idempotent-Replayed'] = 'true';
       result = { status: out.response.status, text: await out.response.text() };
     } else if (runsBare(route.action, !!scope)) {
-      const r = await run(db);
+      const r = await run(svc.db);
       result = { status: r.status, text: render(r) };
     } else {
       const release = scope ? claimInFlight(scope.apiKeyId, scope.key) : () => {};
@@ -305,12 +300,12 @@ export async function handleRest(
       // after-commit work waits for this commit, not the handler's return.
       const afterCommit: (() => void | Promise<void>)[] = [];
       try {
-        result = await db.transaction(async (tx) => {
+        result = await svc.db.transaction(async (tx) => {
           if (!scope) {
             const r = await run(tx, afterCommit);
             return { status: r.status, text: render(r) };
           }
-          const r = await withIdempotency(tx, svc.clock, scope, (on) => run(on, afterCommit), render);
+          const r = await withIdempotency(tx, svc.clock, scope, (db) => run(db, afterCommit), render);
           if (r.replayed) headers['Idempotent-Replayed'] = 'true';
           return r;
         });
@@ -329,6 +324,6 @@ export async function handleRest(
             (e) => e,
           )
         : err;
-    return errorResponse(owned, requestId, headers, svc.log, span);
+    return errorResponse(owned, requestId, headers, svc.log);
   }
 }

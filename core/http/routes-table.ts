@@ -1,7 +1,7 @@
 import { SvcError } from '../errors';
 import { LATEST } from './versioning';
 import { newRequestId } from '../ids';
-import { tracing, type OpenSpan } from '../plugins/telemetry';
+import { tracing } from '../plugins/telemetry';
 
 /**
  * The paths the app serves and their methods, so a request that names a real path with a method it
@@ -39,10 +39,10 @@ export const conventionHeaders = () => ({ 'X-Request-Id': newRequestId(), 'X-API
 const complete = new WeakSet<Response>();
 
 /** A response carrying SPEC 4's headers from the start (the MCP fast path: setting them after costs more). `init.headers` gets them. */
-export function conventionResponse(body: string, init: { status: number; headers: Record<string, string> }, span?: OpenSpan): Response {
+export function conventionResponse(body: string, init: { status: number; headers: Record<string, string> }): Response {
   const requestId = (init.headers['X-Request-Id'] = newRequestId());
   // The request's span (core/plugins/telemetry.ts) takes its id here rather than reading it back from the headers.
-  if (span) tracing.tracer?.annotate({ request_id: requestId }, span);
+  tracing.tracer?.annotate({ request_id: requestId });
   init.headers['X-API-Version'] = init.headers['X-API-Latest-Version'] = LATEST.id;
   const response = new Response(body, init);
   complete.add(response);

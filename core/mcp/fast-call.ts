@@ -1,7 +1,6 @@
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { jsonText } from '../json-text';
 import { conventionResponse } from '../http/routes-table';
-import type { OpenSpan } from '../plugins/telemetry';
 import type { McpSession } from './sessions';
 import type { toolCallHandler } from './server';
 
@@ -23,7 +22,6 @@ export async function fastToolCall(
   body: unknown,
   session: Pick<McpSession, 'id' | 'options'>,
   call: ReturnType<typeof toolCallHandler>,
-  span?: OpenSpan,
 ): Promise<Response | undefined> {
   if (session.options.logLevel) return undefined;
   if (!isRecord(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
@@ -47,7 +45,7 @@ export async function fastToolCall(
     const error = { code: Number.isSafeInteger(err?.code) ? err.code : ErrorCode.InternalError, message: err?.message ?? 'Internal error' };
     answer = JSON.stringify({ jsonrpc: '2.0', id, error: err?.data === undefined ? error : { ...error, data: err.data } });
   }
-  return conventionResponse(answer, { status: 200, headers: { 'Content-Type': 'application/json', 'Mcp-Session-Id': session.id } }, span);
+  return conventionResponse(answer, { status: 200, headers: { 'Content-Type': 'application/json', 'Mcp-Session-Id': session.id } });
 }
 
 /** A result whose text mirror is its structuredContent's JSON (core/mcp/server.ts textResult) reuses that text. */

@@ -16,8 +16,7 @@ import { endStream, keepOpen, watchFor } from './streams';
 import { MAX_JSON_DEPTH, pathParam, tooDeepInText } from '../json-depth';
 import { BODY_LIMITS, BodyTooLarge, readLimited, sizeText } from '../http/limits';
 import { requestOrigin } from '../net/site';
-import { tracing, type OpenSpan } from '../plugins/telemetry';
-import { tracedDb } from '../db/traced';
+import { tracing } from '../plugins/telemetry';
 import { declaresUi } from './apps';
 import { answerRoute, type AnswerRoute } from './answers';
 import { cancelRoute, type CancelRoute } from './cancels';
@@ -140,9 +139,9 @@ function asksClient(svc: Services, storeId: string, message: { params?: { name?:
  * request gets a fresh SDK server and a stateless SDK transport, which handle the JSON-RPC and
  * the transport rules (Accept 406, Content-Type 415, parse errors -32700, protocol header).
  */
-export async function handleMcp(svc: Services, request: Request, span?: OpenSpan): Promise<Response> {
+export async function handleMcp(svc: Services, request: Request): Promise<Response> {
   try {
-    return await mcpRequest(svc, request, span);
+    return await mcpRequest(svc, request);
   } catch (err) {
     // The database out of reach is the client's to retry (503 with Retry-After), not a crash.
     const e = toSvcError(err);
@@ -152,8 +151,7 @@ export async function handleMcp(svc: Services, request: Request, span?: OpenSpan
   }
 }
 
-/** `span`: the request's, carried (core/plugins/telemetry.ts); its tool calls are its children. */
-async function mcpRequest(svc: Services, request: Request, span: OpenSpan | undefined): Promise<Response> {
+async function mcpRequest(svc: Services, request: Request): Promise<Response> {
   if (!hostAllowed(svc, request)) return rpcError(403, -32000, 'Forbidden: Host or Origin not allowed.');
   let auth;
   try {
@@ -168,7 +166,7 @@ async function mcpRequest(svc: Services, request: Request, span: OpenSpan | unde
   }
   const { principal } = auth;
   const store = auth.store!;
-  if (span) tracing.tracer?.annotate({ store_id: store.id }, span); // the request's span is this store's
+  tracing.tracer?.annotate({ store_id: store.id }); // the request's span is this store's (core/plugins/telemetry.ts)
   // Local bridges name the store they were started for; it must be the key's store.
   const wanted = request.url.includes('?') ? new URL(request.url).searchParams.get('store') : null;
   if (wanted && wanted !== store.id) return rpcError(403, -32001, `store_mismatch: this API key belongs to another store than ${wanted}.`);
@@ -287,9 +285,9 @@ async function mcpRequest(svc: Services, request: Request, span: OpenSpan | unde
   }
   // The origin links in answers use (a QR code's scan_url, a signed link): the one this client reached.
   const origin = requestOrigin(svc.registry.site, request);
-  const caller = { db: span ? tracedDb(svc.db, span) : svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
+  const caller = { db: svc.db, clock: svc.clock, registry: svc.registry, log: svc.log, principal, store, origin };
   if (svc.mcpFastPath && !initializing && request.method === 'POST' && !confirming) {
-    const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options), span);
+    const fast = await fastToolCall(request, parsedBody, current, toolCallHandler(svc.registry, caller, current.options));
     if (fast) return fast;
   }
   // A call that may ask its client listens for answers (and cancellations) landing on other processes first.

@@ -1,6 +1,5 @@
 import { ErrorCode, type ReadResourceResult, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import type { Registry } from '../plugins/registry';
 import { isTool, scopesFor } from '../plugins/contract';
 import { hasScope } from '../plugins/invoke';
@@ -136,8 +135,7 @@ export async function subscribersOf(db: Db, storeId: string, type: string, id: s
 
 const listening = new WeakMap<Db, Promise<unknown>>();
 /** Calls `onChange` for each announced change of a subscribed record (one listener per process and database). */
-export function watchResources(given: Db, onChange: (storeId: string, type: string, id: string) => void) {
-  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
+export function watchResources(db: Db, onChange: (storeId: string, type: string, id: string) => void) {
   let l = listening.get(db);
   if (!l) {
     l = db

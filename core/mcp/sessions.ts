@@ -1,6 +1,5 @@
 import { RETENTION } from '../db/retention';
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import type { Clock } from '../clock';
 import type { ToolOptions } from '../tools/catalog';
 
@@ -31,7 +30,7 @@ const instances = new WeakMap<Db, Set<McpSessions>>();
 
 /** Drops a session from every in-memory copy this process keeps for `db` (it is read again when next used). */
 export function forgetSession(db: Db, id: string) {
-  for (const sessions of instances.get(baseDb(db)) ?? []) sessions.forget(id);
+  for (const sessions of instances.get(db) ?? []) sessions.forget(id);
 }
 
 /**
@@ -50,8 +49,8 @@ export class McpSessions {
     private db: Db,
     private clock: Clock,
   ) {
-    let all = instances.get(baseDb(db));
-    if (!all) instances.set(baseDb(db), (all = new Set()));
+    let all = instances.get(db);
+    if (!all) instances.set(db, (all = new Set()));
     all.add(this);
   }
 

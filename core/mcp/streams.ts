@@ -2,7 +2,6 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Services } from '../http/services';
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import { watchChanges } from './tool-watch';
 import { changedTask, watchTasks } from './tasks';
 import { subscribersOf, watchResources } from './resources';
@@ -26,8 +25,7 @@ const liveStreams = new Map<string, LiveStream>();
 // One watch per process and database: changes committed anywhere (this process included) reach
 // the open streams through the database's notifications, once each.
 const watches = new WeakMap<Db, ReturnType<typeof watchChanges>>();
-export function watchFor(given: Db) {
-  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
+export function watchFor(db: Db) {
   let w = watches.get(db);
   if (!w)
     watches.set(

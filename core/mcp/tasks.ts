@@ -1,6 +1,5 @@
 import { ErrorCode, RELATED_TASK_META_KEY, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import type { Clock } from '../clock';
 import { iso } from '../clock';
 import { callTool } from '../tools/call';
@@ -353,8 +352,7 @@ export async function changedTask(deps: TaskDeps, storeId: string, id: string, w
 
 /** Calls `onChange` for each announced task change, once listening (one listener per process and database). */
 const listening = new WeakMap<Db, Promise<unknown>>();
-export function watchTasks(given: Db, onChange: (storeId: string, id: string) => void) {
-  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
+export function watchTasks(db: Db, onChange: (storeId: string, id: string) => void) {
   let l = listening.get(db);
   if (!l) {
     l = db

@@ -24,8 +24,6 @@ import { subscribedTypes } from '../events/subscriptions';
 import { writeEvents } from '../events/outbox';
 import type { PendingEvent } from '../events/types';
 import { actorOf } from './principal';
-import { tracing } from './telemetry';
-import { spanOf } from '../db/traced';
 
 export { validateInput };
 
@@ -328,16 +326,7 @@ export async function runAfterCommit(queue: (() => void | Promise<void>)[], log:
  * validate input, run the handler with an explicit ctx; a write runs in one transaction together
  * with the events it emitted, and its after-commit work runs once that transaction has committed.
  */
-export function invoke(plugin: PluginDef, action: ActionDef, caller: CallerCtx, input: unknown): Promise<unknown> {
-  // A request's or a tool call's span is carried on its Db (core/db/traced.ts). A write or an external
-  // action may call a provider, whose span finds its parent in async context: the carried span is
-  // entered there for them; a read (the hot path) is not made to pay for async context.
-  const tracer = tracing.tracer;
-  const span = tracer && (action.kind !== 'read' || action.external) ? spanOf(caller.db) : undefined;
-  return span ? tracer!.enter(span, () => runAction(plugin, action, caller, input)) : runAction(plugin, action, caller, input);
-}
-
-async function runAction(plugin: PluginDef, action: ActionDef, caller: CallerCtx, input: unknown): Promise<unknown> {
+export async function invoke(plugin: PluginDef, action: ActionDef, caller: CallerCtx, input: unknown): Promise<unknown> {
   checkScope(plugin, action, caller);
   validateInput(action.input, input);
   const nested = caller.afterCommitQueue;

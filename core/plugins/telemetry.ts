@@ -35,47 +35,24 @@ export interface TracedOutcome {
   request_id?: string;
 }
 
-/**
- * A span in flight, as the tracer made it: opaque to the core, which only hands it back (to
- * `close`, `annotate`, a child's `open`, or `tracedDb` in core/db/traced.ts).
- */
-export type OpenSpan = object;
-
-/**
- * The hot paths (an HTTP request, a tool call) carry their span explicitly: `open` it, hand it to
- * the work (a traced Db carries it to the queries: core/db/traced.ts), `close` it. Nothing is
- * entered into async context for them: an AsyncLocalStorage costs every await of the request (about
- * half of what tracing cost a REST GET). Work off those paths (jobs, provider calls) runs inside
- * `span`, whose AsyncLocalStorage its queries and nested spans find; `enter` puts a carried span
- * there for work that needs it (an external action's provider calls).
- */
 export interface Tracer {
-  /** Runs `run` inside a span entered into async context; `outcome` reads how it ended from its value. */
+  /** Runs `run` inside a span; `outcome` reads how it ended from its value (a Response, a tool outcome). */
   span<T>(kind: TracedKind, name: string, attrs: TracedAttrs, run: () => T | Promise<T>, outcome?: (value: T) => TracedOutcome): Promise<T>;
-  /** Starts a carried span, the child of `parent` (else of the span in async context, if any). */
-  open(kind: TracedKind, name: string, attrs: TracedAttrs, parent?: OpenSpan): OpenSpan;
-  /** Ends a carried span: how it ended, or what it threw. */
-  close(span: OpenSpan, outcome: TracedOutcome | undefined): void;
-  fail(span: OpenSpan, thrown: unknown): void;
-  /** Runs `run` with a carried span in async context (for work that finds its parent there). */
-  enter<T>(span: OpenSpan, run: () => T): T;
   /** A piece of work already finished (a webhook attempt), recorded as a span of its own. */
   record(kind: TracedKind, name: string, attrs: TracedAttrs, durationMs: number, outcome: TracedOutcome): void;
   /**
-   * Facts learnt while a span runs (`span`, else the one in async context): a request's store once
-   * its credential is checked (`store_id`), its `request_id`, the `error_code` and `error_message`
-   * of a 5xx it answers.
+   * Facts learnt while the active span runs: a request's store once its credential is checked
+   * (`store_id`), its `request_id`, the `error_code` and `error_message` of a 5xx it answers.
    */
-  annotate(attrs: Record<string, string | number | boolean | undefined>, span?: OpenSpan): void;
+  annotate(attrs: Record<string, string | number | boolean | undefined>): void;
   /**
-   * A query is about to run: the span it runs inside (`carried`, else the one in async context;
-   * handed back to `queryEnd`), or undefined when it runs untraced (none, or one that has ended).
-   * The database wrappers time the driver's own promise between the two calls: no closure and no
-   * promise of the tracer's per query.
+   * A query is about to run: the span it runs inside (handed back to `queryEnd`), or undefined when
+   * it runs untraced (no active span, or one that has ended). The database wrappers time the
+   * driver's own promise between the two calls: no closure and no promise of the tracer's per query.
    */
-  queryStart(carried?: OpenSpan): OpenSpan | undefined;
+  queryStart(): object | undefined;
   /** The query begun at `t0` (performance.now()) inside `parent` ended; `failure` is what it threw, if it did. */
-  queryEnd(parent: OpenSpan, text: string, t0: number, failure?: unknown): void;
+  queryEnd(parent: object, text: string, t0: number, failure?: unknown): void;
 }
 
 /** The installed tracer, if any. Read on every hook: a plain property, no function call. */

@@ -1,8 +1,6 @@
 import type { Clock } from '../clock';
 import type { Db } from '../db/types';
 import { errors, fail } from '../errors';
-import { tracing } from '../plugins/telemetry';
-import { spanOf } from '../db/traced';
 import { costOf, priceTable } from './prices';
 
 /** What one provider call used; any count left out is 0. */
@@ -85,9 +83,7 @@ export async function recordUsage(m: Meter, provider: string, model: string, cou
  */
 export async function metered<T>(m: Meter, provider: string, model: string, run: () => Promise<{ value: T; usage: UsageCounts }>): Promise<T> {
   await checkSpendCap(m);
-  // The provider's span finds its parent in async context: a request's or tool call's carried span is entered there (core/db/traced.ts).
-  const span = tracing.tracer && spanOf(m.db);
-  const { value, usage } = await (span ? tracing.tracer!.enter(span, run) : run());
+  const { value, usage } = await run();
   await recordUsage(m, provider, model, usage);
   return value;
 }

@@ -1,5 +1,4 @@
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import { isDatabaseUnavailable } from '../db/pg-errors';
 import { createLogger, errorFields, type Logger } from '../log';
 import { writeBehind } from '../write-behind';
@@ -206,8 +205,7 @@ const pages = writeBehind<Page>({
  * promise when too much is unwritten (or after the shutdown's drain), settled once its page is
  * written or its write failed (it is kept and retried).
  */
-export function addReadRecord(given: Db, r: ReadRecord, log: Logger = defaultLog): Promise<unknown> | undefined {
-  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
+export function addReadRecord(db: Db, r: ReadRecord, log: Logger = defaultLog): Promise<unknown> | undefined {
   let open = openPages.get(db);
   if (!open) openPages.set(db, (open = new Map()));
   const head = recordHead(r);

@@ -17,7 +17,6 @@ import { auditRowOf, holdForApproval, insertExecution } from './executions';
 import { insertAudit } from './audit-batch';
 import { MAX_JSON_DEPTH, tooDeepError, tooDeepInValue } from '../json-depth';
 import { tracing, type TracedOutcome } from '../plugins/telemetry';
-import { spanOf, tracedDb } from '../db/traced';
 
 /**
  * Resolves a tool name to a built-in action (grouped `products` + action, or flat
@@ -114,23 +113,11 @@ export function callTool(
   // onRun: the call passed its checks and its gate and starts running now (an MCP task answers at this point).
   opts: CallOptions = {},
 ): Promise<ToolOutcome> {
-  // A span per tool call when a tracer is installed (core/plugins/telemetry.ts), carried on the Db the call
-  // runs with: the child of its caller's (a request's), else of a job's in async context. The call's own errors
-  // are values, read by toolSpanOutcome.
+  // A span per tool call when a tracer is installed (core/plugins/telemetry.ts); the call's own errors are values, read by toolSpanOutcome.
   const tracer = tracing.tracer;
   if (!tracer) return runToolCall(caller, target, opts);
   const route = target.kind === 'builtin' ? `${target.plugin.name}.${target.actionName ?? ''}` : target.tool.name;
-  const span = tracer.open('tool_call', route, { route, store_id: caller.store.id }, spanOf(caller.db));
-  const traced = { ...caller, db: tracedDb(caller.db, span) };
-  // A custom tool calls out (HTTP) or runs in the sandbox: what it calls finds its span in async context.
-  const run = target.kind === 'builtin' ? runToolCall(traced, target, opts) : tracer.enter(span, () => runToolCall(traced, target, opts));
-  return run.then(
-    (o) => (tracer.close(span, toolSpanOutcome(o)), o),
-    (e) => {
-      tracer.fail(span, e);
-      throw e;
-    },
-  );
+  return tracer.span('tool_call', route, { route, store_id: caller.store.id }, () => runToolCall(caller, target, opts), toolSpanOutcome);
 }
 
 /**

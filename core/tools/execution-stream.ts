@@ -1,5 +1,4 @@
 import type { Db } from '../db/types';
-import { baseDb } from '../db/traced';
 import { toExecution } from './executions';
 
 /**
@@ -19,8 +18,7 @@ interface Hub {
 }
 const hubs = new WeakMap<Db, Hub>();
 
-function hubOf(given: Db): Hub {
-  const db = baseDb(given); // per database, not per traced Db (core/db/traced.ts)
+function hubOf(db: Db): Hub {
   let hub = hubs.get(db);
   if (!hub) hubs.set(db, (hub = { byStore: new Map() }));
   if (!hub.listening) {

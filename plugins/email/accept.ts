@@ -1,4 +1,4 @@
-import { baseDb, jobInsertStatement, type Ctx, type Db, type Row } from '../../core/sdk';
+import { jobInsertStatement, type Ctx, type Db, type Row } from '../../core/sdk';
 import { DELIVER_QUEUE } from './delivery';
 
 /**
@@ -58,8 +58,7 @@ type Waiting = { m: NewMessage; resolve: (a: Accepted) => void; reject: (e: unkn
 const lanes = new WeakMap<Db, Map<string, { lane: Lane; waiting: Waiting[] }>>();
 
 /** Writes `m` (with its slot, counts and job), together with other sends of its lane that wait. */
-export function acceptMessage(given: Db, lane: Lane, m: NewMessage): Promise<Accepted> {
-  const db = baseDb(given); // per database, not per request's traced Db
+export function acceptMessage(db: Db, lane: Lane, m: NewMessage): Promise<Accepted> {
   let byKey = lanes.get(db);
   if (!byKey) lanes.set(db, (byKey = new Map()));
   const key = `${lane.storeId}|${lane.hour.toISOString()}|${lane.limit}|${lane.withJob}`;

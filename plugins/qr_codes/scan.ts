@@ -1,4 +1,4 @@
-import { baseDb, type Ctx, type Db, type Row } from '../../core/sdk';
+import type { Ctx, Db, Row } from '../../core/sdk';
 import { agentOf, cityOf, fingerprint } from './client';
 import type { QrCtx } from './config';
 import { expiredPage, landingPage, notFoundPage } from './pages';
@@ -51,9 +51,9 @@ FROM qr_codes WHERE code = $1 AND archived_at IS NULL`;
 let keyCache: { db: Db; key: string } | undefined;
 /** The instance's fingerprint key (migration 001 made it), read once per process. */
 async function fingerprintKey(db: Db): Promise<string> {
-  if (keyCache?.db === baseDb(db)) return keyCache.key;
+  if (keyCache?.db === db) return keyCache.key;
   const [row] = await db.query<{ key: string }>('SELECT key FROM qr_fingerprint_key WHERE id = 1');
-  keyCache = { db: baseDb(db), key: row.key };
+  keyCache = { db, key: row.key };
   return row.key;
 }
 

@@ -22,9 +22,8 @@ export interface RunningTracer extends Tracer {
 }
 
 /**
- * The process's tracer. Spans are svc's own small objects (span.ts): a request's and a tool call's
- * are carried by the work itself (core/plugins/telemetry.ts), a job's and a provider call's are
- * nested through async work by one AsyncLocalStorage; as each ends it is
+ * The process's tracer. Spans are svc's own small objects (span.ts), nested through async work
+ * by one AsyncLocalStorage (a request's queries, a tool call's provider calls); as each ends it is
  * counted (rollups, Prometheus), kept in its store's span store when the rules below say so, and,
  * when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, handed to the OTLP exporter's batch.
  */
@@ -158,26 +157,6 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
       }
       return value;
     },
-    open(kind, name, attrs, parent) {
-      return open(kind, name, attrs, (parent as SvcSpan | undefined) ?? current.getStore(), performance.now());
-    },
-    close(span, outcome) {
-      const s = span as SvcSpan;
-      if (s.ended) return;
-      s.settle(outcome);
-      s.durationMs = performance.now() - s.t0;
-      ended(s);
-    },
-    fail(span, e) {
-      const s = span as SvcSpan;
-      if (s.ended) return;
-      s.settle(thrown(e));
-      s.durationMs = performance.now() - s.t0;
-      ended(s);
-    },
-    enter(span, run) {
-      return current.run(span as SvcSpan, run);
-    },
     record(kind, name, attrs, durationMs, outcome) {
       const now = performance.now();
       const s = open(kind, name, attrs, current.getStore(), now - durationMs);
@@ -185,13 +164,13 @@ export function startTracer(db: Db, settings: TelemetrySettings, log: Logger): R
       s.durationMs = durationMs;
       ended(s);
     },
-    annotate(attrs, span) {
-      ((span as SvcSpan | undefined) ?? current.getStore())?.set(attrs);
+    annotate(attrs) {
+      current.getStore()?.set(attrs);
     },
-    queryStart(carried) {
-      const parent = (carried as SvcSpan | undefined) ?? current.getStore();
+    queryStart() {
+      const parent = current.getStore();
       // Only queries of traced work: the span store's own writes, pg-boss's polling and start-up run bare,
-      // and so does work a span left behind it (a write-behind's timer, a stream still writing) once that span has ended.
+      // and so does work a span left behind it (a write-behind's timer) once that span has ended.
       return parent && !parent.ended ? parent : undefined;
     },
     queryEnd,

@@ -1,5 +1,5 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import { baseDb, type Clock, type Db } from '../../core/sdk';
+import { type Clock, type Db } from '../../core/sdk';
 import { secretBox } from '../../core/sdk';
 
 const ALG = 'ES256';
@@ -49,8 +49,7 @@ async function ensureKeys(db: Db, clock: Clock): Promise<SigningKey[]> {
   return loadKeys(db);
 }
 
-export function signingKeys(given: Db, clock: Clock): Promise<SigningKey[]> {
-  const db = baseDb(given); // per database, not per request's traced Db
+export function signingKeys(db: Db, clock: Clock): Promise<SigningKey[]> {
   let p = cache.get(db);
   if (!p) {
     p = ensureKeys(db, clock);

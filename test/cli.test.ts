@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createThrowawayDatabase } from './kit/db';
@@ -187,8 +187,36 @@ describe('a fresh clone (issue 44)', () => {
       expect((await js.text()).length).toBeGreaterThan(1000);
       expect(existsSync(join(clone, 'console', 'dist', 'bundle.txt'))).toBe(true);
     } finally {
-      server.kill('SIGTERM');
+      // npx does not pass a SIGTERM on to the server it started: each process of the tree gets it,
+      // and the server must then stop by itself within seconds (a clean stop).
+      const tree = [...descendants(server.pid), server.pid];
+      for (const pid of tree) signal(pid, 'SIGTERM');
+      for (const until = Date.now() + 15_000; tree.some(alive) && Date.now() < until;) await Bun.sleep(100);
+      const left = tree.filter(alive);
+      for (const pid of left) signal(pid, 'SIGKILL');
       await server.exited;
+      expect(left).toEqual([]);
     }
   }, 120_000);
 });
+
+/** The processes started, directly or not, by `pid` (children before their parents). */
+function descendants(pid: number): number[] {
+  const out = Bun.spawnSync(['pgrep', '-P', String(pid)])
+    .stdout.toString()
+    .trim();
+  return (out ? out.split('\n').map(Number) : []).flatMap((child) => [...descendants(child), child]);
+}
+/** Running (an exited process waiting to be reaped is not). */
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+const signal = (pid: number, name: NodeJS.Signals) => {
+  try {
+    process.kill(pid, name);
+  } catch {}
+};

@@ -1,41 +1,45 @@
 /**
  * `bun bench/tracing.ts`: what tracing costs the REST GET of a product and an MCP `tools/call` of
  * get_product (issue 49's target: at most 10% more with tracing on, about nothing off). One svc
- * server over a throwaway PostgreSQL database, built as `svc serve` builds it, whose tracer is
- * started (as `svc serve` starts it, no collector) and stopped (as OTEL_SDK_DISABLED=true leaves
- * it) between measurements by signals: one process measured both ways, since two processes differ
- * by more than tracing costs (JIT, placement on the cores). Each round measures off and on with
- * wrk, one right after the other (alternating which goes first), and the figure is the ratio of
- * the server's CPU per request in that round: CPU per request moves far less with the machine's
- * load than req/s does. The median of the rounds' ratios is the result. The database's CPU per
- * request is shown beside it (the traced server writes its rollups and kept spans there).
+ * server over a throwaway PostgreSQL database, built as `svc serve` builds it, with the telemetry
+ * plugin's tracer running as `svc serve` starts it (no collector). The server installs and removes
+ * the tracer every BENCH_PHASE_MS (as OTEL_SDK_DISABLED=true leaves it: no tracer) while wrk runs,
+ * and counts its requests and its CPU per phase: on and off take turns many times within one run,
+ * so a change of the machine's load, a JIT tier-up or a GC lands on both about equally, where
+ * measuring on and off one after the other for seconds each moved single rounds by 15 to 30
+ * points. The figure is the server's CPU per request over all "on" phases against all "off"
+ * phases, with a 95% interval from resampling the pairs of phases (bootstrap).
+ * Phases are over a second long, so what a traced request leaves to do later (a young GC, the
+ * rollups written each second) mostly lands in its own phase; what lands in the next is shared.
  *
- *   BENCH_SECONDS  length of each measurement (default 10)
- *   BENCH_WARMUP   unmeasured warm-up before each, seconds (default 3)
- *   BENCH_ROUNDS   rounds (default 3)
- *   BENCH_POOL     database pool of each server (default 10)
+ *   BENCH_SECONDS  length of each measurement (default 60)
+ *   BENCH_WARMUP   unmeasured warm-up before each, seconds (default 5)
+ *   BENCH_PHASE_MS length of one phase (default 1100: not a multiple of the 1 s rollup timer)
+ *   BENCH_POOL     database pool of the server (default 10)
  *   DATABASE_URL   server to create the throwaway database on
  */
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { createBenchDb, type BenchDb } from './seed';
-import { cpuMs, postgresCpuMs, postgresCpuSince } from './proc-cpu';
 import { killAll, startServer, type Child } from './servers';
-import { killWrk, requireWrk, runWrk, type WrkResult, type WrkRun } from './wrk';
+import { killWrk, requireWrk, runWrk, type WrkRun } from './wrk';
 import { mcpSession } from './mcp-session';
 
 const wrk = requireWrk();
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 1100);
 const POOL = Number(process.env.BENCH_POOL ?? 10);
+const RESULT_FILE = join(tmpdir(), `svc-bench-tracing-${process.pid}.json`);
 const log = (line: string) => console.error(line);
 
 let db: BenchDb | undefined;
 const cleanup = async () => {
   killWrk();
   killAll();
+  await rm(RESULT_FILE, { force: true });
   await db?.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
 };
 for (const [signal, code] of [
@@ -45,96 +49,100 @@ for (const [signal, code] of [
   process.on(signal, () => void cleanup().then(() => process.exit(code)));
 
 type Spec = Omit<WrkRun, 'seconds' | 'connections' | 'threads'>;
+type Phase = { on: boolean; cpuUs: number; requests: number };
 
-async function measure(server: Child, spec: Spec, seconds: number): Promise<WrkResult> {
-  const before = cpuMs(server.pid);
-  const dbBefore = postgresCpuMs();
-  const r = await runWrk(wrk, { ...spec, seconds, connections: 32, threads: 2 });
-  const after = cpuMs(server.pid);
-  const dbAfter = postgresCpuMs();
-  if (before !== undefined && after !== undefined && r.requests > 0) r.serverCpuUs = ((after - before) * 1000) / r.requests;
-  if (dbBefore && dbAfter && r.requests > 0) r.dbCpuUs = (postgresCpuSince(dbBefore, dbAfter) * 1000) / r.requests;
-  if (r.errors) log(`  ${r.errors} errors (socket errors or non-2xx) in this run`);
-  return r;
+/** CPU per request over the "on" phases against the "off" ones, minus one. */
+function overhead(pairs: [Phase, Phase][]): number {
+  const sum = (side: 0 | 1, k: 'cpuUs' | 'requests') => pairs.reduce((a, p) => a + p[side][k], 0);
+  return sum(1, 'cpuUs') / sum(1, 'requests') / (sum(0, 'cpuUs') / sum(0, 'requests')) - 1;
 }
 
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+/** 95% interval of the overhead, resampling the pairs (bootstrap, 2,000 draws). */
+function interval(pairs: [Phase, Phase][]): [number, number] {
+  const draws: number[] = [];
+  for (let d = 0; d < 2000; d++) draws.push(overhead(pairs.map(() => pairs[Math.floor(Math.random() * pairs.length)])));
+  draws.sort((a, b) => a - b);
+  return [draws[50], draws[1949]];
+}
+
+/** The phases of one wrk run: [off, on] pairs, each phase adjacent to its partner. */
+async function measure(server: Child, spec: Spec): Promise<{ pairs: [Phase, Phase][]; rps: number; errors: number }> {
+  if (WARMUP > 0) await runWrk(wrk, { ...spec, seconds: WARMUP, connections: 32, threads: 2 });
+  process.kill(server.pid, 'SIGUSR1'); // count afresh
+  const r = await runWrk(wrk, { ...spec, seconds: SECONDS, connections: 32, threads: 2 });
+  process.kill(server.pid, 'SIGUSR2'); // write the phases
+  await Bun.sleep(300);
+  const phases: Phase[] = await Bun.file(RESULT_FILE).json();
+  // The first and last phases are partly outside wrk's run; a phase with no request (a stall) tells nothing.
+  const whole = phases.slice(1, -1);
+  const pairs: [Phase, Phase][] = [];
+  for (let k = 0; k + 1 < whole.length; k += 2) {
+    const [a, b] = [whole[k], whole[k + 1]];
+    if (!a.requests || !b.requests) continue;
+    pairs.push(a.on ? [b, a] : [a, b]);
+  }
+  return { pairs, rps: r.rps, errors: r.errors };
+}
+
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 
 async function main() {
   db = await createBenchDb(300);
-  const env = { BENCH_DB_URL: db.url, BENCH_POOL: String(POOL) };
-  const server = await startServer('server-svc.ts', { ...env, BENCH_TRACING: 'toggle' });
-  const tracing = async (on: boolean) => {
-    process.kill(server.pid, on ? 'SIGUSR1' : 'SIGUSR2');
-    await Bun.sleep(200); // the signal handled, a stopped tracer's last writes done
-  };
+  const env = { BENCH_DB_URL: db.url, BENCH_POOL: String(POOL), BENCH_PHASE_MS: String(PHASE_MS), BENCH_RESULT_FILE: RESULT_FILE };
+  const server = await startServer('server-svc.ts', { ...env, BENCH_TRACING: 'interleave' });
   const auth = { 'x-api-key': db.apiKey };
   const ids = db.idsFile;
-  const get = (s: Child): Spec => ({
-    url: s.base,
-    headers: auth,
-    script: join(import.meta.dir, 'get-rotate.lua'),
-    scriptArgs: [`/v1/stores/${db!.storeId}/products/`, ids],
-  });
-  const mcp = async (s: Child): Promise<Spec> => ({
-    url: `${s.base}/agent/mcp`,
-    headers: { ...auth, 'content-type': 'application/json', ...(await mcpSession(s.base, auth)) },
-    script: join(import.meta.dir, 'mcp-call.lua'),
-    scriptArgs: [ids],
-  });
-  const shapes = [
-    { label: 'REST GET /v1/stores/:storeId/products/:id', spec: get(server) },
-    { label: 'MCP tools/call products_get_product', spec: await mcp(server) },
+  const shapes: { label: string; spec: Spec }[] = [
+    {
+      label: 'REST GET /v1/stores/:storeId/products/:id',
+      spec: {
+        url: server.base,
+        headers: auth,
+        script: join(import.meta.dir, 'get-rotate.lua'),
+        scriptArgs: [`/v1/stores/${db.storeId}/products/`, ids],
+      },
+    },
+    {
+      label: 'MCP tools/call products_get_product',
+      spec: {
+        url: `${server.base}/agent/mcp`,
+        headers: { ...auth, 'content-type': 'application/json', ...(await mcpSession(server.base, auth)) },
+        script: join(import.meta.dir, 'mcp-call.lua'),
+        scriptArgs: [ids],
+      },
+    },
   ];
-  const results = shapes.map(() => ({ off: [] as WrkResult[], on: [] as WrkResult[], ratio: [] as number[] }));
   const loads: number[] = [loadavg()[0]];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, shape] of shapes.entries()) {
-      // Which goes first alternates, so a load that rises or falls during a round favours neither.
-      const order = (round + i) % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-      const got: Partial<Record<'on' | 'off', WrkResult>> = {};
-      for (const mode of order) {
-        await tracing(mode === 'on');
-        if (WARMUP > 0) await measure(server, shape.spec, WARMUP);
-        const r = (got[mode] = await measure(server, shape.spec, SECONDS));
-        results[i][mode].push(r);
-        loads.push(loadavg()[0]);
-        log(
-          `round ${round + 1} ${shape.label} tracing ${mode.padEnd(3)} ${Math.round(r.rps).toString().padStart(6)} req/s  server ${r.serverCpuUs!.toFixed(1)} µs/req  database ${r.dbCpuUs?.toFixed(1) ?? '-'} µs/req  (load ${loadavg()[0].toFixed(1)})`,
-        );
-      }
-      results[i].ratio.push(got.on!.serverCpuUs! / got.off!.serverCpuUs! - 1);
-      log(`round ${round + 1} ${shape.label}: tracing on costs ${pct(results[i].ratio.at(-1)!)} server CPU per request`);
-    }
+  const rows: string[] = [];
+  let tracedRequests = 0;
+  for (const shape of shapes) {
+    const m = await measure(server, shape.spec);
+    loads.push(loadavg()[0]);
+    if (m.errors) log(`  ${m.errors} errors (socket errors or non-2xx) in this run`);
+    if (m.pairs.length < 5) throw new Error(`${shape.label}: only ${m.pairs.length} pairs of phases with requests`);
+    tracedRequests += m.pairs.reduce((a, p) => a + p[1].requests, 0);
+    const per = (side: 0 | 1) => m.pairs.reduce((a, p) => a + p[side].cpuUs, 0) / m.pairs.reduce((a, p) => a + p[side].requests, 0);
+    const [lo, hi] = interval(m.pairs);
+    log(`${shape.label}: off ${per(0).toFixed(1)} µs/req, on ${per(1).toFixed(1)} µs/req, ${pct(overhead(m.pairs))} [${pct(lo)}, ${pct(hi)}]`);
+    rows.push(
+      `| ${shape.label} | ${Math.round(m.rps)} | ${m.pairs.length} | ${per(0).toFixed(1)} | ${per(1).toFixed(1)} | **${pct(overhead(m.pairs))}** | ${pct(lo)} to ${pct(hi)} |`,
+    );
   }
-  // The traced runs really were traced: their requests were counted into the store's rollups
-  // (stopping the tracer writes what it still holds).
-  await tracing(false);
-  await Bun.sleep(500);
+  // The traced phases really were traced: their requests were counted into the store's rollups.
+  await Bun.sleep(1500);
   const sql = new Bun.SQL(db.url, { max: 1 });
   const [{ n }] = await sql.unsafe(`SELECT coalesce(sum(count), 0)::int AS n FROM telemetry_rollups WHERE kind = 'request'`);
   await sql.close();
-  const traced = results.reduce((a, r) => a + r.on.reduce((b, x) => b + x.requests, 0), 0);
-  if (n < traced) throw new Error(`tracing was not on: ${n} requests counted, ${traced} made with it on`);
+  if (n < tracedRequests * 0.9) throw new Error(`tracing was not on: ${n} requests counted, ${tracedRequests} made in traced phases`);
   await server.stop();
 
   console.log(`\n### Tracing overhead (${new Date().toISOString().slice(0, 16).replace('T', ' ')})\n`);
   console.log(
-    `wrk -t2 -c32, ${SECONDS} s per run after ${WARMUP} s warm-up, ${ROUNDS} rounds; load average ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)}.\n`,
+    `wrk -t2 -c32, ${SECONDS} s per shape after ${WARMUP} s warm-up, tracing on and off in turns of ${PHASE_MS} ms; load average ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)}.\n`,
   );
-  console.log(
-    '| | tracing off: server µs/req (req/s) | tracing on: server µs/req (req/s) | on / off, server CPU per request, each round | median | database µs/req off / on (medians) |',
-  );
-  console.log('|---|---|---|---|---:|---|');
-  for (const [i, shape] of shapes.entries()) {
-    const r = results[i];
-    const cell = (rs: WrkResult[]) => rs.map((x) => `${x.serverCpuUs!.toFixed(1)} (${Math.round(x.rps)})`).join(', ');
-    const dbMed = (rs: WrkResult[]) => med(rs.map((x) => x.dbCpuUs ?? 0)).toFixed(1);
-    console.log(
-      `| ${shape.label} | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.map(pct).join(', ')} | ${pct(med(r.ratio))} | ${dbMed(r.off)} / ${dbMed(r.on)} |`,
-    );
-  }
+  console.log('| | req/s | pairs of phases | off: server µs/req | on: server µs/req | on / off | 95% interval |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  for (const row of rows) console.log(row);
 }
 
 try {

@@ -17,21 +17,6 @@ import type { TelemetrySettings } from '../plugins/telemetry/config';
 
 const db = await openDb({ databaseUrl: requireEnv('BENCH_DB_URL'), poolSize: Number(requireEnv('BENCH_POOL')) });
 const registry = createRegistry(pluginList, { env: process.env });
-// BENCH_TRACING=1: the telemetry plugin's tracer runs, as `svc serve` starts it (spans kept per store,
-// metrics counted; OTLP export too when OTEL_EXPORTER_OTLP_ENDPOINT is set). Unset: no tracer, as OTEL_SDK_DISABLED=true.
-// BENCH_TRACING=toggle (bench/tracing.ts): off at first; SIGUSR1 starts the tracer, SIGUSR2 stops it, so
-// one process is measured both ways (two processes differ by more than tracing costs: JIT, placement).
-const startTracing = () => startTelemetry(db, registry.configOf('telemetry') as TelemetrySettings, createLogger());
-if (process.env.BENCH_TRACING === '1') startTracing();
-if (process.env.BENCH_TRACING === 'toggle') {
-  let running: ReturnType<typeof startTracing> | undefined;
-  process.on('SIGUSR1', () => void (running ??= startTracing()));
-  process.on('SIGUSR2', () => {
-    const r = running;
-    running = undefined;
-    void r?.stop();
-  });
-}
 const svc = makeServices({ db, clock: systemClock, registry, limits: HIGH_LIMITS });
 const app = createApp(svc);
 let served = 0; // requests, counted in interleave mode only
@@ -40,11 +25,11 @@ let served = 0; // requests, counted in interleave mode only
 // run, and the server counts its requests and its CPU per phase. SIGUSR1 starts the count afresh;
 // SIGUSR2 writes the phases to BENCH_RESULT_FILE as JSON.
 if (process.env.BENCH_TRACING === 'interleave') {
-  // Counted where every API-key request passes once (REST and MCP alike): its rate limit check. A
-  // hook on the app instead would take routes off Elysia's compiled fast path, slowing both phases.
+  // Requests are counted at the rate-limit check every API-key request passes once (REST and MCP
+  // alike), so the app itself is served as `svc serve` serves it.
   const check = svc.rateLimiter.check.bind(svc.rateLimiter);
   svc.rateLimiter.check = (...args: Parameters<typeof check>) => (served++, check(...args));
-  const { tracer } = startTracing();
+  const { tracer } = startTelemetry(db, registry.configOf('telemetry') as TelemetrySettings, createLogger());
   let on = false;
   let phases: { on: boolean; cpuUs: number; requests: number }[] = [];
   let cpu = process.cpuUsage();
@@ -58,7 +43,7 @@ if (process.env.BENCH_TRACING === 'interleave') {
     installTracer(on ? tracer : undefined);
   };
   installTracer(undefined);
-  setInterval(flip, Number(process.env.BENCH_PHASE_MS ?? 250));
+  setInterval(flip, Number(requireEnv('BENCH_PHASE_MS')));
   process.on('SIGUSR1', () => void (phases = []));
   process.on('SIGUSR2', () => void Bun.write(requireEnv('BENCH_RESULT_FILE'), JSON.stringify(phases)));
 }

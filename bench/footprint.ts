@@ -68,25 +68,38 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
-
-/** Starts `bin serve` and waits for /health; the figures are the wall time and VmHWM at that moment. */
+/**
+ * Starts `bin serve` on a port the system picks (`--port 0`; a guessed one can be taken: a random
+ * port once collided with a local connection's) and waits for /health; the figures are the wall
+ * time and VmHWM at that moment. The port is read from the start-up line; both output streams are
+ * read to their end so the server never blocks on a full pipe.
+ */
 async function start(bin: string, cwd: string, env: Record<string, string>) {
-  const port = freePort();
   const t0 = performance.now();
-  const proc = spawn([bin, 'serve', '--port', String(port)], {
+  const proc = spawn([bin, 'serve', '--port', '0'], {
     cwd,
     env: { ...process.env, SVC_ADMIN_TOKEN: ADMIN, SVC_GC_ON_SIGUSR2: '1', SVC_HOST: '127.0.0.1', ...env },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'pipe',
   });
   children.add(proc);
-  const base = `http://127.0.0.1:${port}`;
+  let out = '';
+  for (const stream of [proc.stdout, proc.stderr])
+    void (async () => {
+      for await (const chunk of stream) out += new TextDecoder().decode(chunk);
+    })();
+  let base = '';
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${bin} exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
-    const ok = await fetch(`${base}/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
+    if (proc.exitCode !== null) throw new Error(`${bin} exited ${proc.exitCode}: ${out}`);
+    if (!base) {
+      const port = /listening on http:\/\/[^\s:]+:(\d+)/.exec(out)?.[1];
+      if (port) base = `http://127.0.0.1:${port}`;
+    }
+    const ok =
+      !!base &&
+      (await fetch(`${base}/health`)
+        .then((r) => r.ok)
+        .catch(() => false));
     if (ok) break;
     if (performance.now() - t0 > 60_000) throw new Error(`${bin} not ready after 60 s`);
     await Bun.sleep(20);
